@@ -1,0 +1,66 @@
+# Everything runs from .venv, created on first use with $(PYTHON) (3.11 or newer).
+# `make test` is what CI runs; `make chat` talks to the agent with no server or keys.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
+IMAGE ?= customer-service-agent
+ARGS ?=
+
+.DEFAULT_GOAL := help
+.PHONY: help install chat test console dev start download-files docker-build clean
+
+help:
+	@echo "make install         create .venv and install the project with its dev tools"
+	@echo "make chat            talk to the agent in this terminal (stdin may be piped)"
+	@echo "make test            lint, type-check and run the tests (what CI runs)"
+	@echo "make console         talk to the agent through this machine's audio devices"
+	@echo "make dev | start     register with a LiveKit server (LIVEKIT_* in .env.local)"
+	@echo "make download-files  fetch the turn-detector model files"
+	@echo "make docker-build    build the container image $(IMAGE)"
+	@echo "make clean           remove .venv and caches"
+	@echo "Extra arguments for the agent: make dev ARGS='--log-level debug'"
+
+install: $(INSTALLED)
+
+# Re-runs only when pyproject.toml changes. Progress goes to stderr, so that the
+# output of `make chat` stays the conversation alone.
+$(INSTALLED): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { \
+		echo "Python 3.11 or newer is needed; try: make $(MAKECMDGOALS) PYTHON=python3.11" >&2; \
+		exit 1; }
+	@$(BIN)/python -m pip --version >/dev/null 2>&1 || $(PYTHON) -m venv --clear $(VENV)
+	@echo "Installing the project into $(VENV) ..." >&2
+	@$(PIP) install --upgrade pip
+	@$(PIP) install -e '.[dev]'
+	@touch $@
+
+chat: install
+	@$(BIN)/python src/agent.py chat $(ARGS)
+
+test: install
+	$(BIN)/ruff check src tests
+	$(BIN)/ruff format --check src tests
+	$(BIN)/mypy
+	$(BIN)/pytest -q
+
+console: install
+	$(BIN)/python src/agent.py console $(ARGS)
+
+dev: install
+	$(BIN)/python src/agent.py dev $(ARGS)
+
+start: install
+	$(BIN)/python src/agent.py start $(ARGS)
+
+download-files: install
+	$(BIN)/python src/agent.py download-files
+
+docker-build:
+	docker build -t $(IMAGE) .
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build dist src/*.egg-info
+	find src tests -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,98 @@
+"""`make chat`: a text conversation with the agent in the terminal, no server needed.
+
+Reads caller lines from standard input (typed, or piped) and prints the conversation.
+It runs the same supervisor, specialists and store as a phone call; the model is the
+offline stand-in unless provider keys or LiveKit credentials are configured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from typing import Any, TextIO
+
+from livekit.agents import AgentSession, llm
+from livekit.agents.voice import CloseEvent, ConversationItemAddedEvent
+
+from customer_service.call_state import CallState
+from customer_service.pipeline import build_models
+from customer_service.settings import ModelProvider, get_settings
+from customer_service.testing import call_session
+
+EXIT_WORDS = frozenset({"/quit", "/exit"})
+
+
+def choose_llm() -> tuple[llm.LLM[Any], str]:
+    settings = get_settings()
+    if settings.resolved_model_provider is ModelProvider.OFFLINE:
+        from customer_service.offline_llm import OfflineLLM
+
+        return OfflineLLM(), "offline stand-in model (no provider keys configured)"
+    models = build_models(settings, vad=None, text_only=True)
+    if not isinstance(models.llm, llm.LLM):
+        raise SystemExit("The configured model cannot run a text chat.")
+    return models.llm, models.describe()
+
+
+async def converse(
+    model: llm.LLM[Any], *, database_url: str, lines: TextIO, out: TextIO, echo_caller: bool
+) -> int:
+    """Runs one call: each input line is a caller turn; returns when input ends or the
+    agent ends the call."""
+    ended = asyncio.Event()
+
+    def show(event: ConversationItemAddedEvent) -> None:
+        item = event.item
+        if isinstance(item, llm.ChatMessage) and item.role == "assistant" and item.text_content:
+            print(f"Agent: {item.text_content}", file=out, flush=True)
+
+    def closed(_: CloseEvent) -> None:
+        ended.set()
+
+    session: AgentSession[CallState]
+    async with call_session(model, database_url=database_url) as session:
+        session.on("conversation_item_added", show)
+        session.on("close", closed)
+        while not ended.is_set():
+            if not echo_caller:
+                print("You: ", end="", file=out, flush=True)
+            line = await asyncio.to_thread(lines.readline)
+            if not line or line.strip() in EXIT_WORDS:
+                break
+            text = line.strip()
+            if not text:
+                continue
+            if echo_caller:
+                print(f"Caller: {text}", file=out, flush=True)
+            await session.run(user_input=text)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="agent.py chat", description="Talk to the agent in the terminal."
+    )
+    parser.add_argument(
+        "--database-url", help="store to use (default: DATABASE_URL or the local demo store)"
+    )
+    parser.add_argument("--verbose", action="store_true", help="show the agent's logs")
+    args = parser.parse_args(argv)
+
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.ERROR,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    model, description = choose_llm()
+    interactive = sys.stdin.isatty()
+    print(f"Model: {description}. Type /quit to leave.", file=sys.stdout, flush=True)
+    return asyncio.run(
+        converse(
+            model,
+            database_url=args.database_url or get_settings().database_url,
+            lines=sys.stdin,
+            out=sys.stdout,
+            echo_caller=not interactive,
+        )
+    )

@@ -1,0 +1,216 @@
+"""Turn a caller's words into canonical values.
+
+Callers speak ("four one five, double five, ...") or type ("415.555.0134") the same
+facts; speech-to-text writes them either way. Everything that compares what a caller
+said with what is on file goes through these functions, so the comparison is done on
+canonical values and never on raw transcripts. All functions are pure.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import phonenumbers
+
+__all__ = [
+    "digits_from_speech",
+    "emails_match",
+    "names_match",
+    "normalize_email",
+    "normalize_name",
+    "normalize_order_id",
+    "normalize_phone",
+    "normalize_postal_code",
+    "phones_match",
+    "postal_codes_match",
+]
+
+_DIGIT_WORDS = {
+    "zero": "0",
+    "oh": "0",
+    "o": "0",
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+}
+# "o" and "oh" are also letters, so codes that mix letters and digits (UK postcodes)
+# only get the unambiguous number words converted.
+_NUMBER_WORDS = {word: digit for word, digit in _DIGIT_WORDS.items() if word not in ("o", "oh")}
+_REPEAT_WORDS = {"double": 2, "triple": 3}
+
+# One ASCII digit or one run of letters; everything else (separators, punctuation) splits.
+_SPEECH_TOKEN = re.compile(r"[0-9]|[^\W\d_]+")
+_INTERNATIONAL_PREFIX = re.compile(r"\s*(?:\+|plus\b)", re.IGNORECASE)
+
+_EMAIL_WORDS = {
+    "at": "@",
+    "dot": ".",
+    "period": ".",
+    "point": ".",
+    "underscore": "_",
+    "dash": "-",
+    "hyphen": "-",
+    "plus": "+",
+}
+_EMAIL_LOCAL = r"[^@\s,;:<>()\[\]\"]+"
+_EMAIL_LABEL = r"[^@\s,;:<>()\[\]\".]+"
+_EMAIL_SHAPE = re.compile(rf"{_EMAIL_LOCAL}@{_EMAIL_LABEL}(?:\.{_EMAIL_LABEL})+")
+
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'"})
+_HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2013": "-"})
+_NAME_PUNCTUATION = re.compile(r"[^\w\s'-]|_")
+_NAME_SEPARATORS = re.compile(r"[\s'-]+")
+
+
+def digits_from_speech(text: str) -> str:
+    """All digits in `text`, in order, counting spoken digit words.
+
+    "one zero zero one zero one", "100-101" and "1 0 0 1 0 1" all give "100101";
+    "double five" gives "55". Words that are not digit words are dropped.
+    """
+    digits: list[str] = []
+    repeat = 1
+    for token in _SPEECH_TOKEN.findall(text.casefold()):
+        digit = token if token.isdigit() else _DIGIT_WORDS.get(token)
+        if digit is not None:
+            digits.append(digit * repeat)
+            repeat = 1
+        elif token in _REPEAT_WORDS:
+            repeat = _REPEAT_WORDS[token]
+        else:
+            # "double" only applies to the digit right after it.
+            repeat = 1
+    return "".join(digits)
+
+
+def normalize_order_id(text: str) -> str | None:
+    """The six-digit order number in `text`, or None if its digits are not exactly six."""
+    digits = digits_from_speech(text)
+    return digits if len(digits) == 6 else None
+
+
+def normalize_phone(text: str, region: str) -> str | None:
+    """`text` as an E.164 number, or None if it cannot be a complete phone number.
+
+    `region` (ISO 3166-1 alpha-2) applies to numbers said without a country code.
+    A leading "+" or the word "plus" marks an international number.
+    """
+    international = _INTERNATIONAL_PREFIX.match(text) is not None
+    digits = digits_from_speech(text)
+    if not digits or len(digits) > 17:
+        return None
+    candidate = f"+{digits}" if international else digits
+    try:
+        number = phonenumbers.parse(candidate, region.upper())
+    except phonenumbers.NumberParseException:
+        return None
+    # Plain is_possible_number also accepts local-only numbers (no area code), which
+    # cannot be turned into a correct E.164 string.
+    reason = phonenumbers.is_possible_number_with_reason(number)
+    if reason != phonenumbers.ValidationResult.IS_POSSIBLE:
+        return None
+    e164: str = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+    return e164
+
+
+def normalize_email(text: str) -> str | None:
+    """`text` as a lower-case email address, or None if it is not a plausible one.
+
+    Accepts written ("Jordan.Lee@Example.com") and spoken ("jordan dot lee at example
+    dot com") forms; spelled-out letters ("j o r d a n") are joined.
+    """
+    # A sentence-final period from speech-to-text is not part of the address.
+    lowered = text.strip().casefold().rstrip(".")
+    tokens = re.sub(r"[,;]", " ", lowered).split()
+    if "@" not in lowered or any(token in _EMAIL_WORDS for token in tokens):
+        lowered = "".join(_EMAIL_WORDS.get(token, token) for token in tokens)
+    if not _EMAIL_SHAPE.fullmatch(lowered):
+        return None
+    return lowered
+
+
+def normalize_name(text: str) -> str:
+    """`text` without accents, case or punctuation (apostrophes and hyphens stay)."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    unaccented = "".join(char for char in decomposed if not unicodedata.combining(char))
+    folded = unaccented.translate(_APOSTROPHES).translate(_HYPHENS).casefold()
+    return " ".join(_NAME_PUNCTUATION.sub(" ", folded).split())
+
+
+def normalize_postal_code(text: str) -> str:
+    """`text` as a compact upper-case code: "9 4 1 0 7" -> "94107", "sw1a 1aa" -> "SW1A1AA"."""
+    tokens = re.split(r"[\s\-.,]+", text.strip().casefold())
+    code = _join_code_tokens(tokens, _DIGIT_WORDS)
+    if not code.isdigit():
+        code = _join_code_tokens(tokens, _NUMBER_WORDS)
+    return re.sub(r"[\W_]", "", code).upper()
+
+
+def _join_code_tokens(tokens: list[str], digit_words: dict[str, str]) -> str:
+    parts: list[str] = []
+    repeat = 1
+    for token in tokens:
+        if token in _REPEAT_WORDS:
+            repeat = _REPEAT_WORDS[token]
+            continue
+        parts.append(digit_words.get(token, token) * repeat)
+        repeat = 1
+    return "".join(parts)
+
+
+def postal_codes_match(given: str, on_file: str, country: str) -> bool:
+    """Whether the caller's postal code is the one on file.
+
+    US codes compare on the five-digit ZIP, so a ZIP+4 answer matches; elsewhere the
+    normalised codes must be equal.
+    """
+    given_code = normalize_postal_code(given)
+    on_file_code = normalize_postal_code(on_file)
+    if not given_code or not on_file_code:
+        return False
+    if country.strip().upper() == "US":
+        # US codes are all digits, so words around them ("my zip is ...") can go.
+        given_digits = digits_from_speech(given)
+        if len(given_digits) not in (5, 9) or not on_file_code.isdigit():
+            return False
+        return given_digits[:5] == on_file_code[:5]
+    return given_code == on_file_code
+
+
+def phones_match(given: str, on_file_e164: str, region: str) -> bool:
+    """Whether the caller's phone number is the one on file.
+
+    A number said without a country code is read in `region` and, failing that, in
+    the country of the number on file (a caller abroad says their home number).
+    """
+    on_file = normalize_phone(on_file_e164, region)
+    if on_file is None:
+        return False
+    regions = [region]
+    on_file_region = phonenumbers.region_code_for_number(phonenumbers.parse(on_file))
+    if on_file_region and on_file_region not in ("ZZ", region.upper()):
+        regions.append(on_file_region)
+    return any(normalize_phone(given, candidate) == on_file for candidate in regions)
+
+
+def emails_match(given: str, on_file: str) -> bool:
+    """Whether the caller's email address is the one on file."""
+    given_email = normalize_email(given)
+    return given_email is not None and given_email == normalize_email(on_file)
+
+
+def names_match(given: str, on_file: str) -> bool:
+    """Whether the caller's full name is the one on file.
+
+    Compares the letters only, so "O'Brien", "OBrien" and "o brien" match, as do
+    "García" and "Garcia"; a partial name does not.
+    """
+    given_key = _NAME_SEPARATORS.sub("", normalize_name(given))
+    return bool(given_key) and given_key == _NAME_SEPARATORS.sub("", normalize_name(on_file))

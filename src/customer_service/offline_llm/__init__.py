@@ -1,0 +1,29 @@
+"""The offline model: deterministic rules standing in for an LLM when no provider is set.
+
+`OfflineLLM` is what `make chat` and the conversation tests use when no provider keys
+or LiveKit credentials are configured. It lets a new user walk through every flow
+(verify identity, look up an order, change an address, give consent, ask for a person,
+hang up) in a terminal with no keys and no network. It is a stand-in for trying the
+flows, not a product model: it understands only the phrasings its rules look for, and
+a real deployment configures a real LLM.
+
+How it answers, on each request:
+
+1. It recognises the active agent by the tools offered (`agents.PROFILES`: the
+   supervisor, or the identity, order lookup, address update or consent specialist).
+2. When the last item is a tool output, it speaks it (tool outputs are sentences
+   written for the caller); the supervisor adds "Is there anything else I can help you
+   with?" after a successful one, except after `end_call` or `transfer_to_human`.
+3. Before the caller has said anything, it greets them (a specialist asks its question).
+4. Otherwise it reads the caller's words with plain rules (keywords, numbers, emails,
+   names, addresses, yes or no) and either calls one offered tool or speaks one line.
+
+The caller's words are data: whatever they say, only a tool that was offered is ever
+called. The same conversation always gets the same answer (only call ids differ).
+"""
+
+from __future__ import annotations
+
+from customer_service.offline_llm.model import OfflineLLM, OfflineLLMStream
+
+__all__ = ["OfflineLLM", "OfflineLLMStream"]

@@ -1,0 +1,116 @@
+"""What the offline model sees of a call, and what it can answer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TypeGuard
+
+from livekit.agents import llm
+
+__all__ = ["CallTool", "Conversation", "Reply", "Say"]
+
+
+@dataclass(frozen=True)
+class Say:
+    """Speak these words."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class CallTool:
+    """Call one offered tool with these arguments."""
+
+    name: str
+    arguments: Mapping[str, object] = field(default_factory=dict)
+
+
+Reply = Say | CallTool
+
+_Turn = llm.ChatMessage | llm.FunctionCall | llm.FunctionCallOutput
+
+
+def _is_turn(item: llm.ChatItem) -> TypeGuard[_Turn]:
+    if isinstance(item, llm.ChatMessage):
+        return item.role in ("user", "assistant")
+    return isinstance(item, llm.FunctionCall | llm.FunctionCallOutput)
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """The turns of one LLM request (caller and agent messages, tool calls and their
+    outputs, in order) and the names of the tools offered with it.
+
+    Instructions, handoff markers and configuration updates are left out: they are not
+    turns of the conversation.
+    """
+
+    turns: tuple[_Turn, ...]
+    tools: frozenset[str]
+
+    @classmethod
+    def of(cls, chat_ctx: llm.ChatContext, tool_names: Iterable[str]) -> Conversation:
+        turns = tuple(item for item in chat_ctx.items if _is_turn(item))
+        return cls(turns=turns, tools=frozenset(tool_names))
+
+    def offers(self, tool: str) -> bool:
+        return tool in self.tools
+
+    @property
+    def last_turn(self) -> _Turn | None:
+        return self.turns[-1] if self.turns else None
+
+    def tool_name(self, output: llm.FunctionCallOutput) -> str:
+        """The tool an output came from (older items may carry only the call id)."""
+        if output.name:
+            return output.name
+        for turn in self.turns:
+            if isinstance(turn, llm.FunctionCall) and turn.call_id == output.call_id:
+                return turn.name
+        return ""
+
+    def caller_lines(self, *, after_call_to: str | None = None) -> list[str]:
+        """What the caller said, oldest first; with `after_call_to`, only what they said
+        after the last call to that tool (all of it when there was none)."""
+        start = 0
+        if after_call_to is not None:
+            for index, turn in enumerate(self.turns):
+                if isinstance(turn, llm.FunctionCall) and turn.name == after_call_to:
+                    start = index + 1
+        return [
+            text
+            for turn in self.turns[start:]
+            if isinstance(turn, llm.ChatMessage)
+            and turn.role == "user"
+            and (text := (turn.text_content or "").strip())
+        ]
+
+    @property
+    def last_caller_line(self) -> str | None:
+        lines = self.caller_lines()
+        return lines[-1] if lines else None
+
+    def _before_last_caller_line(self) -> list[_Turn]:
+        for index in range(len(self.turns) - 1, -1, -1):
+            turn = self.turns[index]
+            if isinstance(turn, llm.ChatMessage) and turn.role == "user":
+                return list(self.turns[:index])
+        return list(self.turns)
+
+    def output_answered(self) -> llm.FunctionCallOutput | None:
+        """The tool output the caller's last line answers, if the agent's last act
+        before it was relaying a tool output."""
+        for turn in reversed(self._before_last_caller_line()):
+            if isinstance(turn, llm.FunctionCallOutput):
+                return turn
+            if isinstance(turn, llm.ChatMessage) and turn.role == "user":
+                return None
+        return None
+
+    def agent_line_answered(self) -> str | None:
+        """What the agent said just before the caller's last line."""
+        for turn in reversed(self._before_last_caller_line()):
+            if isinstance(turn, llm.ChatMessage):
+                return (turn.text_content or "").strip() if turn.role == "assistant" else None
+        return None

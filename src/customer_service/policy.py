@@ -1,0 +1,68 @@
+"""The rules of the call, in code: results are checked here before the supervisor acts."""
+
+from __future__ import annotations
+
+import logging
+
+from pydantic import ValidationError
+
+from customer_service.call_state import CallState
+from customer_service.domain import Customer
+from customer_service.tasks.identity import IdentityOutcome, IdentityResult
+from customer_service.tasks.order_lookup import OrderLookupResult
+
+logger = logging.getLogger("customer_service.policy")
+
+OFFER_HUMAN = "I can transfer you to a colleague who can help."
+VERIFICATION_LOCKED = (
+    "I'm sorry, I can't verify your identity on this call after too many unsuccessful "
+    "attempts. " + OFFER_HUMAN
+)
+VERIFICATION_DECLINED = (
+    "That's fine. I can't share or change anything on an account without verifying the "
+    "caller, but I'm happy to help with anything else."
+)
+RESULT_UNUSABLE = "I'm sorry, something went wrong on my side while checking that. " + OFFER_HUMAN
+
+
+class ResultRejected(Exception):
+    """A specialist's result failed validation; the reason is for logs, never for the caller."""
+
+
+def validated_identity(result: object, state: CallState) -> Customer | IdentityOutcome:
+    """The verified customer, or the non-verified outcome, after checking the result
+    agrees with call state (which only the identity checks themselves can set)."""
+    try:
+        identity = IdentityResult.model_validate(result)
+    except ValidationError as error:
+        raise ResultRejected(f"identity result malformed: {error.error_count()} errors") from None
+    customer = state.verified_customer
+    if identity.outcome is IdentityOutcome.VERIFIED:
+        if customer is None or customer.customer_id != identity.customer_id:
+            raise ResultRejected("identity result claims a verification call state lacks")
+        return customer
+    if identity.outcome is IdentityOutcome.LOCKED and not state.identity.locked:
+        raise ResultRejected("identity result claims a lock call state lacks")
+    return identity.outcome
+
+
+async def validated_order(
+    result: object, state: CallState, requested_order_id: str | None
+) -> OrderLookupResult:
+    """The order result, once it is well formed, the one asked for, the verified caller's
+    own, and in agreement with the store."""
+    try:
+        order = OrderLookupResult.model_validate(result)
+    except ValidationError as error:
+        raise ResultRejected(f"order result malformed: {error.error_count()} errors") from None
+    customer = state.verified_customer
+    if customer is None:
+        raise ResultRejected("order result for an unverified caller")
+    if requested_order_id is not None and order.order_id != requested_order_id:
+        raise ResultRejected("order result is not the order asked for")
+    if order.customer_id != customer.customer_id:
+        raise ResultRejected("order result belongs to another customer")
+    stored = await state.store.get_order(order.order_id)
+    if stored is None or OrderLookupResult.from_order(stored) != order:
+        raise ResultRejected("order result disagrees with the store")
+    return order

@@ -1,0 +1,159 @@
+"""Every knob of the agent, typed and read once from the environment.
+
+Configuration comes from the process environment, then `.env.local`, then `.env`
+(the first one that sets a name wins). Both files are looked for in the current
+working directory and in the project root, so `python src/agent.py ...` behaves
+the same from any directory. The files are loaded into the process environment
+because the LiveKit framework and its plugins read their own keys from there.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from dotenv import load_dotenv
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+ENV_FILE_NAMES = (".env.local", ".env")
+
+
+class ModelProvider(enum.StrEnum):
+    """Where STT, LLM and TTS come from."""
+
+    AUTO = "auto"
+    """LiveKit Inference when LiveKit credentials are set, else plugins with provider keys,
+    else the offline model."""
+    INFERENCE = "inference"
+    PLUGINS = "plugins"
+    OFFLINE = "offline"
+
+
+class TurnDetection(enum.StrEnum):
+    MULTILINGUAL = "multilingual"
+    """The multilingual turn-detector model (files fetched by `download-files`)."""
+    ENGLISH = "english"
+    """The English-only turn-detector model (files fetched by `download-files`)."""
+    LOCAL = "local"
+    """LiveKit's on-device detector whose weights ship inside its wheel; works offline."""
+    VAD = "vad"
+    """End of turn when Silero hears silence."""
+    STT = "stt"
+    """End of turn from the speech-to-text provider's endpointing."""
+
+
+class NoiseCancellation(enum.StrEnum):
+    OFF = "off"
+    BVC = "bvc"
+    BVC_TELEPHONY = "bvc_telephony"
+
+
+def default_database_url() -> str:
+    data_home = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return f"sqlite+aiosqlite:///{data_home / 'customer-service-agent' / 'store.sqlite3'}"
+
+
+class Settings(BaseSettings):
+    """The agent's configuration. Field names map to upper-case environment variables."""
+
+    model_config = SettingsConfigDict(extra="ignore", frozen=True)
+
+    # LiveKit server and agent registration
+    livekit_url: str = ""
+    livekit_api_key: SecretStr = SecretStr("")
+    livekit_api_secret: SecretStr = SecretStr("")
+    agent_name: str = ""
+    """Empty: dispatched to every new room. Set it to require explicit dispatch (SIP rules)."""
+
+    # Models
+    model_provider: ModelProvider = ModelProvider.AUTO
+    stt_model: str = "deepgram/nova-3"
+    llm_model: str = "openai/gpt-4.1-mini"
+    tts_model: str = "cartesia/sonic-3"
+    tts_voice: str = "9626c31c-bec5-4cca-baa8-f8ba9e84c8bc"
+    """Cartesia voice id; the default is "Jacqueline", a calm American English voice."""
+    language: str = "en"
+    deepgram_api_key: SecretStr = SecretStr("")
+    openai_api_key: SecretStr = SecretStr("")
+    cartesia_api_key: SecretStr = SecretStr("")
+    turn_detection: TurnDetection = TurnDetection.MULTILINGUAL
+    noise_cancellation: NoiseCancellation = NoiseCancellation.OFF
+
+    # Store
+    database_url: str = Field(default_factory=default_database_url)
+
+    # Policy
+    identity_max_attempts: int = Field(default=3, ge=1, le=10)
+    order_lookup_max_attempts: int = Field(default=3, ge=1, le=10)
+    recent_orders_limit: int = Field(default=5, ge=1, le=20)
+    result_validation_retries: int = Field(default=1, ge=0, le=3)
+
+    log_level: str = "INFO"
+
+    @property
+    def has_livekit_credentials(self) -> bool:
+        return bool(self.livekit_api_key.get_secret_value()) and bool(
+            self.livekit_api_secret.get_secret_value()
+        )
+
+    @property
+    def has_provider_keys(self) -> bool:
+        return all(
+            key.get_secret_value()
+            for key in (self.deepgram_api_key, self.openai_api_key, self.cartesia_api_key)
+        )
+
+    @property
+    def resolved_model_provider(self) -> ModelProvider:
+        """The provider `AUTO` stands for with the credentials at hand."""
+        if self.model_provider is not ModelProvider.AUTO:
+            return self.model_provider
+        if self.has_livekit_credentials and self.livekit_url:
+            return ModelProvider.INFERENCE
+        if self.has_provider_keys:
+            return ModelProvider.PLUGINS
+        return ModelProvider.OFFLINE
+
+    def missing_server_settings(self) -> list[str]:
+        """Names of the variables `dev` and `start` need that are not set."""
+        missing = []
+        if not self.livekit_url:
+            missing.append("LIVEKIT_URL")
+        if not self.livekit_api_key.get_secret_value():
+            missing.append("LIVEKIT_API_KEY")
+        if not self.livekit_api_secret.get_secret_value():
+            missing.append("LIVEKIT_API_SECRET")
+        return missing
+
+
+def env_files(cwd: Path | None = None) -> list[Path]:
+    """The configuration files that exist, highest priority first."""
+    directories = [cwd or Path.cwd(), PROJECT_ROOT]
+    seen: set[Path] = set()
+    found = []
+    for directory in directories:
+        for name in ENV_FILE_NAMES:
+            path = (directory / name).resolve()
+            if path not in seen and path.is_file():
+                seen.add(path)
+                found.append(path)
+    return found
+
+
+def load_env_files(cwd: Path | None = None) -> list[Path]:
+    """Loads the configuration files into the process environment without overriding it."""
+    files = env_files(cwd)
+    for path in files:
+        load_dotenv(path, override=False)
+    return files
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings: env files loaded once, then the environment read once."""
+    load_env_files()
+    return Settings()

@@ -1,0 +1,56 @@
+"""The public seam for tests and evals: a real call, text only, with the model you choose.
+
+    async with call_session(my_llm) as session:
+        result = await session.run(user_input="Where is my order 100101?")
+        result.expect.next_event().is_function_call(name="lookup_order")
+
+The session runs the real supervisor, specialists and store; only the LLM is yours.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from livekit.agents import AgentSession, llm
+
+from customer_service.call_state import CallState
+from customer_service.settings import Settings, get_settings
+from customer_service.store import Store
+from customer_service.supervisor import CustomerServiceAgent
+
+
+def sqlite_url(path: Path) -> str:
+    return f"sqlite+aiosqlite:///{path}"
+
+
+@asynccontextmanager
+async def call_session(
+    llm: llm.LLM[Any],
+    *,
+    database_url: str | None = None,
+    settings: Settings | None = None,
+) -> AsyncIterator[AgentSession[CallState]]:
+    """A started text-only `AgentSession` whose active agent is `CustomerServiceAgent`.
+
+    Without `database_url` the store is a fresh temporary SQLite database seeded with
+    the demo data, removed afterwards. With it, the store is opened (and seeded when
+    empty) at that URL, so two sessions given the same URL share what they write.
+    `settings` defaults to the process settings; its `database_url` is not used here.
+    """
+    settings = settings or get_settings()
+    with tempfile.TemporaryDirectory(prefix="customer-service-") as scratch:
+        store = await Store.open(database_url or sqlite_url(Path(scratch) / "store.sqlite3"))
+        try:
+            state = CallState(store=store, settings=settings)
+            session: AgentSession[CallState] = AgentSession(llm=llm, userdata=state)
+            await session.start(CustomerServiceAgent())
+            try:
+                yield session
+            finally:
+                await session.aclose()
+        finally:
+            await store.close()

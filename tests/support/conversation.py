@@ -1,0 +1,51 @@
+"""Demo callers and small readers of a finished conversation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from livekit.agents import AgentSession, llm
+
+from customer_service.call_state import CallState
+from customer_service.store import AuditEvent
+
+from .scripted_llm import Call
+
+JORDAN: dict[str, Any] = {
+    "full_name": "Jordan Lee",
+    "postal_code": "94107",
+    "phone_or_email": "jordan.lee@example.com",
+}
+PRIYA: dict[str, Any] = {
+    "full_name": "Priya Natarajan",
+    "postal_code": "10001",
+    "phone_or_email": "priya.n@example.com",
+}
+
+
+def check_identity(details: dict[str, Any], **changes: str) -> Call:
+    return Call("check_identity", {**details, **changes})
+
+
+def agent_lines(session: AgentSession[CallState]) -> list[str]:
+    """What the agent said, in order."""
+    return [
+        item.text_content or ""
+        for item in session.history.items
+        if isinstance(item, llm.ChatMessage) and item.role == "assistant"
+    ]
+
+
+def tool_outputs(session: AgentSession[CallState], name: str) -> list[llm.FunctionCallOutput]:
+    return [
+        item
+        for item in session.history.items
+        if isinstance(item, llm.FunctionCallOutput) and item.name == name
+    ]
+
+
+async def audit_kinds(session: AgentSession[CallState]) -> list[str]:
+    events: list[AuditEvent] = await session.userdata.store.audit_events(
+        call_id=session.userdata.call_id
+    )
+    return [event.kind for event in events]

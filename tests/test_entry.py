@@ -1,0 +1,214 @@
+"""`python src/agent.py`: what it checks before the framework starts, and where it hands over."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
+from typing import Any
+
+import huggingface_hub.constants
+import pytest
+from dotenv import dotenv_values
+
+from customer_service.entry import (
+    MISCONFIGURED_EXIT_CODE,
+    command_of,
+    missing_server_settings,
+    missing_settings_message,
+    preflight,
+)
+from customer_service.pipeline import DOWNLOAD_FILES_COMMAND
+from customer_service.settings import PROJECT_ROOT, Settings, TurnDetection, env_files
+
+AGENT = PROJECT_ROOT / "src" / "agent.py"
+LIVEKIT_VARIABLES = ("LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET")
+DUMMY_LIVEKIT = {
+    "livekit_url": "wss://example.invalid",
+    "livekit_api_key": "APIdummy",
+    "livekit_api_secret": "dummy-secret-0123456789abcdef0123456789",
+}
+
+
+def make_settings(**values: Any) -> Settings:
+    return Settings.model_validate(values)
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in list(os.environ):
+        if name.startswith("LIVEKIT_") or name.lower() in Settings.model_fields:
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+
+
+def child_environment(tmp_path: Path) -> dict[str, str]:
+    """The environment of a fresh machine: no LiveKit variables, no home configuration.
+
+    The agent also reads .env files from the project root; a developer's own LiveKit
+    values there are masked with empty strings, which the env files never override.
+    """
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith("LIVEKIT_") and name.lower() not in Settings.model_fields
+    }
+    for path in env_files(cwd=tmp_path):
+        for name in dotenv_values(path):
+            if name.startswith("LIVEKIT_"):
+                env[name] = ""
+    env["HOME"] = str(tmp_path)
+    env["HF_HOME"] = str(tmp_path / "hf")
+    env.pop("PYTHONPATH", None)  # the script finds its package next to itself
+    return env
+
+
+def run_agent(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Runs the script from a directory other than the project's, as a user might."""
+    workdir = tmp_path / "elsewhere"
+    workdir.mkdir(exist_ok=True)
+    return subprocess.run(
+        [sys.executable, str(AGENT), *args],
+        cwd=workdir,
+        env=child_environment(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+
+
+# The script, as a user runs it (each run spends seconds importing the framework)
+
+
+@pytest.mark.parametrize("command", ["dev", "start"])
+def test_server_command_without_livekit_settings_stops_with_the_names(
+    tmp_path: Path, command: str
+) -> None:
+    result = run_agent(tmp_path, command)
+    assert result.returncode == MISCONFIGURED_EXIT_CODE, result.stderr
+    assert "LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET are not set" in result.stderr
+    assert "python src/agent.py chat" in result.stderr
+    assert result.stdout == ""
+
+
+def test_help_works_from_another_directory(tmp_path: Path) -> None:
+    result = run_agent(tmp_path, "--help")
+    assert result.returncode == 0, result.stderr
+    for command in ("console", "dev", "start", "download-files"):
+        assert command in result.stdout
+
+
+# The checks
+
+
+def test_command_is_the_first_argument_that_is_not_an_option() -> None:
+    assert command_of(["dev", "--log-level", "debug"]) == "dev"
+    assert command_of(["--help"]) is None
+    assert command_of([]) is None
+
+
+@pytest.mark.parametrize("command", ["dev", "start", "connect"])
+def test_server_commands_need_all_three_livekit_settings(command: str) -> None:
+    assert missing_server_settings([command], make_settings()) == list(LIVEKIT_VARIABLES)
+    assert missing_server_settings([command], make_settings(**DUMMY_LIVEKIT)) == []
+
+
+@pytest.mark.parametrize("command", ["chat", "console", "download-files", "--help"])
+def test_other_commands_need_no_livekit_settings(command: str) -> None:
+    assert missing_server_settings([command], make_settings()) == []
+
+
+def test_both_option_spellings_are_recognised() -> None:
+    argv = ["start", "--url=wss://example.invalid", "--api-key", "APIdummy"]
+    assert missing_server_settings(argv, make_settings()) == ["LIVEKIT_API_SECRET"]
+
+
+def test_message_names_the_variables_and_the_way_out() -> None:
+    assert missing_settings_message(["LIVEKIT_URL"]) == (
+        "LIVEKIT_URL is not set. Set them in the environment or in .env.local "
+        "(see .env.example), or use `python src/agent.py chat` to talk to the agent offline."
+    )
+
+
+def test_preflight_passes_with_livekit_settings_and_no_model_files_needed() -> None:
+    settings = make_settings(**DUMMY_LIVEKIT, turn_detection=TurnDetection.LOCAL)
+    assert preflight(["dev"], settings) is None
+    assert preflight(["start", "--log-level", "info"], settings) is None
+
+
+def test_preflight_asks_for_download_files_when_the_model_is_missing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "empty"))
+    settings = make_settings(**DUMMY_LIVEKIT, turn_detection=TurnDetection.MULTILINGUAL)
+    for command in ("dev", "start", "console"):
+        problem = preflight([command], settings)
+        assert problem is not None
+        assert DOWNLOAD_FILES_COMMAND in problem
+
+
+def test_preflight_ignores_model_files_for_the_offline_text_model(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "empty"))
+    assert preflight(["console"], make_settings()) is None
+    assert preflight(["chat"], make_settings(**DUMMY_LIVEKIT)) is None
+
+
+# Where agent.py hands over
+
+
+def load_agent_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("customer_service_agent_script", AGENT)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_chat_hands_the_remaining_arguments_to_the_chat_module(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    received: list[list[str]] = []
+
+    def fake_main(argv: list[str] | None = None) -> int:
+        received.append(list(argv or []))
+        return 7
+
+    monkeypatch.setitem(sys.modules, "customer_service.chat", SimpleNamespace(main=fake_main))
+    assert load_agent_script().main(["chat", "--some-option"]) == 7
+    assert received == [["--some-option"]]
+
+
+def test_download_files_uses_the_frameworks_downloader(monkeypatch: pytest.MonkeyPatch) -> None:
+    import livekit.agents.__main__ as livekit_agents_main
+
+    received: list[list[str] | None] = []
+
+    def fake_main(argv: list[str] | None = None) -> int:
+        received.append(argv)
+        return 1
+
+    monkeypatch.setattr(livekit_agents_main, "main", fake_main)
+    assert load_agent_script().main(["download-files"]) == 1
+    assert received == [["download-files"]]
+
+
+# The configuration template the messages point to
+
+
+def test_env_example_lists_every_setting_with_its_default() -> None:
+    example = PROJECT_ROOT / ".env.example"
+    text = example.read_text()
+    values = dotenv_values(example)
+    # DATABASE_URL's default depends on the home directory: shown in a comment only.
+    assert "\n# DATABASE_URL=" in text
+    assert {*values, "DATABASE_URL"} == {name.upper() for name in Settings.model_fields}
+    # Copied as it is, the file changes nothing.
+    copied = {name.lower(): value or "" for name, value in values.items()}
+    assert Settings.model_validate(copied) == Settings()

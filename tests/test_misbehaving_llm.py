@@ -1,0 +1,102 @@
+"""Models that break the rules on purpose: the policy must hold in code regardless."""
+
+from __future__ import annotations
+
+from customer_service import policy
+from customer_service.settings import Settings
+from customer_service.tasks.order_lookup import INVALID_ORDER_NUMBER, not_found_message
+from customer_service.testing import call_session
+from support.conversation import JORDAN, agent_lines, check_identity, tool_outputs
+from support.scripted_llm import IDENTITY_TOOLS, Call, Say, ScriptedLLM, Turn
+from support.scripted_llm import relay_tool_output as relay
+
+JORDAN_SAYS = "Jordan Lee, 94107, jordan.lee@example.com"
+
+
+async def test_other_customers_order_before_verification_leaks_nothing(
+    settings: Settings,
+) -> None:
+    # The model jumps straight to Priya's order for an unverified caller.
+    model = ScriptedLLM(
+        [Call("lookup_order", {"order_id": "200201"}), check_identity(JORDAN), relay]
+    )
+    async with call_session(model, settings=settings) as session:
+        first = await session.run(user_input="Tell me about order 200201")
+        first.expect.next_event().is_function_call(name="lookup_order")
+        first.expect.next_event().is_agent_handoff()
+        first.expect.next_event().is_message(role="assistant")
+        first.expect.no_more_events()
+        # Identity runs first: nothing about any order has reached the model yet.
+        assert model.turns[-1].offers(IDENTITY_TOOLS) is False
+        assert tool_outputs(session, "lookup_order") == []
+
+        await session.run(user_input=JORDAN_SAYS)
+        said = " ".join(agent_lines(session))
+        assert agent_lines(session)[-1] == not_found_message("200201")
+        for secret in ("Priya", "delivered", "350 5th Ave", "10001"):
+            assert secret not in said
+    for turn in model.turns:
+        for item in turn.chat_ctx.items:
+            assert "350 5th Ave" not in str(item)
+
+
+async def test_invented_order_numbers_are_rejected(settings: Settings) -> None:
+    model = ScriptedLLM(
+        [
+            Call("lookup_order"),
+            check_identity(JORDAN),
+            Call("lookup", {"order_id": "12345"}),
+            relay,
+            Call("lookup", {"order_id": "ORD-7"}),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="check my order")
+        await session.run(user_input=JORDAN_SAYS)
+        short = await session.run(user_input="it's twelve three four five")
+        short.expect.contains_function_call_output(output=INVALID_ORDER_NUMBER, is_error=True)
+        made_up = await session.run(user_input="hmm")
+        made_up.expect.contains_function_call_output(output=INVALID_ORDER_NUMBER, is_error=True)
+        assert session.userdata.disclosed_order_ids == []
+        # Malformed numbers are a format problem, not a miss against the account.
+        assert session.userdata.order_lookup_failures == 0
+
+
+async def test_specialist_tools_called_from_the_supervisor_do_not_exist(
+    settings: Settings,
+) -> None:
+    # A model that calls the identity specialist's tool while the supervisor is active
+    # cannot verify anyone that way: the supervisor has no such tool.
+    model = ScriptedLLM([check_identity(JORDAN), Say("Done."), Call("lookup_order")])
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="I'm Jordan Lee, 94107, jordan.lee@example.com")
+        assert session.userdata.verified_customer is None
+        result = await session.run(user_input="Now where is order 100101?")
+        result.expect.next_event().is_function_call(name="lookup_order")
+        result.expect.next_event().is_agent_handoff()
+        assert tool_outputs(session, "lookup_order") == []
+
+
+async def test_a_model_that_retries_identity_forever_is_stopped_by_the_lock(
+    settings: Settings,
+) -> None:
+    def always_wrong(turn: Turn) -> Call | Say:
+        if turn.offers(IDENTITY_TOOLS) and turn.last_tool_output is None:
+            return check_identity(JORDAN, full_name="Someone Else")
+        if turn.offers(IDENTITY_TOOLS):
+            # It ignores the error and checks again without asking the caller.
+            return check_identity(JORDAN, full_name="Someone Else")
+        if turn.last_tool_output is not None:
+            return relay(turn)
+        return Call("verify_identity")
+
+    model = ScriptedLLM(then=always_wrong)
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="verify me")
+        for _ in range(5):
+            await session.run(user_input="Someone Else, 94107, jordan.lee@example.com")
+        assert session.userdata.identity.locked
+        assert session.userdata.identity.failed_checks == settings.identity_max_attempts
+        assert session.userdata.verified_customer is None
+        assert policy.VERIFICATION_LOCKED in agent_lines(session)
