@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
@@ -22,9 +21,9 @@ from customer_service.entry import (
     preflight,
 )
 from customer_service.pipeline import DOWNLOAD_FILES_COMMAND
-from customer_service.settings import PROJECT_ROOT, Settings, TurnDetection, env_files
+from customer_service.settings import PROJECT_ROOT, Settings, TurnDetection
+from support.agent_process import AGENT, run_agent
 
-AGENT = PROJECT_ROOT / "src" / "agent.py"
 LIVEKIT_VARIABLES = ("LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET")
 DUMMY_LIVEKIT = {
     "livekit_url": "wss://example.invalid",
@@ -43,42 +42,6 @@ def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         if name.startswith("LIVEKIT_") or name.lower() in Settings.model_fields:
             monkeypatch.delenv(name)
     monkeypatch.chdir(tmp_path)
-
-
-def child_environment(tmp_path: Path) -> dict[str, str]:
-    """The environment of a fresh machine: no LiveKit variables, no home configuration.
-
-    The agent also reads .env files from the project root; a developer's own LiveKit
-    values there are masked with empty strings, which the env files never override.
-    """
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        if not name.startswith("LIVEKIT_") and name.lower() not in Settings.model_fields
-    }
-    for path in env_files(cwd=tmp_path):
-        for name in dotenv_values(path):
-            if name.startswith("LIVEKIT_"):
-                env[name] = ""
-    env["HOME"] = str(tmp_path)
-    env["HF_HOME"] = str(tmp_path / "hf")
-    env.pop("PYTHONPATH", None)  # the script finds its package next to itself
-    return env
-
-
-def run_agent(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """Runs the script from a directory other than the project's, as a user might."""
-    workdir = tmp_path / "elsewhere"
-    workdir.mkdir(exist_ok=True)
-    return subprocess.run(
-        [sys.executable, str(AGENT), *args],
-        cwd=workdir,
-        env=child_environment(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
 
 
 # The script, as a user runs it (each run spends seconds importing the framework)

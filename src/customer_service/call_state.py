@@ -29,6 +29,8 @@ class CallState:
     identity: IdentityState = field(default_factory=IdentityState)
     order_lookup_failures: int = 0
     disclosed_order_ids: list[str] = field(default_factory=list)
+    ending: bool = False
+    """The agent has said goodbye; no further caller turn belongs to this call."""
 
     @property
     def verified_customer(self) -> Customer | None:
@@ -53,6 +55,9 @@ class CallState:
     @property
     def order_lookup_attempts_left(self) -> int:
         return max(0, self.settings.order_lookup_max_attempts - self.order_lookup_failures)
+
+    def end(self) -> None:
+        self.ending = True
 
     def record_disclosure(self, order_id: str) -> None:
         if order_id not in self.disclosed_order_ids:

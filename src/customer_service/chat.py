@@ -14,7 +14,7 @@ import sys
 from typing import Any, TextIO
 
 from livekit.agents import AgentSession, llm
-from livekit.agents.voice import CloseEvent, ConversationItemAddedEvent
+from livekit.agents.voice import CloseEvent
 
 from customer_service.call_state import CallState
 from customer_service.pipeline import build_models
@@ -43,8 +43,7 @@ async def converse(
     agent ends the call."""
     ended = asyncio.Event()
 
-    def show(event: ConversationItemAddedEvent) -> None:
-        item = event.item
+    def show(item: llm.ChatItem) -> None:
         if isinstance(item, llm.ChatMessage) and item.role == "assistant" and item.text_content:
             print(f"Agent: {item.text_content}", file=out, flush=True)
 
@@ -53,9 +52,11 @@ async def converse(
 
     session: AgentSession[CallState]
     async with call_session(model, database_url=database_url) as session:
-        session.on("conversation_item_added", show)
+        for greeting in session.history.items:
+            show(greeting)
+        session.on("conversation_item_added", lambda event: show(event.item))
         session.on("close", closed)
-        while not ended.is_set():
+        while not (ended.is_set() or session.userdata.ending):
             if not echo_caller:
                 print("You: ", end="", file=out, flush=True)
             line = await asyncio.to_thread(lines.readline)

@@ -102,6 +102,7 @@ class CustomerServiceAgent(Agent):
     @function_tool()
     async def end_call(self, context: RunContext[CallState]) -> None:
         """End the call after the caller says goodbye or needs nothing else."""
+        context.userdata.end()
         await audit.record(context.userdata, "call_ended_by_agent")
         context.session.say("Thank you for calling. Goodbye!")
         context.session.shutdown(drain=True)

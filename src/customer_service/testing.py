@@ -34,7 +34,8 @@ async def call_session(
     database_url: str | None = None,
     settings: Settings | None = None,
 ) -> AsyncIterator[AgentSession[CallState]]:
-    """A started text-only `AgentSession` whose active agent is `CustomerServiceAgent`.
+    """A started text-only `AgentSession` whose active agent is `CustomerServiceAgent`,
+    its greeting already spoken.
 
     Without `database_url` the store is a fresh temporary SQLite database seeded with
     the demo data, removed afterwards. With it, the store is opened (and seeded when
@@ -47,7 +48,9 @@ async def call_session(
         try:
             state = CallState(store=store, settings=settings)
             session: AgentSession[CallState] = AgentSession(llm=llm, userdata=state)
-            await session.start(CustomerServiceAgent())
+            # Waiting for the greeting's run keeps the first caller turn after it.
+            greeting = await session.start(CustomerServiceAgent(), capture_run=True)
+            await greeting
             try:
                 yield session
             finally:

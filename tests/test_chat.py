@@ -1,0 +1,73 @@
+"""`make chat`: the terminal conversation, in process and as the real command with piped input."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from customer_service.chat import converse
+from customer_service.offline_llm import OfflineLLM
+from customer_service.testing import sqlite_url
+from support.agent_process import run_agent
+
+DEMO_INPUT = "Where is my order 100101?\nJordan Lee, 94107, jordan.lee@example.com\n"
+
+
+def test_piped_chat_command_tells_the_caller_the_order_shipped(tmp_path: Path) -> None:
+    result = run_agent(tmp_path, "chat", stdin=DEMO_INPUT)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("Model: offline stand-in model")
+    assert lines[1] == "Agent: Hello, thanks for calling. How can I help you today?"
+    assert lines[2] == "Caller: Where is my order 100101?"
+    assert lines[3].startswith("Agent: Before I can help with that, I need to verify")
+    assert lines[4] == "Caller: Jordan Lee, 94107, jordan.lee@example.com"
+    assert lines[5].startswith("Agent: Order 100101")
+    assert "has shipped with UPS, tracking number 1Z999AA10123456784" in lines[5]
+    assert len(lines) == 6
+    # The default store was created under the (temporary) home directory.
+    assert (tmp_path / ".local/share/customer-service-agent/store.sqlite3").is_file()
+
+
+async def chat(tmp_path: Path, text: str) -> list[str]:
+    out = io.StringIO()
+    status = await converse(
+        OfflineLLM(),
+        database_url=sqlite_url(tmp_path / "store.sqlite3"),
+        lines=io.StringIO(text),
+        out=out,
+        echo_caller=True,
+    )
+    assert status == 0
+    return out.getvalue().splitlines()
+
+
+async def test_recent_orders_walkthrough(tmp_path: Path) -> None:
+    lines = await chat(
+        tmp_path,
+        "I'd like to check an order\n"
+        "Priya Natarajan, 10001, priya.n@example.com\n"
+        "I don't know the number\n"
+        "two zero zero two zero one\n",
+    )
+    said = [line for line in lines if line.startswith("Agent: ")]
+    assert "order 200202" in said[3]
+    assert "order 200201" in said[3]
+    assert said[4].startswith("Agent: Order 200201")
+    assert "was delivered on" in said[4]
+
+
+async def test_lockout_walkthrough_offers_a_colleague(tmp_path: Path) -> None:
+    wrong = "Jordan Lee, 90210, jordan.lee@example.com\n"
+    lines = await chat(tmp_path, "Where is my order 100101?\n" + wrong * 3)
+    said = [line for line in lines if line.startswith("Agent: ")]
+    assert "1 attempt left" in said[-2]
+    assert "can't verify your identity" in said[-1]
+    assert "colleague" in said[-1]
+    assert not any("1Z999AA10123456784" in line for line in lines)
+
+
+async def test_goodbye_ends_the_chat_before_input_runs_out(tmp_path: Path) -> None:
+    lines = await chat(tmp_path, "bye\nthis line is never read\n")
+    assert lines[-1] == "Agent: Thank you for calling. Goodbye!"
+    assert "Caller: this line is never read" not in lines
