@@ -19,6 +19,7 @@ import huggingface_hub.constants
 import pytest
 from livekit import rtc
 from livekit.agents import inference
+from livekit.agents.llm import LLM, FallbackAdapter
 from livekit.agents.vad import VAD
 from livekit.plugins import cartesia, deepgram, openai
 
@@ -27,6 +28,7 @@ from customer_service.offline_llm import OfflineLLM
 from customer_service.pipeline import (
     DOWNLOAD_FILES_COMMAND,
     PipelineError,
+    SessionModels,
     build_models,
     build_noise_cancellation,
     build_turn_detection,
@@ -35,6 +37,7 @@ from customer_service.pipeline import (
     split_model,
     turn_detector_files_problem,
 )
+from customer_service.resilience import ApologizingLLM
 from customer_service.settings import (
     ModelProvider,
     NoiseCancellation,
@@ -116,6 +119,12 @@ def make_settings(**values: Any) -> Settings:
     return Settings.model_validate(values)
 
 
+def session_llm(models: SessionModels) -> LLM[Any]:
+    """The model inside the failure wrapper every session LLM comes in."""
+    assert isinstance(models.llm, ApologizingLLM)
+    return models.llm.inner
+
+
 # Provider selection
 
 
@@ -155,7 +164,7 @@ def test_provider_follows_the_credentials(values: dict[str, Any], expected: Mode
 def test_inference_builds_livekit_inference_models(vad: VAD) -> None:
     models = build_models(make_settings(**LIVEKIT, **NO_FILES), vad=vad)
     assert isinstance(models.stt, inference.STT)
-    assert isinstance(models.llm, inference.LLM)
+    assert isinstance(session_llm(models), inference.LLM)
     assert isinstance(models.tts, inference.TTS)
     assert (models.stt.model, models.llm.model, models.tts.model) == (
         "deepgram/nova-3",
@@ -173,7 +182,7 @@ def test_plugins_build_each_providers_plugin_with_its_model_name() -> None:
     )
     models = build_models(settings, vad=None)
     assert isinstance(models.stt, deepgram.STT)
-    assert isinstance(models.llm, openai.LLM)
+    assert isinstance(session_llm(models), openai.LLM)
     assert isinstance(models.tts, cartesia.TTS)
     assert (models.stt.model, models.llm.model, models.tts.model) == (
         "nova-3",
@@ -204,7 +213,7 @@ def test_text_only_builds_just_the_llm_outside_a_job(hf_cache: Path) -> None:
     # Default turn detection (multilingual) with no model files and no job: not needed.
     settings = make_settings(model_provider="plugins", openai_api_key="fake-openai-key")
     models = build_models(settings, vad=None, text_only=True)
-    assert isinstance(models.llm, openai.LLM)
+    assert isinstance(session_llm(models), openai.LLM)
     assert (models.stt, models.tts, models.vad, models.turn_detection) == (None,) * 4
     assert models.text_only is True
     assert models.turn_handling() == {}
@@ -212,9 +221,119 @@ def test_text_only_builds_just_the_llm_outside_a_job(hf_cache: Path) -> None:
 
 def test_offline_is_the_deterministic_model_and_text_only(vad: VAD) -> None:
     models = build_models(make_settings(), vad=vad)
-    assert isinstance(models.llm, OfflineLLM)
+    assert isinstance(session_llm(models), OfflineLLM)
     assert (models.stt, models.tts, models.vad, models.turn_detection) == (None,) * 4
     assert models.text_only is True
+
+
+# The language model and its fallbacks
+
+GEMINI = "google/gemini-2.5-flash"
+INFERENCE = ModelProvider.INFERENCE
+PLUGIN = ModelProvider.PLUGINS
+
+
+class RecordingAdapter(FallbackAdapter):
+    """The framework's adapter, remembering the models it was given, in order."""
+
+    def __init__(self, llm: list[LLM[Any]], **options: Any) -> None:
+        super().__init__(llm, **options)
+        self.models = list(llm)
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        (LIVEKIT, []),
+        (PROVIDER_KEYS, []),
+        ({**LIVEKIT, "openai_api_key": "fake-openai-key"}, [("openai/gpt-4.1-mini", PLUGIN)]),
+        (
+            {**LIVEKIT, **PROVIDER_KEYS, "model_provider": "plugins"},
+            [("openai/gpt-4.1-mini", INFERENCE)],
+        ),
+        ({**LIVEKIT, "llm_fallback_models": GEMINI}, [(GEMINI, INFERENCE)]),
+        (
+            {
+                **LIVEKIT,
+                "openai_api_key": "fake-openai-key",
+                "llm_fallback_models": f"{GEMINI}, openai/gpt-4.1-mini, {GEMINI}",
+            },
+            [("openai/gpt-4.1-mini", PLUGIN), (GEMINI, INFERENCE)],
+        ),
+        ({**LIVEKIT, **PROVIDER_KEYS, "llm_model": GEMINI}, []),
+        ({**LIVEKIT, "livekit_url": "", **PROVIDER_KEYS}, []),
+        (
+            {
+                **LIVEKIT,
+                **PROVIDER_KEYS,
+                "model_provider": "offline",
+                "llm_fallback_models": GEMINI,
+            },
+            [],
+        ),
+    ],
+    ids=[
+        "livekit-only",
+        "plugins-only",
+        "livekit-and-openai-key",
+        "plugins-chosen-with-livekit",
+        "livekit-and-fallback-models",
+        "everything-duplicates-tried-once",
+        "openai-plugin-cannot-serve-another-providers-model",
+        "livekit-without-url-is-not-configured",
+        "offline-chosen-explicitly",
+    ],
+)
+def test_llm_fallbacks_follow_the_configured_llms(
+    values: dict[str, Any], expected: list[tuple[str, ModelProvider]]
+) -> None:
+    models = build_models(make_settings(**values, **NO_FILES), vad=None)
+    assert [(route.model, route.via) for route in models.llm_fallbacks] == expected
+    assert isinstance(session_llm(models), FallbackAdapter) is bool(expected)
+
+
+def test_fallback_adapter_holds_the_models_in_priority_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pipeline, "FallbackAdapter", RecordingAdapter)
+    settings = make_settings(
+        **LIVEKIT, openai_api_key="fake-openai-key", llm_fallback_models=GEMINI, **NO_FILES
+    )
+    models = build_models(settings, vad=None)
+    adapter = session_llm(models)
+    assert isinstance(adapter, RecordingAdapter)
+    primary, plugin, gemini = adapter.models
+    assert isinstance(primary, inference.LLM)
+    assert primary.model == "openai/gpt-4.1-mini"
+    assert isinstance(plugin, openai.LLM)
+    assert plugin.model == "gpt-4.1-mini"
+    assert isinstance(gemini, inference.LLM)
+    assert gemini.model == GEMINI
+    assert [route.llm for route in models.llm_fallbacks] == [plugin, gemini]
+    # Until a model fails, the session's LLM names the primary.
+    assert (models.llm.model, models.llm.provider) == (primary.model, primary.provider)
+
+
+def test_fallback_models_need_livekit_inference() -> None:
+    settings = make_settings(**PROVIDER_KEYS, **NO_FILES, llm_fallback_models=GEMINI)
+    with pytest.raises(
+        PipelineError,
+        match=rf"^LLM_FALLBACK_MODELS={GEMINI} runs through LiveKit Inference: set LIVEKIT_URL",
+    ):
+        build_models(settings, vad=None)
+
+
+def test_fallback_model_without_provider_is_rejected() -> None:
+    settings = make_settings(**LIVEKIT, **NO_FILES, llm_fallback_models="gemini-2.5-flash")
+    with pytest.raises(PipelineError, match="provider/model"):
+        build_models(settings, vad=None)
+
+
+def test_fallback_models_are_read_comma_separated(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LLM_FALLBACK_MODELS", f" {GEMINI}, ,openai/gpt-4.1 ")
+    assert Settings().llm_fallback_models == (GEMINI, "openai/gpt-4.1")
+    monkeypatch.setenv("LLM_FALLBACK_MODELS", "")
+    assert Settings().llm_fallback_models == ()
 
 
 # Model strings
@@ -342,6 +461,22 @@ def test_describe_names_the_plugins() -> None:
 def test_describe_text_only() -> None:
     models = build_models(make_settings(**LIVEKIT), vad=None, text_only=True)
     assert models.describe() == "models: LiveKit Inference (llm openai/gpt-4.1-mini), text only"
+
+
+def test_describe_names_the_llm_fallbacks_in_order() -> None:
+    settings = make_settings(
+        **LIVEKIT, openai_api_key="fake-openai-key", llm_fallback_models=GEMINI, **NO_FILES
+    )
+    assert build_models(settings, vad=None).describe() == (
+        "models: LiveKit Inference (stt deepgram/nova-3, llm openai/gpt-4.1-mini, "
+        "tts cartesia/sonic-3), turn detection stt; llm fallback: openai/gpt-4.1-mini "
+        f"(OpenAI plugin), then {GEMINI} (LiveKit Inference)"
+    )
+    assert build_models(settings, vad=None, text_only=True).describe() == (
+        "models: LiveKit Inference (llm openai/gpt-4.1-mini), text only; "
+        "llm fallback: openai/gpt-4.1-mini (OpenAI plugin), then "
+        f"{GEMINI} (LiveKit Inference)"
+    )
 
 
 def test_describe_says_why_the_model_is_offline() -> None:

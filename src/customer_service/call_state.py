@@ -6,7 +6,9 @@ identity specialist's checks call. Nothing the caller says can set it.
 
 from __future__ import annotations
 
+import enum
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 
 from customer_service.domain import Customer
@@ -21,6 +23,60 @@ class IdentityState:
     locked: bool = False
 
 
+class DelegationOutcome(enum.StrEnum):
+    COMPLETED = "completed"
+    FAILED = "failed"
+    """The specialist ended with an error: the caller gave up, or its own cap tripped."""
+    TIMED_OUT = "timed_out"
+    ESCALATED = "escalated"
+    """The caller asked for a person from inside the specialist."""
+    CANCELLED = "cancelled"
+    """The call ended while the specialist was running."""
+
+    @property
+    def is_failure(self) -> bool:
+        return self in (DelegationOutcome.FAILED, DelegationOutcome.TIMED_OUT)
+
+
+@dataclass(frozen=True)
+class Delegation:
+    specialist: str
+    outcome: DelegationOutcome
+
+
+@dataclass
+class Guardrails:
+    """What the bounds on delegation and tool use are measured against."""
+
+    delegations: list[Delegation] = field(default_factory=list)
+    tool_calls: Counter[str] = field(default_factory=Counter)
+    bound_apology_given: bool = False
+    active_specialist: str | None = None
+
+    def note_tool_call(self, key: str) -> int:
+        """Counts one more call with these exact arguments; returns the count so far."""
+        self.tool_calls[key] += 1
+        return self.tool_calls[key]
+
+    def attempts(self, specialist: str) -> int:
+        return sum(1 for record in self.delegations if record.specialist == specialist)
+
+    def consecutive_failures(self, specialist: str) -> int:
+        """How many of this specialist's most recent runs failed, counting back."""
+        failures = 0
+        for record in reversed(self.delegations):
+            if record.specialist != specialist:
+                continue
+            if not record.outcome.is_failure:
+                break
+            failures += 1
+        return failures
+
+    @property
+    def last_failure(self) -> Delegation | None:
+        return next((r for r in reversed(self.delegations) if r.outcome.is_failure), None)
+
+
 @dataclass
 class CallState:
     store: Store
@@ -29,6 +85,10 @@ class CallState:
     identity: IdentityState = field(default_factory=IdentityState)
     order_lookup_failures: int = 0
     disclosed_order_ids: list[str] = field(default_factory=list)
+    guardrails: Guardrails = field(default_factory=Guardrails)
+    escalated: bool = False
+    recording: bool = True
+    """Whether this call may be recorded; a caller's no to recording turns it off."""
     ending: bool = False
     """The agent has said goodbye; no further caller turn belongs to this call."""
 
@@ -55,6 +115,12 @@ class CallState:
     @property
     def order_lookup_attempts_left(self) -> int:
         return max(0, self.settings.order_lookup_max_attempts - self.order_lookup_failures)
+
+    def stop_recording(self) -> None:
+        self.recording = False
+
+    def mark_escalated(self) -> None:
+        self.escalated = True
 
     def end(self) -> None:
         self.ending = True

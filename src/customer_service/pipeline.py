@@ -7,6 +7,13 @@ Three providers, chosen by `Settings.resolved_model_provider`:
 - Plugins: each provider's own plugin with its own API key.
 - Offline: the deterministic stand-in model, text only, no keys at all.
 
+The language model is the one place with a fallback. When more than one LLM is configured
+(LiveKit Inference with LiveKit credentials and URL, the OpenAI plugin with OPENAI_API_KEY,
+and any LLM_FALLBACK_MODELS through Inference) they sit behind the framework's
+`FallbackAdapter` in priority order. Whatever the session gets is wrapped by
+`speak_failures`, so a failure nothing could recover from ends the turn with an apology
+rather than silence.
+
 Every configuration mistake found here is raised as `PipelineError` with a message that
 says what to change, before the framework fails somewhere deeper.
 """
@@ -21,7 +28,7 @@ from typing import Any
 from huggingface_hub import try_to_load_from_cache
 from livekit import rtc
 from livekit.agents import TurnHandlingOptions, get_job_context, inference
-from livekit.agents.llm import LLM
+from livekit.agents.llm import LLM, FallbackAdapter
 from livekit.agents.stt import STT
 from livekit.agents.tts import TTS
 from livekit.agents.vad import VAD
@@ -37,6 +44,7 @@ with warnings.catch_warnings():
     from livekit.plugins.turn_detector.models import HG_MODEL, MODEL_REVISIONS, ONNX_FILENAME
     from livekit.plugins.turn_detector.multilingual import MultilingualModel
 
+from customer_service.resilience import speak_failures
 from customer_service.settings import (
     ModelProvider,
     NoiseCancellation,
@@ -53,10 +61,28 @@ _PROVIDER_LABELS = {
     ModelProvider.INFERENCE: "LiveKit Inference",
     ModelProvider.PLUGINS: "provider plugins",
 }
+_LLM_ROUTE_LABELS = {
+    ModelProvider.INFERENCE: "LiveKit Inference",
+    ModelProvider.PLUGINS: "OpenAI plugin",
+}
 
 
 class PipelineError(RuntimeError):
     """The settings cannot produce a working session; the message says what to change."""
+
+
+@dataclass(frozen=True, slots=True)
+class LLMRoute:
+    """A language model the session falls back to, and the way it is reached."""
+
+    model: str
+    """As configured: provider/model."""
+    via: ModelProvider
+    """`INFERENCE` or `PLUGINS` (the OpenAI plugin)."""
+    llm: LLM[Any]
+
+    def describe(self) -> str:
+        return f"{self.model} ({_LLM_ROUTE_LABELS[self.via]})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,12 +91,16 @@ class SessionModels:
 
     stt: STT[Any] | None
     llm: LLM[Any]
+    """What the session talks to: LLM_MODEL on `provider`, behind a `FallbackAdapter`
+    with `llm_fallbacks` when there are any, always wrapped by `speak_failures`."""
     tts: TTS[Any] | None
     vad: VAD | None
     turn_detection: TurnDetectionMode | None
     provider: ModelProvider
     text_only: bool
     settings: Settings
+    llm_fallbacks: tuple[LLMRoute, ...] = ()
+    """The models tried, in order, when LLM_MODEL fails; empty: no fallback."""
 
     def turn_handling(self) -> TurnHandlingOptions:
         """The `turn_handling=` argument for `AgentSession` (empty: the session decides)."""
@@ -90,11 +120,16 @@ class SessionModels:
         label = _PROVIDER_LABELS[self.provider]
         settings = self.settings
         if self.text_only:
-            return f"models: {label} (llm {settings.llm_model}), text only"
-        return (
-            f"models: {label} (stt {settings.stt_model}, llm {settings.llm_model}, "
-            f"tts {settings.tts_model}), turn detection {settings.turn_detection.value}"
-        )
+            line = f"models: {label} (llm {settings.llm_model}), text only"
+        else:
+            line = (
+                f"models: {label} (stt {settings.stt_model}, llm {settings.llm_model}, "
+                f"tts {settings.tts_model}), turn detection {settings.turn_detection.value}"
+            )
+        if self.llm_fallbacks:
+            chain = ", then ".join(route.describe() for route in self.llm_fallbacks)
+            line += f"; llm fallback: {chain}"
+        return line
 
 
 def build_models(settings: Settings, *, vad: VAD | None, text_only: bool = False) -> SessionModels:
@@ -111,7 +146,9 @@ def build_models(settings: Settings, *, vad: VAD | None, text_only: bool = False
 
         return SessionModels(
             stt=None,
-            llm=OfflineLLM(),
+            # Wrapped like every other model, although the rules do not fail: the session
+            # gets the same kind of object whichever provider is configured.
+            llm=speak_failures(OfflineLLM()),
             tts=None,
             vad=None,
             turn_detection=None,
@@ -121,20 +158,82 @@ def build_models(settings: Settings, *, vad: VAD | None, text_only: bool = False
         )
 
     if provider is ModelProvider.INFERENCE:
-        llm, stt, tts = _inference_models(settings, text_only=text_only)
+        primary, stt, tts = _inference_models(settings, text_only=text_only)
     else:
-        llm, stt, tts = _plugin_models(settings, text_only=text_only)
+        primary, stt, tts = _plugin_models(settings, text_only=text_only)
+    fallbacks = llm_fallbacks(settings, provider)
     turn_detection = None if text_only else build_turn_detection(settings.turn_detection, vad=vad)
     return SessionModels(
         stt=stt,
-        llm=llm,
+        llm=speak_failures(_with_fallbacks(primary, fallbacks)),
         tts=tts,
         vad=None if text_only else vad,
         turn_detection=turn_detection,
         provider=provider,
         text_only=text_only,
         settings=settings,
+        llm_fallbacks=fallbacks,
     )
+
+
+def llm_fallbacks(settings: Settings, provider: ModelProvider) -> tuple[LLMRoute, ...]:
+    """The LLMs to try, in order, when LLM_MODEL on `provider` fails.
+
+    First the same model by the other route, when both are configured: it answers like
+    the primary, and it does not share the primary's failure when the failing part is
+    the route (the LiveKit gateway, or the OpenAI account). The OpenAI plugin can only
+    serve an openai/... LLM_MODEL. Then LLM_FALLBACK_MODELS through LiveKit Inference,
+    for an outage of the model's own provider. A model listed twice is tried once.
+    """
+    if provider is ModelProvider.OFFLINE:
+        return ()
+    # The primary's own check already ran for Inference; as a fallback it needs the same
+    # credentials as MODEL_PROVIDER=auto does to choose it.
+    inference_ready = provider is ModelProvider.INFERENCE or (
+        settings.has_livekit_credentials and bool(settings.livekit_url)
+    )
+    if settings.llm_fallback_models and not inference_ready:
+        raise PipelineError(
+            f"LLM_FALLBACK_MODELS={','.join(settings.llm_fallback_models)} runs through "
+            "LiveKit Inference: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET, "
+            "or leave LLM_FALLBACK_MODELS empty."
+        )
+    routes: list[LLMRoute] = []
+    if provider is ModelProvider.INFERENCE:
+        llm_provider = settings.llm_model.partition("/")[0].strip()
+        if (
+            settings.openai_api_key.get_secret_value()
+            and llm_provider == PLUGIN_PROVIDERS["LLM_MODEL"]
+        ):
+            routes.append(
+                LLMRoute(settings.llm_model, ModelProvider.PLUGINS, _openai_llm(settings))
+            )
+    elif inference_ready:
+        routes.append(
+            LLMRoute(
+                settings.llm_model,
+                ModelProvider.INFERENCE,
+                _inference_llm(settings, settings.llm_model),
+            )
+        )
+    # By now LLM_MODEL is on Inference as the primary or as the route above.
+    tried = {settings.llm_model}
+    for model in settings.llm_fallback_models:
+        split_model(model)  # a malformed entry is a PipelineError here, not a failed call
+        if model in tried:
+            continue
+        tried.add(model)
+        routes.append(LLMRoute(model, ModelProvider.INFERENCE, _inference_llm(settings, model)))
+    return tuple(routes)
+
+
+def _with_fallbacks(primary: LLM[Any], fallbacks: tuple[LLMRoute, ...]) -> LLM[Any]:
+    if not fallbacks:
+        return primary
+    # The adapter's defaults suit a call: no retries per model (the next model is the
+    # retry), 5 s for a model to answer before the next is asked, and a model that has
+    # already spoken is not replaced mid-sentence by another.
+    return FallbackAdapter([primary, *(route.llm for route in fallbacks)])
 
 
 def _inference_models(
@@ -155,7 +254,7 @@ def _inference_models(
         )
     key = settings.livekit_api_key.get_secret_value()
     secret = settings.livekit_api_secret.get_secret_value()
-    llm = inference.LLM(model=settings.llm_model, api_key=key, api_secret=secret)
+    llm = _inference_llm(settings, settings.llm_model)
     if text_only:
         return llm, None, None
     stt = inference.STT(
@@ -186,10 +285,7 @@ def _plugin_models(
             f"{', '.join(missing)} must be set to use the provider plugins "
             "(MODEL_PROVIDER=plugins), or choose another MODEL_PROVIDER."
         )
-    llm = openai.LLM(
-        model=plugin_model_name("LLM_MODEL", settings.llm_model),
-        api_key=keys["OPENAI_API_KEY"],
-    )
+    llm = _openai_llm(settings)
     if text_only:
         return llm, None, None
     stt = deepgram.STT(
@@ -204,6 +300,21 @@ def _plugin_models(
         api_key=keys["CARTESIA_API_KEY"],
     )
     return llm, stt, tts
+
+
+def _inference_llm(settings: Settings, model: str) -> LLM[Any]:
+    return inference.LLM(
+        model=model,
+        api_key=settings.livekit_api_key.get_secret_value(),
+        api_secret=settings.livekit_api_secret.get_secret_value(),
+    )
+
+
+def _openai_llm(settings: Settings) -> LLM[Any]:
+    return openai.LLM(
+        model=plugin_model_name("LLM_MODEL", settings.llm_model),
+        api_key=settings.openai_api_key.get_secret_value(),
+    )
 
 
 def split_model(model: str) -> tuple[str, str]:

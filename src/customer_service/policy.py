@@ -6,8 +6,10 @@ import logging
 
 from pydantic import ValidationError
 
+from customer_service.addresses import AddressProblem, validated_address
 from customer_service.call_state import CallState
-from customer_service.domain import Customer
+from customer_service.domain import Customer, PostalAddress
+from customer_service.tasks.address_update import AddressUpdateResult
 from customer_service.tasks.identity import IdentityOutcome, IdentityResult
 from customer_service.tasks.order_lookup import OrderLookupResult
 
@@ -66,3 +68,29 @@ async def validated_order(
     if stored is None or OrderLookupResult.from_order(stored) != order:
         raise ResultRejected("order result disagrees with the store")
     return order
+
+
+def validated_address_update(result: object, order_id: str) -> PostalAddress:
+    """The confirmed address, once it is for the order being changed and passes the same
+    address rules again (the result could have been built by anything)."""
+    try:
+        update = AddressUpdateResult.model_validate(result)
+    except ValidationError as error:
+        raise ResultRejected(f"address result malformed: {error.error_count()} errors") from None
+    if update.order_id != order_id:
+        raise ResultRejected("address result is for another order")
+    address = update.address
+    try:
+        revalidated = validated_address(
+            street=address.street,
+            city=address.city,
+            region=address.region,
+            postal_code=address.postal_code,
+            country=address.country,
+            unit=address.unit,
+        )
+    except AddressProblem as problem:
+        raise ResultRejected(f"address result fails validation: {problem.field}") from None
+    if revalidated != address:
+        raise ResultRejected("address result is not in canonical form")
+    return address

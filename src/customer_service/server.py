@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
-from livekit.agents import AgentServer, AgentSession, JobContext, JobProcess, room_io
+from livekit.agents import (
+    AgentServer,
+    AgentSession,
+    APIConnectOptions,
+    JobContext,
+    JobProcess,
+    room_io,
+)
 from livekit.agents.types import NOT_GIVEN
+from livekit.agents.voice.agent_session import SessionConnectOptions
 
 from customer_service.call_state import CallState
 from customer_service.pipeline import build_models, build_noise_cancellation, load_vad
-from customer_service.settings import get_settings
+from customer_service.settings import RecordingConsent, get_settings
 from customer_service.store import Store
 from customer_service.supervisor import CustomerServiceAgent
+from customer_service.transcripts import save_transcript
 
 logger = logging.getLogger("customer_service.server")
 
@@ -61,11 +71,28 @@ async def entrypoint(ctx: JobContext) -> None:
         tts=models.tts if models.tts is not None else NOT_GIVEN,
         vad=models.vad,
         turn_handling=models.turn_handling(),
+        max_tool_steps=settings.max_tool_steps,
+        # One quick retry: every retry of a failing model is silence on the line, and the
+        # fallback models and the spoken apology take over after it.
+        conn_options=SessionConnectOptions(
+            llm_conn_options=APIConnectOptions(max_retry=1, retry_interval=0.5)
+        ),
         userdata=state,
     )
+    # LiveKit's recorder cannot be stopped mid-call, so when the caller is asked first it
+    # is not started at all; the consented transcript is kept instead.
+    recording: dict[str, Any] = (
+        {"record": False} if settings.recording_consent is RecordingConsent.ASK else {}
+    )
+
+    async def keep_transcript() -> None:
+        save_transcript(state, session.history)
+
+    ctx.add_shutdown_callback(keep_transcript)
     await session.start(
         agent=CustomerServiceAgent(),
         room=ctx.room,
+        **recording,
         room_options=room_io.RoomOptions(
             audio_input=(
                 False

@@ -13,10 +13,11 @@ import enum
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated
 
 from dotenv import load_dotenv
-from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 ENV_FILE_NAMES = (".env.local", ".env")
@@ -46,6 +47,13 @@ class TurnDetection(enum.StrEnum):
     """End of turn from the speech-to-text provider's endpointing."""
 
 
+class RecordingConsent(enum.StrEnum):
+    ASK = "ask"
+    """Ask for consent to record before anything else; a no turns recording off."""
+    NOT_ASKED = "not_asked"
+    """Do not ask (recording is off, or consent is obtained elsewhere)."""
+
+
 class NoiseCancellation(enum.StrEnum):
     OFF = "off"
     BVC = "bvc"
@@ -73,6 +81,9 @@ class Settings(BaseSettings):
     model_provider: ModelProvider = ModelProvider.AUTO
     stt_model: str = "deepgram/nova-3"
     llm_model: str = "openai/gpt-4.1-mini"
+    llm_fallback_models: Annotated[tuple[str, ...], NoDecode] = ()
+    """LiveKit Inference models (provider/model) tried in this order when LLM_MODEL fails;
+    written comma-separated. They need LiveKit credentials and URL (see `pipeline`)."""
     tts_model: str = "cartesia/sonic-3"
     tts_voice: str = "9626c31c-bec5-4cca-baa8-f8ba9e84c8bc"
     """Cartesia voice id; the default is "Jacqueline", a calm American English voice."""
@@ -92,7 +103,37 @@ class Settings(BaseSettings):
     recent_orders_limit: int = Field(default=5, ge=1, le=20)
     result_validation_retries: int = Field(default=1, ge=0, le=3)
 
+    # Consent and recording
+    recording_consent: RecordingConsent = RecordingConsent.NOT_ASKED
+    transcript_dir: Path | None = None
+    """Where each call's transcript is written when the call may be recorded; unset keeps none."""
+
+    # Guardrails: every delegation and tool loop is bounded
+    specialist_max_attempts: int = Field(default=3, ge=1, le=10)
+    """Times one specialist may be started in a call."""
+    max_delegations_per_call: int = Field(default=12, ge=1, le=100)
+    specialist_time_limit_s: float = Field(default=180.0, gt=0)
+    """Seconds a specialist may run without completing."""
+    max_tool_steps: int = Field(default=3, ge=1, le=10)
+    """Tool calls an agent may chain within one turn before it must answer."""
+    repeated_tool_call_limit: int = Field(default=3, ge=2, le=10)
+    """Identical tool calls (same arguments) in a call that stop that path."""
+
     log_level: str = "INFO"
+
+    @field_validator("llm_fallback_models", mode="before")
+    @classmethod
+    def _split_comma_separated(cls, value: object) -> object:
+        # The environment holds one string; NoDecode stops pydantic-settings expecting JSON.
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("transcript_dir", mode="before")
+    @classmethod
+    def _empty_means_unset(cls, value: object) -> object:
+        # `TRANSCRIPT_DIR=` copied from .env.example must not mean the current directory.
+        return None if value == "" else value
 
     @property
     def has_livekit_credentials(self) -> bool:

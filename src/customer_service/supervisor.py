@@ -5,15 +5,24 @@ from __future__ import annotations
 import logging
 from textwrap import dedent
 
-from livekit.agents import Agent, RunContext, ToolError, function_tool
+from livekit.agents import Agent, RunContext, StopResponse, ToolError, function_tool
 from livekit.agents.llm import ChatContext
 
 from customer_service import audit, policy
+from customer_service.address_changes import apply_address_change, ensure_changeable
 from customer_service.call_state import CallState
+from customer_service.consents import confirmation as consent_confirmation
+from customer_service.consents import obtain_consent, stored_answer
 from customer_service.delegation import delegate
-from customer_service.domain import Customer
+from customer_service.domain import Customer, PostalAddress
+from customer_service.escalation import escalate
+from customer_service.guard import guarded
 from customer_service.normalize import normalize_order_id
 from customer_service.persona import PERSONA
+from customer_service.settings import RecordingConsent
+from customer_service.store import StoreUnavailable
+from customer_service.tasks.address_update import AddressUpdateTask
+from customer_service.tasks.consent import ConsentTopic
 from customer_service.tasks.identity import IdentityOutcome, VerifyIdentityTask
 from customer_service.tasks.order_lookup import (
     OrderLookupResult,
@@ -23,13 +32,19 @@ from customer_service.tasks.order_lookup import (
 
 logger = logging.getLogger("customer_service.supervisor")
 
-GREETING = "Hello, thanks for calling. How can I help you today?"
+WELCOME = "Hello, thanks for calling."
+HOW_CAN_I_HELP = "How can I help you today?"
+GREETING = f"{WELCOME} {HOW_CAN_I_HELP}"
 
 SUPERVISOR_INSTRUCTIONS = PERSONA + dedent(
     """
     You lead the call and hand focused work to specialist tools:
     - lookup_order: the caller asks about an order's status, contents, tracking or
       delivery. Pass order_id when the caller has already said the number.
+    - update_address: the caller wants an order delivered to a different address. Pass
+      order_id when the caller has already said the number.
+    - request_consent: only when the caller asks to change their text-update preference
+      (topic order_updates_sms) or their call-recording choice (topic call_recording).
     - verify_identity: the caller wants something done on their account and nothing
       else fits. Other tools verify the caller themselves when needed.
     - transfer_to_human: the caller asks for a person, or a tool offers a colleague and
@@ -42,6 +57,8 @@ SUPERVISOR_INSTRUCTIONS = PERSONA + dedent(
     """
 )
 
+UNKNOWN_CONSENT_TOPIC = "I can only record choices about call recording or text updates."
+
 HISTORY_FOR_SPECIALISTS = 6
 """Recent turns a specialist sees, so it can use details the caller already gave."""
 
@@ -53,15 +70,29 @@ class CustomerServiceAgent(Agent):
         super().__init__(instructions=SUPERVISOR_INSTRUCTIONS, chat_ctx=chat_ctx)
 
     async def on_enter(self) -> None:
-        self.session.say(GREETING)
+        state: CallState = self.session.userdata
+        if state.settings.recording_consent is not RecordingConsent.ASK:
+            self.session.say(GREETING)
+            return
+        self.session.say(WELCOME)
+        try:
+            await obtain_consent(state, ConsentTopic.CALL_RECORDING)
+        except StopResponse:
+            return  # the caller hung up during the question
+        except (StoreUnavailable, ToolError, ValueError):
+            # Without an answer that is stored and trusted, the call is not recorded.
+            state.stop_recording()
+        self.session.say(HOW_CAN_I_HELP)
 
     @function_tool()
+    @guarded()
     async def verify_identity(self, context: RunContext[CallState]) -> str:
         """Verify the caller's identity. Use only when no other tool fits the request."""
         customer = await self._verified_customer(context.userdata)
         return f"Thank you, {customer.full_name}, you are verified."
 
     @function_tool()
+    @guarded()
     async def lookup_order(
         self, context: RunContext[CallState], order_id: str | None = None
     ) -> str:
@@ -80,26 +111,53 @@ class CustomerServiceAgent(Agent):
         return order.spoken_summary()
 
     @function_tool()
+    @guarded()
+    async def update_address(
+        self, context: RunContext[CallState], order_id: str | None = None
+    ) -> str:
+        """Change the delivery address of one of the caller's orders that has not shipped.
+
+        Args:
+            order_id: The six-digit order number if the caller already said it, else omit.
+        """
+        state = context.userdata
+        customer = await self._verified_customer(state)
+        order = await self._checked(state, order_id)
+        ensure_changeable(order)
+        address = await self._confirmed_address(state, order.order_id)
+        confirmation = await apply_address_change(state, order, address)
+        sms = await self._offer_order_updates(state, customer)
+        return f"{confirmation} {sms}".strip()
+
+    @function_tool()
+    @guarded()
+    async def request_consent(self, context: RunContext[CallState], topic: str) -> str:
+        """Ask the caller a consent question in its fixed wording and record the answer.
+
+        Args:
+            topic: "order_updates_sms" or "call_recording".
+        """
+        state = context.userdata
+        try:
+            consent_topic = ConsentTopic(topic)
+        except ValueError:
+            raise ToolError(UNKNOWN_CONSENT_TOPIC) from None
+        if consent_topic is ConsentTopic.ORDER_UPDATES_SMS:
+            await self._verified_customer(state)
+        return consent_confirmation(await obtain_consent(state, consent_topic))
+
+    @function_tool()
+    @guarded(count_repeats=False)
     async def transfer_to_human(self, context: RunContext[CallState], reason: str) -> str:
         """Hand the call to a person. Use when the caller asks for one or accepts the offer.
 
         Args:
             reason: A few words on why, for the colleague who takes over.
         """
-        state = context.userdata
-        customer = state.verified_customer
-        await audit.record(
-            state,
-            "escalation_requested",
-            customer_id=customer.customer_id if customer else None,
-            reason=reason[:200],
-        )
-        return (
-            "I've passed your call to our support team with a summary of what we covered. "
-            "A colleague will contact you shortly."
-        )
+        return await escalate(context.userdata, reason)
 
     @function_tool()
+    @guarded(count_repeats=False)
     async def end_call(self, context: RunContext[CallState]) -> None:
         """End the call after the caller says goodbye or needs nothing else."""
         context.userdata.end()
@@ -114,7 +172,11 @@ class CustomerServiceAgent(Agent):
         if state.identity.locked:
             raise ToolError(policy.VERIFICATION_LOCKED)
         for _ in range(state.settings.result_validation_retries + 1):
-            result = await delegate(state, VerifyIdentityTask(chat_ctx=self._recent_history()))
+            result = await delegate(
+                state,
+                VerifyIdentityTask(chat_ctx=self._recent_history()),
+                is_failure=lambda identity: identity.outcome is not IdentityOutcome.VERIFIED,
+            )
             try:
                 outcome = policy.validated_identity(result, state)
             except policy.ResultRejected as rejection:
@@ -149,6 +211,33 @@ class CustomerServiceAgent(Agent):
                     extra={"call_id": state.call_id, "reason": str(rejection)},
                 )
         raise ToolError(policy.RESULT_UNUSABLE)
+
+    async def _confirmed_address(self, state: CallState, order_id: str) -> PostalAddress:
+        for _ in range(state.settings.result_validation_retries + 1):
+            result = await delegate(
+                state, AddressUpdateTask(order_id=order_id, chat_ctx=self._recent_history())
+            )
+            try:
+                return policy.validated_address_update(result, order_id)
+            except policy.ResultRejected as rejection:
+                logger.error(
+                    "address result rejected",
+                    extra={"call_id": state.call_id, "reason": str(rejection)},
+                )
+        raise ToolError(policy.RESULT_UNUSABLE)
+
+    async def _offer_order_updates(self, state: CallState, customer: Customer) -> str:
+        """After a change, offers text updates once to a customer with a phone on file."""
+        if not customer.phone:
+            return ""
+        if await stored_answer(state, ConsentTopic.ORDER_UPDATES_SMS) is not None:
+            return ""
+        try:
+            return consent_confirmation(await obtain_consent(state, ConsentTopic.ORDER_UPDATES_SMS))
+        except (ToolError, StopResponse):
+            raise
+        except StoreUnavailable:
+            return "I couldn't save your text-update choice just now; nothing was set."
 
     def _recent_history(self) -> ChatContext:
         return self.chat_ctx.copy(

@@ -4,7 +4,8 @@
         result = await session.run(user_input="Where is my order 100101?")
         result.expect.next_event().is_function_call(name="lookup_order")
 
-The session runs the real supervisor, specialists and store; only the LLM is yours.
+The session runs the real supervisor, specialists and store; only the LLM is yours. It is
+wrapped as in production, so a model that fails is heard as a spoken apology.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from livekit.agents import AgentSession, llm
 
 from customer_service.call_state import CallState
+from customer_service.resilience import speak_failures
 from customer_service.settings import Settings, get_settings
 from customer_service.store import Store
 from customer_service.supervisor import CustomerServiceAgent
@@ -47,7 +49,11 @@ async def call_session(
         store = await Store.open(database_url or sqlite_url(Path(scratch) / "store.sqlite3"))
         try:
             state = CallState(store=store, settings=settings)
-            session: AgentSession[CallState] = AgentSession(llm=llm, userdata=state)
+            session: AgentSession[CallState] = AgentSession(
+                llm=speak_failures(llm),
+                userdata=state,
+                max_tool_steps=settings.max_tool_steps,
+            )
             # Waiting for the greeting's run keeps the first caller turn after it.
             greeting = await session.start(CustomerServiceAgent(), capture_run=True)
             await greeting

@@ -35,7 +35,14 @@ class Call:
     arguments: dict[str, Any] = field(default_factory=dict)
 
 
-Decision = Say | Call
+@dataclass(frozen=True)
+class Parallel:
+    """Several tool calls in one reply, as models that call tools in parallel send them."""
+
+    calls: tuple[Call, ...]
+
+
+Decision = Say | Call | Parallel
 
 
 @dataclass(frozen=True)
@@ -131,7 +138,7 @@ class ScriptedLLM(llm.LLM):
         else:
             self.overran = True
             return Say("(the script has no more steps)")
-        return step if isinstance(step, Say | Call) else step(turn)
+        return step if isinstance(step, Say | Call | Parallel) else step(turn)
 
 
 class _ScriptedStream(llm.LLMStream):
@@ -153,14 +160,18 @@ class _ScriptedStream(llm.LLMStream):
         if isinstance(self._decision, Say):
             delta = llm.ChoiceDelta(role="assistant", content=self._decision.text)
         else:
+            calls = (
+                self._decision.calls if isinstance(self._decision, Parallel) else (self._decision,)
+            )
             delta = llm.ChoiceDelta(
                 role="assistant",
                 tool_calls=[
                     llm.FunctionToolCall(
-                        name=self._decision.name,
-                        arguments=json.dumps(self._decision.arguments),
-                        call_id=self._call_id,
+                        name=call.name,
+                        arguments=json.dumps(call.arguments),
+                        call_id=f"{self._call_id}_{index}",
                     )
+                    for index, call in enumerate(calls)
                 ],
             )
         self._event_ch.send_nowait(llm.ChatChunk(id=self._call_id, delta=delta))

@@ -1,17 +1,19 @@
-"""Reading a postal address said in one line: "street, [unit,] city, region postcode[, country]"."""
+"""Reading a postal address said in one line: "street, [unit,] city, region postcode[, country]",
+and a correction of one part of it ("the zip is 94105")."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+from customer_service.addresses import AddressField
 from customer_service.offline_llm.fields import (
     Span,
     find_alphanumeric_postcodes,
     find_number_runs,
 )
 
-__all__ = ["SpokenAddress", "parse_address"]
+__all__ = ["SpokenAddress", "field_in_problem", "parse_address", "parse_correction"]
 
 _LEAD_IN = re.compile(
     r"^(?:(?:yes|yeah|no|nope|ok|okay|sure|so|well|actually)\b[,.!]?\s*)*"
@@ -91,6 +93,22 @@ def _postcode_in(segment: str) -> Span | None:
     return max([*codes, *zips], key=lambda span: span.start, default=None)
 
 
+def _misshapen_postcode(segments: list[str]) -> tuple[int, Span] | None:
+    """A number that ends the last segment (or the one before a closing country) but is
+    not shaped like a postcode ("CA 9410"): passed on as said, so the tool can say
+    what is wrong with it instead of the caller hearing the whole question again."""
+    last = len(segments) - 1
+    closing_country = " ".join(segments[last].lower().split()) in _COUNTRIES
+    for index in [last - 1] if closing_country else [last]:
+        segment = segments[index].rstrip()
+        if index < 1 or _UNIT.match(segment):
+            continue
+        runs = [run for run in find_number_runs(segment) if run.span.end == len(segment)]
+        if runs and 3 <= len(runs[-1].digits) <= 10:
+            return index, runs[-1].span
+    return None
+
+
 def _country(said: str | None, postcode: str) -> str:
     if said:
         key = " ".join(said.lower().split())
@@ -103,7 +121,7 @@ def _country(said: str | None, postcode: str) -> str:
 
 def parse_address(line: str) -> SpokenAddress | None:
     """The address in `line`, or None unless it has at least a street, a city and a
-    postcode, separated by commas."""
+    postcode, separated by commas (a street without a number needs a third part)."""
     text = _LEAD_IN.sub("", line.strip(), count=1).rstrip(" .!")
     segments = [segment.strip() for segment in text.split(",") if segment.strip()]
     # The last segment with a postcode; the street comes before it, so never the first.
@@ -115,6 +133,8 @@ def parse_address(line: str) -> SpokenAddress | None:
         ),
         None,
     )
+    if found is None:
+        found = _misshapen_postcode(segments) if segments else None
     if found is None:
         return None
     index, code = found
@@ -137,6 +157,10 @@ def parse_address(line: str) -> SpokenAddress | None:
         city, region = region, ""
     if not city or not re.search(r"[^\W\d_]", street):
         return None
+    if index < 2 and not re.search(r"\d", street):
+        # "sorry, it's 94105" is an answer, not an address: with only two parts, the
+        # street must have its house number.
+        return None
     return SpokenAddress(
         street=street,
         city=city,
@@ -145,3 +169,88 @@ def parse_address(line: str) -> SpokenAddress | None:
         country=country,
         unit=unit,
     )
+
+
+# --- correcting one part ---------------------------------------------------------------
+
+# How `customer_service.addresses` names each field at the start of a problem message.
+_PROBLEM_FIELDS: tuple[tuple[str, AddressField], ...] = (
+    ("the zip code", "postal_code"),
+    ("the postal code", "postal_code"),
+    ("the apartment or unit", "unit"),
+    ("the street", "street"),
+    ("the city", "city"),
+    ("the state", "region"),
+    ("the province", "region"),
+    ("the region", "region"),
+    ("the country", "country"),
+)
+_LABELS: dict[str, AddressField] = {
+    "zip": "postal_code",
+    "zip code": "postal_code",
+    "postal code": "postal_code",
+    "post code": "postal_code",
+    "postcode": "postal_code",
+    "street": "street",
+    "street address": "street",
+    "city": "city",
+    "town": "city",
+    "state": "region",
+    "province": "region",
+    "region": "region",
+    "country": "country",
+    "apartment": "unit",
+    "apartment number": "unit",
+    "unit": "unit",
+    "unit number": "unit",
+}
+_LABELLED = re.compile(
+    r"(?<![\w'\u2019])(?:the\s+)?(?P<label>"
+    + "|".join(sorted((re.escape(label) for label in _LABELS), key=len, reverse=True))
+    + r")\s+(?:is|should be|should say|was)\b[:,]?\s*(?P<value>.+)$",
+    re.IGNORECASE,
+)
+_CORRECTION_LEAD_IN = re.compile(
+    r"^(?:(?:yes|yeah|no|nope|sorry|oops|oh|ok|okay|so|well|actually|my mistake)\b[,.!]?\s*)*"
+    r"(?:(?:it|that)(?:'|\u2019)?s|it is|that is|(?:it\s+)?should be)?\s*",
+    re.IGNORECASE,
+)
+_MAX_CORRECTION_WORDS = 6
+
+
+def field_in_problem(message: str) -> AddressField | None:
+    """The field a `record_address` problem message is about ("The ZIP code ... doesn't
+    look right" -> postal_code), or None for any other message."""
+    said = message.strip().lower()
+    return next((field for start, field in _PROBLEM_FIELDS if said.startswith(start)), None)
+
+
+def _postcode_value(text: str) -> str | None:
+    codes = find_alphanumeric_postcodes(text)
+    if codes:
+        return codes[0].text
+    runs = [run for run in find_number_runs(text) if len(run.digits) >= 2]
+    return runs[0].span.text if runs else None
+
+
+def parse_correction(line: str, expected: AddressField | None) -> tuple[AddressField, str] | None:
+    """One corrected part: named by the caller ("the zip is 94105", "the city should be
+    Oakland"), or, when the agent has just asked for the `expected` part, the caller's
+    answer itself ("sorry, it's 94105"). None when the line is not such an answer."""
+    text = line.strip().rstrip(" .!")
+    if "?" in text or "," in _CORRECTION_LEAD_IN.sub("", text, count=1):
+        return None
+    labelled = _LABELLED.search(text)
+    if labelled is not None:
+        field = _LABELS[" ".join(labelled.group("label").lower().split())]
+        value = labelled.group("value").strip()
+    elif expected is not None:
+        field, value = expected, _CORRECTION_LEAD_IN.sub("", text, count=1).strip()
+    else:
+        return None
+    if field == "postal_code":
+        code = _postcode_value(value)
+        return (field, code) if code else None
+    if not re.search(r"[^\W\d_]", value) or len(value.split()) > _MAX_CORRECTION_WORDS:
+        return None
+    return field, value

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 from livekit.agents import llm
 
@@ -85,6 +86,28 @@ class Conversation:
             and turn.role == "user"
             and (text := (turn.text_content or "").strip())
         ]
+
+    def agent_lines(self) -> list[str]:
+        """What the agent said, oldest first."""
+        return [
+            text
+            for turn in self.turns
+            if isinstance(turn, llm.ChatMessage)
+            and turn.role == "assistant"
+            and (text := (turn.text_content or "").strip())
+        ]
+
+    def last_arguments(self, tool: str) -> dict[str, Any] | None:
+        """The arguments of the last call to `tool`, or None if there was none (or they
+        were not a JSON object)."""
+        for turn in reversed(self.turns):
+            if isinstance(turn, llm.FunctionCall) and turn.name == tool:
+                try:
+                    arguments = json.loads(turn.arguments or "{}")
+                except json.JSONDecodeError:
+                    return None
+                return arguments if isinstance(arguments, dict) else None
+        return None
 
     @property
     def last_caller_line(self) -> str | None:

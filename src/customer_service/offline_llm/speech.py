@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 
 __all__ = [
+    "PERSON",
     "REFUSALS",
     "Phrases",
     "normalise",
@@ -47,6 +48,12 @@ class Phrases:
     def removed_from(self, text: str) -> str:
         return self._pattern.sub(" ", text)
 
+
+PERSON = Phrases(
+    ["human", "person", "agent", "representative", "operator", "someone real", "somebody real"],
+    plurals=True,
+)
+"""A caller asking for a person; every agent can hand the call over."""
 
 REFUSALS = Phrases(
     [

@@ -5,15 +5,30 @@ from __future__ import annotations
 from customer_service.domain import Customer, Order, OrderItem, OrderStatus, PostalAddress
 from customer_service.normalize import normalize_postal_code
 from customer_service.store.events import AuditEvent
-from customer_service.store.schema import AuditEventRow, CustomerRow, OrderRow
+from customer_service.store.records import AddressChange, ConsentRecord, EscalationRecord
+from customer_service.store.schema import (
+    AddressChangeRow,
+    AuditEventRow,
+    ConsentRow,
+    CustomerRow,
+    EscalationRow,
+    OrderRow,
+)
 
 __all__ = [
+    "address_change_from_row",
+    "address_change_to_row",
+    "consent_from_row",
+    "consent_to_row",
     "customer_from_row",
     "customer_to_row",
+    "escalation_from_row",
+    "escalation_to_row",
     "event_from_row",
     "event_to_row",
     "order_from_row",
     "order_to_row",
+    "set_shipping_address",
 ]
 
 
@@ -41,8 +56,7 @@ def customer_from_row(row: CustomerRow) -> Customer:
 
 
 def order_to_row(order: Order) -> OrderRow:
-    address = order.shipping_address
-    return OrderRow(
+    row = OrderRow(
         order_id=order.order_id,
         customer_id=order.customer_id,
         status=order.status.value,
@@ -51,13 +65,18 @@ def order_to_row(order: Order) -> OrderRow:
         carrier=order.carrier,
         tracking_number=order.tracking_number,
         delivered_on=order.delivered_on,
-        ship_street=address.street,
-        ship_unit=address.unit,
-        ship_city=address.city,
-        ship_region=address.region,
-        ship_postal_code=address.postal_code,
-        ship_country=address.country,
     )
+    set_shipping_address(row, order.shipping_address)
+    return row
+
+
+def set_shipping_address(row: OrderRow, address: PostalAddress) -> None:
+    row.ship_street = address.street
+    row.ship_unit = address.unit
+    row.ship_city = address.city
+    row.ship_region = address.region
+    row.ship_postal_code = address.postal_code
+    row.ship_country = address.country
 
 
 def order_from_row(row: OrderRow) -> Order:
@@ -99,5 +118,81 @@ def event_from_row(row: AuditEventRow) -> AuditEvent:
         customer_id=row.customer_id,
         order_id=row.order_id,
         detail=row.detail,
+        created_at=row.created_at,
+    )
+
+
+def address_change_to_row(change: AddressChange) -> AddressChangeRow:
+    return AddressChangeRow(
+        change_key=change.change_key,
+        order_id=change.order_id,
+        customer_id=change.customer_id,
+        call_id=change.call_id,
+        old_address=change.old_address.model_dump(mode="json"),
+        new_address=change.new_address.model_dump(mode="json"),
+        changed_at=change.changed_at,
+    )
+
+
+def address_change_from_row(row: AddressChangeRow) -> AddressChange:
+    return AddressChange(
+        change_key=row.change_key,
+        order_id=row.order_id,
+        customer_id=row.customer_id,
+        call_id=row.call_id,
+        old_address=PostalAddress.model_validate(row.old_address),
+        new_address=PostalAddress.model_validate(row.new_address),
+        changed_at=row.changed_at,
+    )
+
+
+def consent_to_row(record: ConsentRecord) -> ConsentRow:
+    return ConsentRow(
+        topic=record.topic,
+        granted=record.granted,
+        wording_version=record.wording_version,
+        asked_at=record.asked_at,
+        call_id=record.call_id,
+        customer_id=record.customer_id,
+    )
+
+
+def consent_from_row(row: ConsentRow) -> ConsentRecord:
+    return ConsentRecord(
+        topic=row.topic,
+        granted=row.granted,
+        wording_version=row.wording_version,
+        asked_at=row.asked_at,
+        call_id=row.call_id,
+        customer_id=row.customer_id,
+    )
+
+
+def escalation_to_row(record: EscalationRecord) -> EscalationRow:
+    return EscalationRow(
+        escalation_id=record.escalation_id,
+        call_id=record.call_id,
+        reason=record.reason,
+        verified=record.verified,
+        customer_id=record.customer_id,
+        collected=record.collected,
+        failed_specialist=record.failed_specialist,
+        failure=record.failure,
+        summary=record.summary,
+        created_at=record.created_at,
+    )
+
+
+def escalation_from_row(row: EscalationRow) -> EscalationRecord:
+    return EscalationRecord(
+        escalation_id=row.escalation_id,
+        call_id=row.call_id,
+        reason=row.reason,
+        verified=row.verified,
+        customer_id=row.customer_id,
+        collected=row.collected,
+        failed_specialist=row.failed_specialist,
+        failure=row.failure,
+        summary=row.summary,
         created_at=row.created_at,
     )

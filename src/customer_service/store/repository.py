@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -12,16 +10,13 @@ from typing import Any, Self
 from sqlalchemy import ColumnElement, and_, func, or_, select
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import (
-    AsyncEngine,
-    AsyncSession,
-    async_sessionmaker,
-    create_async_engine,
-)
+from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import StaticPool
 
 from customer_service.domain import Customer, Order
 from customer_service.normalize import normalize_postal_code
+from customer_service.store.addresses import AddressChangeStore
+from customer_service.store.consents import ConsentStore
 from customer_service.store.convert import (
     customer_from_row,
     customer_to_row,
@@ -31,6 +26,7 @@ from customer_service.store.convert import (
     order_to_row,
 )
 from customer_service.store.errors import StoreUnavailable, database_errors
+from customer_service.store.escalations import EscalationStore
 from customer_service.store.events import AuditEvent
 from customer_service.store.schema import AuditEventRow, Base, CustomerRow, OrderRow
 from customer_service.store.seed import DEMO_CUSTOMERS, DEMO_ORDERS
@@ -43,24 +39,23 @@ _OPEN_ATTEMPTS = 5
 _OPEN_RETRY_DELAY_S = 0.05
 
 
-class Store:
-    """Customers, orders and audit events behind one async interface.
+class Store(AddressChangeStore, ConsentStore, EscalationStore):
+    """Customers, orders, address changes, consents, escalations and audit events
+    behind one async interface.
 
     Every method opens its own short transaction. Any database or I/O failure is
-    raised as `StoreUnavailable`, with the original error as its `__cause__`.
+    raised as `StoreUnavailable`, with the original error as its `__cause__`. The
+    methods of each further concern live in their own module (`addresses`,
+    `consents`, `escalations`); this class is the one to use.
     """
-
-    def __init__(self, engine: AsyncEngine, *, serialize: bool = False) -> None:
-        """Use `Store.open`; this wraps an engine whose schema already exists."""
-        self._engine = engine
-        self._sessions = async_sessionmaker(engine, expire_on_commit=False)
-        # An in-memory SQLite database is one shared connection: transactions from
-        # concurrent coroutines would interleave on it, so they take turns.
-        self._lock = asyncio.Lock() if serialize else None
 
     @classmethod
     async def open(cls, database_url: str) -> Store:
         """Connects, creates missing tables and seeds the demo data into an empty store.
+
+        Missing tables include those added to the schema after the database was
+        created, so an older database gains them here; existing tables are left as
+        they are (there are no migrations yet).
 
         Safe to call again on the same database, from this or another process: the
         demo data is written once. Raises `StoreUnavailable` when the database cannot be
@@ -162,22 +157,6 @@ class Store:
         async with self._session("read audit events") as session:
             rows = await session.scalars(statement)
             return [event_from_row(row) for row in rows]
-
-    @contextlib.asynccontextmanager
-    async def _session(self, action: str) -> AsyncIterator[AsyncSession]:
-        """One transaction, committed when the block ends without an exception."""
-        async with self._turn():
-            with database_errors(action):
-                async with self._sessions.begin() as session:
-                    yield session
-
-    @contextlib.asynccontextmanager
-    async def _turn(self) -> AsyncIterator[None]:
-        if self._lock is None:
-            yield
-        else:
-            async with self._lock:
-                yield
 
     async def _prepare(self) -> None:
         last_error: BaseException | None = None

@@ -5,11 +5,32 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Date, DateTime, Dialect, ForeignKey, Index, Integer, String
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Date,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
-__all__ = ["AuditEventRow", "Base", "CustomerRow", "OrderRow", "UTCDateTime"]
+__all__ = [
+    "AddressChangeRow",
+    "AuditEventRow",
+    "Base",
+    "ConsentRow",
+    "CustomerRow",
+    "EscalationRow",
+    "OrderRow",
+    "UTCDateTime",
+]
 
 
 class UTCDateTime(TypeDecorator[dt.datetime]):
@@ -70,12 +91,15 @@ class OrderRow(Base):
     carrier: Mapped[str | None] = mapped_column(String(64))
     tracking_number: Mapped[str | None] = mapped_column(String(64))
     delivered_on: Mapped[dt.date | None] = mapped_column(Date)
-    # Columns rather than JSON so an address change is a plain, auditable UPDATE.
-    ship_street: Mapped[str] = mapped_column(String(200))
-    ship_unit: Mapped[str | None] = mapped_column(String(100))
-    ship_city: Mapped[str] = mapped_column(String(100))
-    ship_region: Mapped[str] = mapped_column(String(100))
-    ship_postal_code: Mapped[str] = mapped_column(String(16))
+    # Columns rather than JSON so an address change is a plain, auditable UPDATE. Text,
+    # not String(n): PostgreSQL enforces a length and SQLite ignores it, so a bound here
+    # would make the backends disagree on which address changes succeed. Length limits
+    # belong to the validation of what the caller said, before the store is reached.
+    ship_street: Mapped[str] = mapped_column(Text)
+    ship_unit: Mapped[str | None] = mapped_column(Text)
+    ship_city: Mapped[str] = mapped_column(Text)
+    ship_region: Mapped[str] = mapped_column(Text)
+    ship_postal_code: Mapped[str] = mapped_column(Text)
     ship_country: Mapped[str] = mapped_column(String(2))
 
 
@@ -92,4 +116,56 @@ class AuditEventRow(Base):
     customer_id: Mapped[str | None] = mapped_column(String(32))
     order_id: Mapped[str | None] = mapped_column(String(32))
     detail: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), index=True)
+
+
+class AddressChangeRow(Base):
+    __tablename__ = "address_changes"
+
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer(), "sqlite"), primary_key=True, autoincrement=True
+    )
+    # UNIQUE is what makes a retried or raced change apply once, whatever the backend.
+    change_key: Mapped[str] = mapped_column(String(128), unique=True)
+    order_id: Mapped[str] = mapped_column(ForeignKey("orders.order_id"), index=True)
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.customer_id"))
+    call_id: Mapped[str] = mapped_column(String(128), index=True)
+    # Written once and only read whole, like an order's items; PostalAddress.model_dump().
+    old_address: Mapped[dict[str, Any]] = mapped_column(JSON)
+    new_address: Mapped[dict[str, Any]] = mapped_column(JSON)
+    changed_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+
+
+class ConsentRow(Base):
+    __tablename__ = "consents"
+    __table_args__ = (
+        Index("ix_consents_topic_customer_asked_at", "topic", "customer_id", "asked_at"),
+        Index("ix_consents_topic_call_asked_at", "topic", "call_id", "asked_at"),
+    )
+
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer(), "sqlite"), primary_key=True, autoincrement=True
+    )
+    topic: Mapped[str] = mapped_column(String(64))
+    granted: Mapped[bool] = mapped_column(Boolean)
+    wording_version: Mapped[str] = mapped_column(String(32))
+    asked_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+    call_id: Mapped[str] = mapped_column(String(128))
+    # No foreign key: consent is often asked before, or without, identity verification.
+    customer_id: Mapped[str | None] = mapped_column(String(32))
+
+
+class EscalationRow(Base):
+    __tablename__ = "escalations"
+
+    escalation_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    call_id: Mapped[str] = mapped_column(String(128), index=True)
+    reason: Mapped[str] = mapped_column(String(500))
+    verified: Mapped[bool] = mapped_column(Boolean)
+    # No foreign keys, as for audit events: a hand-off may name what could not be found.
+    customer_id: Mapped[str | None] = mapped_column(String(32))
+    collected: Mapped[dict[str, Any]] = mapped_column(JSON)
+    failed_specialist: Mapped[str | None] = mapped_column(String(64))
+    failure: Mapped[str | None] = mapped_column(Text)
+    summary: Mapped[str] = mapped_column(String(2000))
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), index=True)

@@ -1,30 +1,54 @@
-"""What every specialist shares: a single way to finish, and knowing how it ended."""
+"""What every specialist shares: one way to finish, knowing how it ended, and a way out."""
 
 from __future__ import annotations
 
 from typing import Generic, TypeVar
 
-from livekit.agents import AgentTask
+from livekit.agents import AgentTask, RunContext, ToolError, function_tool
+from livekit.agents.llm import ToolFlag
+
+from customer_service.call_state import CallState
+from customer_service.escalation import escalate
+from customer_service.guard import guarded
 
 ResultT = TypeVar("ResultT")
 
 
 class Specialist(AgentTask[ResultT], Generic[ResultT]):
-    """An `AgentTask` that records whether it was cancelled rather than completed.
+    """An `AgentTask` that records whether it was cancelled or timed out, not completed.
 
     The framework cancels a running task when the session closes (the caller hung up),
-    and cancellation reaches the awaiting tool as an ordinary `ToolError`; this flag is
-    how the delegation tells the two apart.
+    and cancellation reaches the awaiting tool as an ordinary `ToolError`; these flags
+    are how the delegation tells the cases apart.
     """
 
     cancelled = False
+    timed_out = False
 
     def cancel(self) -> None:
-        if not self.done():
+        if not self.done() and not self.timed_out:
             self.cancelled = True
+        super().cancel()
+
+    def time_out(self) -> None:
+        """Ends a specialist that ran past its time limit, interrupting what it was saying."""
+        if self.done():
+            return
+        self.timed_out = True
         super().cancel()
 
     def finish(self, result: ResultT | Exception) -> None:
         """Completes the task once; a second outcome after the first is ignored."""
         if not self.done():
             self.complete(result)
+
+    @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
+    @guarded(count_repeats=False)
+    async def transfer_to_human(self, context: RunContext[CallState], reason: str) -> None:
+        """Hand the caller to a person. Use as soon as the caller asks for one.
+
+        Args:
+            reason: A few words on why, for the colleague who takes over.
+        """
+        message = await escalate(context.userdata, reason, from_specialist=self.id)
+        self.finish(ToolError(message))

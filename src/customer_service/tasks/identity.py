@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 from customer_service import audit
 from customer_service.call_state import CallState
 from customer_service.domain import Customer
+from customer_service.guard import guarded
 from customer_service.normalize import (
     emails_match,
     names_match,
@@ -106,6 +107,8 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
         self.session.say(OPENING_QUESTION)
 
     @function_tool()
+    # Its own cap (failed checks lock verification) is the stricter bound here.
+    @guarded(count_repeats=False)
     async def check_identity(
         self,
         context: RunContext[CallState],
@@ -153,6 +156,7 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
         raise ToolError(mismatch_message(state.identity_attempts_left))
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
+    @guarded(count_repeats=False)
     async def give_up(self, context: RunContext[CallState]) -> None:
         """Call when the caller cannot or will not give the details, or wants to stop."""
         self.finish(IdentityResult(outcome=IdentityOutcome.GAVE_UP))

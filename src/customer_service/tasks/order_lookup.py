@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from customer_service import audit
 from customer_service.call_state import CallState
 from customer_service.domain import ORDER_ID_PATTERN, Order, OrderItem, OrderStatus, PostalAddress
+from customer_service.guard import guarded
 from customer_service.normalize import normalize_order_id
 from customer_service.persona import PERSONA
 from customer_service.tasks.base import Specialist
@@ -138,6 +139,8 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
         self.session.say(OPENING_QUESTION)
 
     @function_tool()
+    # Its own cap on misses is the stricter bound here.
+    @guarded(count_repeats=False)
     async def lookup(self, context: RunContext[CallState], order_id: str) -> None:
         """Look up one of the caller's orders.
 
@@ -154,11 +157,13 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
         self.finish(OrderLookupResult.from_order(order))
 
     @function_tool()
+    @guarded()
     async def list_recent_orders(self, context: RunContext[CallState]) -> str:
         """List the caller's recent orders, for a caller who doesn't know the number."""
         return await describe_recent_orders(context.userdata)
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
+    @guarded(count_repeats=False)
     async def give_up(self, context: RunContext[CallState]) -> None:
         """Call when the caller no longer wants to look up an order."""
         self.finish(ToolError(LOOKUP_ABANDONED))

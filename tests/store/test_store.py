@@ -3,7 +3,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import os
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pydantic
@@ -13,10 +12,6 @@ from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
 from customer_service.domain import Customer, Order, OrderItem, OrderStatus, PostalAddress
 from customer_service.store import AuditEvent, Store, StoreUnavailable
 from customer_service.store.convert import order_to_row
-from customer_service.store.schema import Base
-
-POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "")
-POSTGRES_SKIP_REASON = "TEST_POSTGRES_URL not set: PostgreSQL store tests need a running server"
 
 JORDAN_ADDRESS = PostalAddress(
     street="500 Howard St",
@@ -39,15 +34,6 @@ MARIA_ADDRESS = PostalAddress(
 )
 
 
-async def _drop_tables(url: str) -> None:
-    engine = create_async_engine(url)
-    try:
-        async with engine.begin() as connection:
-            await connection.run_sync(Base.metadata.drop_all)
-    finally:
-        await engine.dispose()
-
-
 async def _insert_orders(url: str, *orders: Order) -> None:
     """Adds orders behind the store's back: the store has no API for creating them."""
     engine = create_async_engine(url)
@@ -56,32 +42,6 @@ async def _insert_orders(url: str, *orders: Order) -> None:
             session.add_all([order_to_row(order) for order in orders])
     finally:
         await engine.dispose()
-
-
-@pytest.fixture(
-    params=[
-        "sqlite",
-        pytest.param(
-            "postgresql", marks=pytest.mark.skipif(not POSTGRES_URL, reason=POSTGRES_SKIP_REASON)
-        ),
-    ]
-)
-async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
-    """A URL of an empty database: a new SQLite file (in a folder not yet created) or the
-    PostgreSQL database of TEST_POSTGRES_URL with the store's tables dropped."""
-    if request.param == "sqlite":
-        yield f"sqlite+aiosqlite:///{tmp_path / 'data' / 'store.sqlite3'}"
-        return
-    await _drop_tables(POSTGRES_URL)
-    yield POSTGRES_URL
-    await _drop_tables(POSTGRES_URL)
-
-
-@pytest.fixture
-async def store(database_url: str) -> AsyncIterator[Store]:
-    opened = await Store.open(database_url)
-    yield opened
-    await opened.close()
 
 
 async def test_seeds_the_demo_customers(store: Store) -> None:

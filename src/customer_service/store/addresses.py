@@ -1,0 +1,161 @@
+"""Shipping address changes: the store's most safety-critical write."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from customer_service.domain import PostalAddress
+from customer_service.privacy import mask_address
+from customer_service.store.convert import (
+    address_change_from_row,
+    address_change_to_row,
+    event_to_row,
+    order_from_row,
+    set_shipping_address,
+)
+from customer_service.store.core import StoreCore
+from customer_service.store.errors import StoreUnavailable
+from customer_service.store.events import AuditEvent
+from customer_service.store.records import AddressChange, AddressChangeOutcome
+from customer_service.store.schema import AddressChangeRow, OrderRow
+
+__all__ = ["AddressChangeStore"]
+
+_CHANGE = "change a shipping address"
+
+
+class _ChangeKeyTaken(Exception):
+    """Another transaction recorded this change key between our check and our insert."""
+
+
+class AddressChangeStore(StoreCore):
+    """The `Store` methods that change shipping addresses and read the changes back."""
+
+    async def change_shipping_address(
+        self,
+        *,
+        order_id: str,
+        customer_id: str,
+        new_address: PostalAddress,
+        call_id: str,
+        change_key: str,
+    ) -> tuple[AddressChangeOutcome, AddressChange | None]:
+        """Ships `customer_id`'s order `order_id` to `new_address`, once per `change_key`.
+
+        One transaction updates the order and records the change (full old and new
+        address) and an audit event (masked); all are written or none. The change
+        returned with CHANGED is the one recorded. ALREADY_APPLIED comes with the change
+        recorded under `change_key`, or with None when the order already ships to
+        `new_address`; nothing is written then, nor for ORDER_SHIPPED or ORDER_NOT_FOUND.
+
+        A retry keeps its answer: a key already recorded for this order is
+        ALREADY_APPLIED even once the order has shipped. Raises ValueError when
+        `change_key` was recorded for another order or customer (a caller's bug: keys
+        must identify one change), and `StoreUnavailable` on a database failure.
+        """
+        try:
+            return await self._apply_address_change(
+                order_id=order_id,
+                customer_id=customer_id,
+                new_address=new_address,
+                call_id=call_id,
+                change_key=change_key,
+            )
+        except _ChangeKeyTaken as taken:
+            conflict = taken.__cause__
+        # Lost a race for the same key; the winner's change is the answer.
+        async with self._session(_CHANGE) as session:
+            recorded = await _change_with_key(session, change_key)
+        if recorded is None:
+            # The constraint that failed was not the change key's after all.
+            raise StoreUnavailable(f"The store could not {_CHANGE}.") from conflict
+        _check_key_owner(recorded, order_id=order_id, customer_id=customer_id)
+        return AddressChangeOutcome.ALREADY_APPLIED, recorded
+
+    async def address_changes(
+        self, *, order_id: str | None = None, call_id: str | None = None
+    ) -> list[AddressChange]:
+        """Recorded address changes, oldest first, optionally one order's and/or one call's."""
+        statement = select(AddressChangeRow).order_by(
+            AddressChangeRow.changed_at, AddressChangeRow.id
+        )
+        if order_id is not None:
+            statement = statement.where(AddressChangeRow.order_id == order_id)
+        if call_id is not None:
+            statement = statement.where(AddressChangeRow.call_id == call_id)
+        async with self._session("read address changes") as session:
+            rows = await session.scalars(statement)
+            return [address_change_from_row(row) for row in rows]
+
+    async def _apply_address_change(
+        self,
+        *,
+        order_id: str,
+        customer_id: str,
+        new_address: PostalAddress,
+        call_id: str,
+        change_key: str,
+    ) -> tuple[AddressChangeOutcome, AddressChange | None]:
+        statement = select(OrderRow).where(OrderRow.order_id == order_id).with_for_update()
+        async with self._write_session(_CHANGE) as session:
+            row = await session.scalar(statement)
+            if row is None or row.customer_id != customer_id:
+                return AddressChangeOutcome.ORDER_NOT_FOUND, None
+            recorded = await _change_with_key(session, change_key)
+            if recorded is not None:
+                _check_key_owner(recorded, order_id=order_id, customer_id=customer_id)
+                return AddressChangeOutcome.ALREADY_APPLIED, recorded
+            order = order_from_row(row)
+            if order.status.has_shipped:
+                return AddressChangeOutcome.ORDER_SHIPPED, None
+            if order.shipping_address == new_address:
+                return AddressChangeOutcome.ALREADY_APPLIED, None
+
+            change = AddressChange(
+                change_key=change_key,
+                order_id=order_id,
+                customer_id=customer_id,
+                call_id=call_id,
+                old_address=order.shipping_address,
+                new_address=new_address,
+                changed_at=dt.datetime.now(dt.UTC),
+            )
+            set_shipping_address(row, new_address)
+            session.add(address_change_to_row(change))
+            session.add(event_to_row(_audit_event(change)))
+            try:
+                await session.flush()
+            except IntegrityError as exc:
+                raise _ChangeKeyTaken from exc
+            return AddressChangeOutcome.CHANGED, change
+
+
+async def _change_with_key(session: AsyncSession, change_key: str) -> AddressChange | None:
+    statement = select(AddressChangeRow).where(AddressChangeRow.change_key == change_key)
+    row = await session.scalar(statement)
+    return None if row is None else address_change_from_row(row)
+
+
+def _check_key_owner(recorded: AddressChange, *, order_id: str, customer_id: str) -> None:
+    # Returning that change would disclose another order's (maybe another customer's)
+    # address, and reporting it as applied would be false.
+    if (recorded.order_id, recorded.customer_id) != (order_id, customer_id):
+        raise ValueError("change_key was already used for a different order")
+
+
+def _audit_event(change: AddressChange) -> AuditEvent:
+    return AuditEvent(
+        call_id=change.call_id,
+        kind="address_changed",
+        customer_id=change.customer_id,
+        order_id=change.order_id,
+        detail={
+            "old_address": mask_address(change.old_address.one_line()),
+            "new_address": mask_address(change.new_address.one_line()),
+        },
+        created_at=change.changed_at,
+    )
