@@ -18,7 +18,7 @@ from livekit.agents.voice import CloseEvent
 
 from customer_service.call_state import CallState
 from customer_service.pipeline import build_models
-from customer_service.settings import ModelProvider, get_settings
+from customer_service.settings import ModelProvider, Settings, get_settings
 from customer_service.testing import call_session
 
 EXIT_WORDS = frozenset({"/quit", "/exit"})
@@ -37,7 +37,13 @@ def choose_llm() -> tuple[llm.LLM[Any], str]:
 
 
 async def converse(
-    model: llm.LLM[Any], *, database_url: str, lines: TextIO, out: TextIO, echo_caller: bool
+    model: llm.LLM[Any],
+    *,
+    database_url: str,
+    lines: TextIO,
+    out: TextIO,
+    echo_caller: bool,
+    settings: Settings | None = None,
 ) -> int:
     """Runs one call: each input line is a caller turn; returns when input ends or the
     agent ends the call."""
@@ -51,7 +57,7 @@ async def converse(
         ended.set()
 
     session: AgentSession[CallState]
-    async with call_session(model, database_url=database_url) as session:
+    async with call_session(model, database_url=database_url, settings=settings) as session:
         for greeting in session.history.items:
             show(greeting)
         session.on("conversation_item_added", lambda event: show(event.item))

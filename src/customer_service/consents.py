@@ -29,10 +29,13 @@ async def stored_answer(state: CallState, topic: ConsentTopic) -> ConsentRecord 
     return await state.store.latest_consent(topic=topic, call_id=state.call_id)
 
 
-async def obtain_consent(state: CallState, topic: ConsentTopic) -> ConsentRecord:
-    """The caller's answer: from the record when they were asked before, else asked now
-    in the fixed wording and recorded. Raises StoreUnavailable if it cannot be stored."""
-    if (existing := await stored_answer(state, topic)) is not None:
+async def obtain_consent(
+    state: CallState, topic: ConsentTopic, *, ask_again: bool = False
+) -> ConsentRecord:
+    """The caller's answer: from the record when they were asked before (unless they want
+    to change it, `ask_again`), else asked now in the fixed wording and recorded.
+    Raises StoreUnavailable if it cannot be stored."""
+    if not ask_again and (existing := await stored_answer(state, topic)) is not None:
         apply_consent(state, existing)
         return existing
     result = await delegate(state, ConsentTask(topic))

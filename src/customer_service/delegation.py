@@ -75,7 +75,6 @@ async def delegate(
         raise offer_human(state)
 
     started = time.monotonic()
-    escalated_before = state.escalated
     timer = asyncio.get_running_loop().call_later(
         state.settings.specialist_time_limit_s, task.time_out
     )
@@ -88,7 +87,7 @@ async def delegate(
             outcome = DelegationOutcome.CANCELLED
         elif task.timed_out:
             outcome = DelegationOutcome.TIMED_OUT
-        elif state.escalated and not escalated_before:
+        elif task.escalated:
             outcome = DelegationOutcome.ESCALATED
         else:
             outcome = DelegationOutcome.FAILED

@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
+from pydantic import JsonValue
+
 from customer_service.call_state import CallState
 from customer_service.store import AuditEvent, EscalationRecord, StoreUnavailable
 
@@ -50,7 +52,13 @@ def summarize(state: CallState, events: list[AuditEvent]) -> str:
     return " ".join(lines)
 
 
-async def escalate(state: CallState, reason: str, *, from_specialist: str | None = None) -> str:
+async def escalate(
+    state: CallState,
+    reason: str,
+    *,
+    from_specialist: str | None = None,
+    collected: dict[str, JsonValue] | None = None,
+) -> str:
     """Records the hand-off and returns what the caller should hear next."""
     failure = state.guardrails.last_failure
     try:
@@ -69,6 +77,7 @@ async def escalate(state: CallState, reason: str, *, from_specialist: str | None
             "disclosed_order_ids": list(state.disclosed_order_ids),
             "active_specialist": from_specialist,
             "delegations": len(state.guardrails.delegations),
+            **(collected or {}),
         },
         failed_specialist=failure.specialist if failure else None,
         failure=failure.outcome.value if failure else None,

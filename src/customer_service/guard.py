@@ -10,6 +10,7 @@ arguments is stopped.
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import logging
 import traceback
@@ -54,6 +55,14 @@ def guarded(
     (handing over to a person, ending the call, giving up)."""
 
     def decorate(method: ToolMethod[SelfT, P, R]) -> ToolMethod[SelfT, P, R]:
+        signature = inspect.signature(method)
+
+        def arguments(*args: Any, **kwargs: Any) -> dict[str, Any]:
+            # The framework passes tool arguments positionally: bind them to their names.
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            return dict(list(bound.arguments.items())[2:])  # without self and context
+
         @functools.wraps(method)
         async def run(
             self: SelfT, context: RunContext[CallState], *args: P.args, **kwargs: P.kwargs
@@ -61,7 +70,9 @@ def guarded(
             state = context.userdata
             name = method.__name__
             if count_repeats:
-                repeats = state.guardrails.note_tool_call(call_key(name, dict(kwargs)))
+                repeats = state.guardrails.note_tool_call(
+                    call_key(name, arguments(self, context, *args, **kwargs))
+                )
                 if repeats >= state.settings.repeated_tool_call_limit:
                     logger.warning(
                         "repeated tool call stopped",

@@ -103,9 +103,8 @@ class SessionModels:
     """The models tried, in order, when LLM_MODEL fails; empty: no fallback."""
 
     def turn_handling(self) -> TurnHandlingOptions:
-        """The `turn_handling=` argument for `AgentSession` (empty: the session decides)."""
-        if self.turn_detection is None:
-            return TurnHandlingOptions()
+        """The `turn_handling=` argument for `AgentSession`. Text-only sessions get an
+        explicit None: left empty, the session would build a turn detector it cannot use."""
         return TurnHandlingOptions(turn_detection=self.turn_detection)
 
     def describe(self) -> str:

@@ -71,7 +71,7 @@ async def entrypoint(ctx: JobContext) -> None:
         tts=models.tts if models.tts is not None else NOT_GIVEN,
         vad=models.vad,
         turn_handling=models.turn_handling(),
-        max_tool_steps=settings.max_tool_steps,
+        max_tool_steps=settings.session_max_tool_steps,
         # One quick retry: every retry of a failing model is silence on the line, and the
         # fallback models and the spoken apology take over after it.
         conn_options=SessionConnectOptions(
@@ -82,7 +82,7 @@ async def entrypoint(ctx: JobContext) -> None:
     # LiveKit's recorder cannot be stopped mid-call, so when the caller is asked first it
     # is not started at all; the consented transcript is kept instead.
     recording: dict[str, Any] = (
-        {"record": False} if settings.recording_consent is RecordingConsent.ASK else {}
+        {"record": False} if settings.recording_consent == RecordingConsent.ASK else {}
     )
 
     async def keep_transcript() -> None:

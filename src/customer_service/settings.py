@@ -136,6 +136,11 @@ class Settings(BaseSettings):
         return None if value == "" else value
 
     @property
+    def session_max_tool_steps(self) -> int:
+        """`max_tool_steps` in the framework's terms: it runs one step more than its value."""
+        return self.max_tool_steps - 1
+
+    @property
     def has_livekit_credentials(self) -> bool:
         return bool(self.livekit_api_key.get_secret_value()) and bool(
             self.livekit_api_secret.get_secret_value()

@@ -71,18 +71,19 @@ class CustomerServiceAgent(Agent):
 
     async def on_enter(self) -> None:
         state: CallState = self.session.userdata
-        if state.settings.recording_consent is not RecordingConsent.ASK:
+        if state.settings.recording_consent != RecordingConsent.ASK:
             self.session.say(GREETING)
             return
         self.session.say(WELCOME)
         try:
-            await obtain_consent(state, ConsentTopic.CALL_RECORDING)
+            answer = consent_confirmation(await obtain_consent(state, ConsentTopic.CALL_RECORDING))
         except StopResponse:
             return  # the caller hung up during the question
         except (StoreUnavailable, ToolError, ValueError):
             # Without an answer that is stored and trusted, the call is not recorded.
             state.stop_recording()
-        self.session.say(HOW_CAN_I_HELP)
+            answer = "This call will not be recorded."
+        self.session.say(f"Thank you. {answer} {HOW_CAN_I_HELP}")
 
     @function_tool()
     @guarded()
@@ -144,7 +145,8 @@ class CustomerServiceAgent(Agent):
             raise ToolError(UNKNOWN_CONSENT_TOPIC) from None
         if consent_topic is ConsentTopic.ORDER_UPDATES_SMS:
             await self._verified_customer(state)
-        return consent_confirmation(await obtain_consent(state, consent_topic))
+        # The caller asked: a stored answer is theirs to change.
+        return consent_confirmation(await obtain_consent(state, consent_topic, ask_again=True))
 
     @function_tool()
     @guarded(count_repeats=False)

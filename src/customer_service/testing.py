@@ -52,7 +52,7 @@ async def call_session(
             session: AgentSession[CallState] = AgentSession(
                 llm=speak_failures(llm),
                 userdata=state,
-                max_tool_steps=settings.max_tool_steps,
+                max_tool_steps=settings.session_max_tool_steps,
             )
             # Waiting for the greeting's run keeps the first caller turn after it.
             greeting = await session.start(CustomerServiceAgent(), capture_run=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from livekit.agents import AgentSession, llm
@@ -31,6 +31,7 @@ from support.scripted_llm import (
     Decision,
     Say,
     ScriptedLLM,
+    Step,
     Turn,
 )
 from support.scripted_llm import relay_tool_output as relay
@@ -45,7 +46,9 @@ ADDRESS_TOOLS = frozenset({"record_address", "give_up"})
 class ChoiceRecordingLLM(ScriptedLLM):
     """The scripted model, also noting the `tool_choice` of every request."""
 
-    def __init__(self, steps: list[Decision] | None = None, *, then: Callable[[Turn], Decision]):
+    def __init__(
+        self, steps: list[Step] | None = None, *, then: Callable[[Turn], Decision]
+    ) -> None:
         super().__init__(steps or [], then=then)
         self.tool_choices: list[Any] = []
 
@@ -56,7 +59,7 @@ class ChoiceRecordingLLM(ScriptedLLM):
     @property
     def must_answer(self) -> bool:
         """The framework asked for text only (its tool-step cap was reached)."""
-        return self.tool_choices[-1] == "none"
+        return bool(self.tool_choices[-1] == "none")
 
 
 async def refusals(session: AgentSession[CallState]) -> list[AuditEvent]:
@@ -186,20 +189,21 @@ async def test_attempts_per_specialist_are_bounded(settings: Settings) -> None:
         assert agent_lines(session)[-1] == BOUND_APOLOGY
 
 
-def ping_pong(turn: Turn, variants: Any) -> Decision:
+def ping_pong(turn: Turn, variants: Iterator[str]) -> Decision:
     """Gives up in whichever specialist is active, and at once starts the other one."""
     if turn.offers(ADDRESS_TOOLS) or turn.offers(ORDER_LOOKUP_TOOLS):
         return Call("give_up")
     output = turn.last_tool_output
     if output is None:
         return Say("How can I help?")
-    if output.output == ADDRESS_UPDATE_ABANDONED or output.output == BOUND_APOLOGY:
-        if output.name == "update_address":
-            return Call("lookup_order")
-    if output.output == LOOKUP_ABANDONED or output.output == BOUND_APOLOGY:
-        if output.name == "lookup_order":
-            # The same order, said differently each time.
-            return Call("update_address", {"order_id": next(variants)})
+    if output.name == "update_address" and output.output in (
+        ADDRESS_UPDATE_ABANDONED,
+        BOUND_APOLOGY,
+    ):
+        return Call("lookup_order")
+    if output.name == "lookup_order" and output.output in (LOOKUP_ABANDONED, BOUND_APOLOGY):
+        # The same order, said differently each time.
+        return Call("update_address", {"order_id": next(variants)})
     return relay(turn)
 
 
@@ -294,8 +298,9 @@ async def test_a_specialist_that_never_completes_is_timed_out(settings: Settings
         state = session.userdata
 
         await eventually(
-            lambda: bool(state.guardrails.delegations)
-            and agent_lines(session)[-1] == BOUND_APOLOGY,
+            lambda: (
+                bool(state.guardrails.delegations) and agent_lines(session)[-1] == BOUND_APOLOGY
+            ),
             what="the time-out and the offer of a human",
         )
         assert state.guardrails.delegations == [Delegation(IDENTITY, DelegationOutcome.TIMED_OUT)]

@@ -29,6 +29,7 @@ from support.scripted_llm import (
     Decision,
     Say,
     ScriptedLLM,
+    Step,
     Turn,
 )
 from support.scripted_llm import relay_tool_output as relay
@@ -36,6 +37,7 @@ from support.scripted_llm import relay_tool_output as relay
 JORDAN_SAYS = "Jordan Lee, 94107, jordan.lee@example.com"
 VERIFIED = "Thank you, Jordan Lee, you are verified."
 STOPPED_CHAINING = "Sorry, let me just answer you."
+LIST_THEN_RELAY: list[Step] = [Call("list_recent_orders"), relay]
 ADDRESSES = [
     {
         "street": street,
@@ -51,7 +53,9 @@ ADDRESSES = [
 class ChoiceRecordingLLM(ScriptedLLM):
     """The scripted model, also noting the `tool_choice` of every request."""
 
-    def __init__(self, steps: list[Decision] | None = None, *, then: Callable[[Turn], Decision]):
+    def __init__(
+        self, steps: list[Step] | None = None, *, then: Callable[[Turn], Decision]
+    ) -> None:
         super().__init__(steps or [], then=then)
         self.tool_choices: list[Any] = []
 
@@ -114,7 +118,7 @@ async def test_the_same_specialist_call_a_third_time_is_stopped(settings: Settin
         [
             Call("lookup_order"),
             check_identity(JORDAN),
-            *[Call("list_recent_orders"), relay] * 3,
+            *LIST_THEN_RELAY * 3,
             Call("lookup", {"order_id": "100102"}),
             relay,
         ]
@@ -196,7 +200,7 @@ async def test_a_caller_correcting_the_address_twice_is_not_a_repeated_call(
 # Tool steps per turn
 
 
-def chaining_model(tool: str, argument: str, steps: list[Decision]) -> ChoiceRecordingLLM:
+def chaining_model(tool: str, argument: str, steps: list[Step]) -> ChoiceRecordingLLM:
     """After `steps`, a model that answers every request with one more tool call (new
     arguments each time), and answers in words only when the framework forbids tools."""
     counter = itertools.count(1)

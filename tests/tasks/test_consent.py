@@ -10,7 +10,7 @@ from livekit.agents import AgentSession
 from customer_service.call_state import CallState
 from customer_service.settings import RecordingConsent, Settings
 from customer_service.supervisor import HOW_CAN_I_HELP, WELCOME
-from customer_service.tasks.consent import CONSENT_WORDING, ConsentTask, ConsentTopic
+from customer_service.tasks.consent import CONSENT_WORDING, ConsentTopic
 from customer_service.testing import call_session, sqlite_url
 from customer_service.transcripts import save_transcript
 from support.conversation import JORDAN, agent_lines, check_identity, tool_outputs
@@ -55,18 +55,57 @@ async def test_granted_is_stored_and_not_asked_again_in_a_later_call(
         assert record.call_id == session.userdata.call_id
     assert not model.overran
 
+    # A later call changes an address: the text-update offer that follows a change is
+    # not made again, because the answer is on record.
     later = ScriptedLLM(
-        [Call("request_consent", {"topic": "order_updates_sms"}), check_identity(JORDAN), relay]
+        [
+            Call("update_address", {"order_id": "100102"}),
+            check_identity(JORDAN),
+            Call(
+                "record_address",
+                {
+                    "street": "1 Market Street",
+                    "city": "San Francisco",
+                    "region": "CA",
+                    "postal_code": "94105",
+                    "country": "US",
+                },
+            ),
+            relay,
+            Call("confirm_address"),
+            relay,
+        ]
     )
     async with call_session(later, settings=settings, database_url=database_url) as session:
-        await session.run(user_input="Am I signed up for texts?")
-        result = await session.run(user_input=JORDAN_SAYS)
-        result.expect.contains_function_call_output(
-            output="You'll get text updates about your orders."
-        )
+        await session.run(user_input="Change the address on order 100102")
+        await session.run(user_input=JORDAN_SAYS)
+        await session.run(user_input="1 Market Street, San Francisco, CA 94105")
+        await session.run(user_input="yes")
+        (changed,) = tool_outputs(session, "update_address")
+        assert changed.output.startswith("Done. Order 1 0 0 1 0 2 will now be delivered to")
+        assert "text updates" not in changed.output
         assert SMS_QUESTION not in agent_lines(session)
-        assert not isinstance(session.current_agent, ConsentTask)
     assert not later.overran
+
+
+async def test_a_caller_can_change_a_stored_answer(settings: Settings) -> None:
+    model = ScriptedLLM(
+        [
+            *sms_script(Call("record_consent", {"granted": True})),
+            Call("request_consent", {"topic": "order_updates_sms"}),
+            Call("record_consent", {"granted": False}),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await ask_sms(session, "Yes please")
+        await session.run(user_input="Actually, please stop the texts")
+        await session.run(user_input="No")
+        assert agent_lines(session)[-1] == "You won't get text updates about your orders."
+        record = await session.userdata.store.latest_consent(topic=SMS, customer_id="C-1001")
+        assert record is not None
+        assert not record.granted
+    assert not model.overran
 
 
 async def test_declined_is_stored_as_no(settings: Settings) -> None:
@@ -129,7 +168,9 @@ async def test_recording_is_asked_first_and_a_no_turns_it_off(
         question = CONSENT_WORDING[ConsentTopic.CALL_RECORDING].question
         assert agent_lines(session) == [WELCOME, question]
         await session.run(user_input="No, please don't record")
-        assert agent_lines(session)[-1] == HOW_CAN_I_HELP
+        assert agent_lines(session)[-1] == (
+            f"Thank you. This call will not be recorded. {HOW_CAN_I_HELP}"
+        )
         state = session.userdata
         assert not state.recording
         record = await state.store.latest_consent(

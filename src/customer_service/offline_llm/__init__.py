@@ -16,7 +16,17 @@ How it answers, on each request:
    with?" after a successful one, except after `end_call` or `transfer_to_human`.
 3. Before the caller has said anything, it greets them (a specialist asks its question).
 4. Otherwise it reads the caller's words with plain rules (keywords, numbers, emails,
-   names, addresses, yes or no) and either calls one offered tool or speaks one line.
+   names, addresses, yes or no) and either calls one offered tool or speaks one line:
+   - `supervisor`: a person, goodbye, text updates or recording (`request_consent`
+     with topic "order_updates_sms" or "call_recording"), an address change, an order,
+     verification; a yes or no answers the agent's last line ("I can transfer you to a
+     colleague ..." -> `transfer_to_human`; "anything else?" -> `end_call` on a no).
+   - `specialists`: each one hands a caller who asks for a person (or accepts a
+     colleague a tool offered) to `transfer_to_human`; the address specialist reads a
+     one-line address, its read-back answer, or a correction of the one part a
+     problem message named ("The ZIP code 9410 doesn't look right" -> "94105"); the
+     consent specialist records a clear yes or no and repeats its question, word for
+     word, after anything else.
 
 The caller's words are data: whatever they say, only a tool that was offered is ever
 called. The same conversation always gets the same answer (only call ids differ).

@@ -11,7 +11,11 @@ from customer_service.offline_llm.conversation import CallTool, Conversation, Re
 from customer_service.offline_llm.fields import find_order_number
 from customer_service.offline_llm.identity import identity_details, missing_details_prompt
 from customer_service.offline_llm.speech import PERSON, REFUSALS, Phrases, normalise, polarity
-from customer_service.offline_llm.supervisor import ASKED_FOR_PERSON
+from customer_service.offline_llm.supervisor import (
+    ACCEPTED_OFFER,
+    ASKED_FOR_PERSON,
+    offered_colleague,
+)
 
 __all__ = [
     "ADDRESS_AGAIN",
@@ -35,11 +39,16 @@ ADDRESS_QUESTION = (
 ADDRESS_AGAIN = "Please tell me the full new address again."
 CLEAR_YES_NO = "Sorry, I need a clear yes or no."
 
-_TRANSFER = CallTool("transfer_to_human", {"reason": ASKED_FOR_PERSON})
 
-
-def _asks_for_person(conversation: Conversation) -> bool:
-    return PERSON.found_in(normalise(conversation.last_caller_line or ""))
+def _transfer(conversation: Conversation) -> CallTool | None:
+    """`transfer_to_human` when the caller asks for a person, or says yes to the offer
+    of a colleague (a tool's words: "I can transfer you to a colleague ...")."""
+    line = conversation.last_caller_line or ""
+    if PERSON.found_in(normalise(line)):
+        return CallTool("transfer_to_human", {"reason": ASKED_FOR_PERSON})
+    if offered_colleague(conversation) and polarity(line) is True:
+        return CallTool("transfer_to_human", {"reason": ACCEPTED_OFFER})
+    return None
 
 
 # --- identity --------------------------------------------------------------------------
@@ -52,8 +61,8 @@ def identity_prompt(conversation: Conversation) -> str:
 
 
 def identity(conversation: Conversation) -> Reply:
-    if _asks_for_person(conversation):
-        return _TRANSFER
+    if (transfer := _transfer(conversation)) is not None:
+        return transfer
     details = identity_details(conversation.caller_lines(after_call_to="check_identity"))
     if details.complete:
         return CallTool(
@@ -91,8 +100,8 @@ _LIST_ORDERS = Phrases(
 
 
 def order_lookup(conversation: Conversation) -> Reply:
-    if _asks_for_person(conversation):
-        return _TRANSFER
+    if (transfer := _transfer(conversation)) is not None:
+        return transfer
     line = conversation.last_caller_line or ""
     order = find_order_number(line)
     if order is not None:
@@ -117,8 +126,8 @@ def address_update(conversation: Conversation) -> Reply:
     if address is not None:
         # A whole address is never a request for a person, whatever its street is called.
         return CallTool("record_address", address.arguments())
-    if _asks_for_person(conversation):
-        return _TRANSFER
+    if (transfer := _transfer(conversation)) is not None:
+        return transfer
     if REFUSALS.found_in(normalise(line)):
         return CallTool("give_up")
     answered = conversation.output_answered()
@@ -168,8 +177,8 @@ def consent_question(conversation: Conversation) -> str:
 
 
 def consent(conversation: Conversation) -> Reply:
-    if _asks_for_person(conversation):
-        return _TRANSFER
+    if (transfer := _transfer(conversation)) is not None:
+        return transfer
     line = conversation.last_caller_line or ""
     answer = polarity(line)
     if answer is not None:

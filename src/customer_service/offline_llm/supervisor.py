@@ -18,6 +18,7 @@ __all__ = [
     "WHAT_ELSE",
     "capabilities",
     "consent_topic",
+    "offered_colleague",
     "respond",
 ]
 
@@ -96,6 +97,8 @@ _OTHER_CONSENT = Phrases(
         "opt-in",
         "opt out",
         "opt-out",
+        "opt me in",
+        "opt me out",
         "subscribe",
         "unsubscribe",
         "consent",
@@ -142,14 +145,20 @@ def consent_topic(said: str) -> ConsentTopic | None:
     return None
 
 
+def offered_colleague(conversation: Conversation) -> bool:
+    """Whether the agent's line the caller is answering offered to transfer them
+    ("... I can transfer you to a colleague who can help.")."""
+    return _OFFERS_COLLEAGUE.found_in(normalise(conversation.agent_line_answered() or ""))
+
+
 def _answer_to_agent(conversation: Conversation, answer: bool) -> Reply:
     """A bare yes or no, read as the answer to what the agent said last."""
-    asked = conversation.agent_line_answered() or ""
-    if _OFFERS_COLLEAGUE.found_in(normalise(asked)):
+    if offered_colleague(conversation):
         # "I can transfer you to a colleague ..." -> "yes please".
         if answer:
             return CallTool("transfer_to_human", {"reason": ACCEPTED_OFFER})
         return Say(DECLINED_OFFER)
+    asked = conversation.agent_line_answered() or ""
     if asked.endswith(ANYTHING_ELSE):
         # "No" to "anything else?" ends the call; "yes" asks what.
         return Say(WHAT_ELSE) if answer else CallTool("end_call")

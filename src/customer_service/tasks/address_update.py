@@ -14,13 +14,14 @@ from typing import Any
 from livekit.agents import RunContext, ToolError, function_tool
 from livekit.agents.llm import ChatContext, ChatMessage, FunctionTool, ToolFlag
 from livekit.agents.types import NOT_GIVEN, NotGivenOr
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from customer_service.addresses import AddressProblem, read_back, validated_address
 from customer_service.call_state import CallState
 from customer_service.domain import ORDER_ID_PATTERN, PostalAddress
 from customer_service.guard import guarded
 from customer_service.persona import PERSONA
+from customer_service.privacy import mask_address
 from customer_service.tasks.base import Specialist
 
 ADDRESS_INSTRUCTIONS = PERSONA + dedent(
@@ -71,6 +72,15 @@ class AddressUpdateTask(Specialist[AddressUpdateResult]):
 
     async def on_enter(self) -> None:
         self.session.say(opening_question(self._order_id))
+
+    def collected(self) -> dict[str, JsonValue]:
+        read_back_so_far = self._read_back
+        return {
+            "order_id": self._order_id,
+            "address_read_back": mask_address(read_back_so_far.one_line())
+            if read_back_so_far
+            else None,
+        }
 
     @function_tool()
     @guarded()

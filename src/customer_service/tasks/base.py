@@ -6,6 +6,7 @@ from typing import Generic, TypeVar
 
 from livekit.agents import AgentTask, RunContext, ToolError, function_tool
 from livekit.agents.llm import ToolFlag
+from pydantic import JsonValue
 
 from customer_service.call_state import CallState
 from customer_service.escalation import escalate
@@ -24,6 +25,7 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
 
     cancelled = False
     timed_out = False
+    escalated = False
 
     def cancel(self) -> None:
         if not self.done() and not self.timed_out:
@@ -36,6 +38,11 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
             return
         self.timed_out = True
         super().cancel()
+
+    def collected(self) -> dict[str, JsonValue]:
+        """What this specialist has gathered so far, for a colleague who takes over; only
+        values safe to store (identifiers, masked text)."""
+        return {}
 
     def finish(self, result: ResultT | Exception) -> None:
         """Completes the task once; a second outcome after the first is ignored."""
@@ -50,5 +57,8 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
         Args:
             reason: A few words on why, for the colleague who takes over.
         """
-        message = await escalate(context.userdata, reason, from_specialist=self.id)
+        message = await escalate(
+            context.userdata, reason, from_specialist=self.id, collected=self.collected()
+        )
+        self.escalated = True
         self.finish(ToolError(message))

@@ -10,7 +10,7 @@ from textwrap import dedent
 
 from livekit.agents import Agent, FlushSentinel, ModelSettings, RunContext, function_tool, llm
 from livekit.agents.llm import ToolFlag
-from pydantic import AwareDatetime, BaseModel, ConfigDict
+from pydantic import AwareDatetime, BaseModel, ConfigDict, JsonValue
 
 from customer_service.call_state import CallState
 from customer_service.guard import guarded
@@ -36,10 +36,9 @@ class ConsentWording:
 # so every recorded answer can be traced to the exact words the caller heard.
 CONSENT_WORDING: dict[ConsentTopic, ConsentWording] = {
     ConsentTopic.CALL_RECORDING: ConsentWording(
-        version="call_recording/2026-11-01",
+        version="call_recording/2026-11-26",
         question=(
-            "Before we start: may we record this call to check and improve our service? "
-            "Please say yes or no."
+            "May we record this call to check and improve our service? Please say yes or no."
         ),
     ),
     ConsentTopic.ORDER_UPDATES_SMS: ConsentWording(
@@ -83,6 +82,9 @@ class ConsentTask(Specialist[ConsentResult]):
         self._asked_at = dt.datetime.now(dt.UTC)
         # No earlier history: a "yes" said to something else must not answer this.
         super().__init__(instructions=consent_instructions(self._wording))
+
+    def collected(self) -> dict[str, JsonValue]:
+        return {"consent_topic": self._topic.value}
 
     async def on_enter(self) -> None:
         self._asked_at = dt.datetime.now(dt.UTC)

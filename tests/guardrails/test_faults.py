@@ -1,0 +1,298 @@
+"""Faults in the middle of a call: the store failing, the caller hanging up or interrupting.
+
+Whatever happens, nothing is half-written and the call (or its close) goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+from livekit.agents import CloseEvent, llm
+
+from customer_service.call_state import CallState, Delegation, DelegationOutcome
+from customer_service.guard import STORE_APOLOGY
+from customer_service.settings import Settings
+from customer_service.store import Store
+from customer_service.store.seed import DEMO_ORDERS
+from customer_service.tasks.consent import ConsentTopic
+from customer_service.tasks.identity import OPENING_QUESTION as IDENTITY_QUESTION
+from customer_service.testing import call_session, sqlite_url
+from support.conversation import JORDAN, agent_lines, audit_kinds, check_identity
+from support.faults import fail_everything, fail_writes
+from support.scripted_llm import Call, ScriptedLLM, Step
+from support.scripted_llm import relay_tool_output as relay
+
+JORDAN_SAYS = "Jordan Lee, 94107, jordan.lee@example.com"
+NEW_ADDRESS = {
+    "street": "1 Market St",
+    "city": "San Francisco",
+    "region": "CA",
+    "postal_code": "94105",
+    "country": "US",
+}
+READ_BACK = "I have 1 Market St, San Francisco, CA 94105, United States. Is that right?"
+ORIGINAL_ADDRESS = next(o for o in DEMO_ORDERS if o.order_id == "100102").shipping_address
+CLOSE_WITHIN_S = 10.0
+"""A generous bound on closing the session: a hang must fail the test, not stall it."""
+
+
+def our_warnings(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [
+        record
+        for record in caplog.records
+        if record.name.startswith("customer_service") and record.levelno >= logging.WARNING
+    ]
+
+
+async def test_store_writes_failing_at_the_address_confirmation(settings: Settings) -> None:
+    model = ScriptedLLM(
+        [
+            Call("update_address", {"order_id": "100102"}),
+            check_identity(JORDAN),
+            Call("record_address", NEW_ADDRESS),
+            relay,
+            Call("confirm_address"),
+            relay,
+            Call("lookup_order", {"order_id": "100102"}),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        state = session.userdata
+        await session.run(user_input="Please change the delivery address of order 100102")
+        await session.run(user_input=JORDAN_SAYS)
+        await session.run(user_input="1 Market St, San Francisco, CA 94105")
+        assert agent_lines(session)[-1] == READ_BACK
+
+        undo = fail_writes(state.store)
+        try:
+            confirmed = await session.run(user_input="Yes, that's right")
+        finally:
+            undo()
+        confirmed.expect.contains_function_call_output(output=STORE_APOLOGY, is_error=True)
+        assert agent_lines(session)[-1] == STORE_APOLOGY
+
+        order = await state.store.get_order("100102")
+        assert order is not None
+        assert order.shipping_address == ORIGINAL_ADDRESS
+        assert await state.store.address_changes(order_id="100102") == []
+        assert "address_changed" not in await audit_kinds(session)
+        assert state.verified_customer is not None
+
+        # The call goes on: the next request works and reads the unchanged address.
+        after = await session.run(user_input="OK. Where is order 100102 going now?")
+        after.expect.next_event().is_function_call(name="lookup_order")
+        output = after.expect.next_event().is_function_call_output(is_error=False)
+        assert ORIGINAL_ADDRESS.one_line() in output.event().item.output
+    assert not model.overran
+
+
+async def test_store_down_during_the_identity_check(settings: Settings) -> None:
+    model = ScriptedLLM(
+        [
+            Call("lookup_order", {"order_id": "100101"}),
+            check_identity(JORDAN),
+            relay,
+            check_identity(JORDAN),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        state = session.userdata
+        await session.run(user_input="Where is my order 100101?")
+        undo = fail_everything(state.store)
+        try:
+            down = await session.run(user_input=JORDAN_SAYS)
+        finally:
+            undo()
+        down.expect.next_event().is_function_call(name="check_identity")
+        down.expect.next_event().is_function_call_output(output=STORE_APOLOGY, is_error=True)
+        down.expect.next_event().is_message(role="assistant")
+        down.expect.no_more_events()
+        assert agent_lines(session)[-1] == STORE_APOLOGY
+        assert state.verified_customer is None
+        # An outage is not the caller's failed attempt.
+        assert state.identity.failed_checks == 0
+        assert state.guardrails.active_specialist == "verify_identity_task"
+
+        again = await session.run(user_input=JORDAN_SAYS)
+        again.expect.contains_function_call_output(is_error=False)
+        assert state.verified_customer is not None
+        assert "1Z999AA10123456784" in agent_lines(session)[-1]
+    assert not model.overran
+
+
+HANG_UPS: dict[str, tuple[list[Step], list[str], str, list[str]]] = {
+    # case: (script, caller lines, specialist hung up in, audit kinds stored before)
+    "identity": (
+        [Call("lookup_order", {"order_id": "100101"})],
+        ["Where is my order 100101?"],
+        "verify_identity_task",
+        [],
+    ),
+    "order lookup": (
+        [Call("lookup_order"), check_identity(JORDAN)],
+        ["Can you check an order?", JORDAN_SAYS],
+        "order_lookup_task",
+        ["identity_verified", "delegation"],
+    ),
+    "address update after the read-back": (
+        [
+            Call("update_address", {"order_id": "100102"}),
+            check_identity(JORDAN),
+            Call("record_address", NEW_ADDRESS),
+            relay,
+        ],
+        ["Change the address of order 100102", JORDAN_SAYS, "1 Market St, San Francisco"],
+        "address_update_task",
+        ["identity_verified", "delegation"],
+    ),
+    "consent": (
+        [Call("request_consent", {"topic": "call_recording"})],
+        ["I want to set my call recording choice"],
+        "consent_task",
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", HANG_UPS.values(), ids=HANG_UPS.keys())
+async def test_hang_up_during_a_specialist(
+    settings: Settings,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    case: tuple[list[Step], list[str], str, list[str]],
+) -> None:
+    script, lines, specialist, stored_before = case
+    model = ScriptedLLM(script)
+    database_url = sqlite_url(tmp_path / "store.sqlite3")
+    closed: list[CloseEvent] = []
+    async with asyncio.timeout(CLOSE_WITHIN_S):
+        async with call_session(model, settings=settings, database_url=database_url) as session:
+            session.on("close", closed.append)
+            for line in lines:
+                await session.run(user_input=line)
+            state: CallState = session.userdata
+            assert state.guardrails.active_specialist == specialist
+        # Leaving the block closes the session, as the caller hanging up does.
+
+    assert len(closed) == 1
+    assert state.guardrails.delegations[-1] == Delegation(specialist, DelegationOutcome.CANCELLED)
+    assert state.guardrails.active_specialist is None
+    assert our_warnings(caplog) == []
+    assert not model.overran
+    store = await Store.open(database_url)
+    try:
+        events = await store.audit_events(call_id=state.call_id)
+        assert [event.kind for event in events] == stored_before
+        assert "cancelled" not in [event.detail.get("outcome") for event in events]
+        assert await store.address_changes(call_id=state.call_id) == []
+        for topic in ConsentTopic:
+            assert await store.latest_consent(topic=topic, call_id=state.call_id) is None
+        assert await store.escalations(call_id=state.call_id) == []
+        order = await store.get_order("100102")
+        assert order is not None
+        assert order.shipping_address == ORIGINAL_ADDRESS
+    finally:
+        await store.close()
+
+
+async def test_interrupting_the_identity_question_does_not_stall_the_task(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM(
+        [Call("lookup_order", {"order_id": "100101"}), check_identity(JORDAN), relay]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Where is my order 100101?")
+        assert agent_lines(session)[-1] == IDENTITY_QUESTION
+        await asyncio.wait_for(session.interrupt(), CLOSE_WITHIN_S)
+
+        answered = await asyncio.wait_for(session.run(user_input=JORDAN_SAYS), CLOSE_WITHIN_S)
+        answered.expect.contains_function_call_output(is_error=False)
+        assert "1Z999AA10123456784" in agent_lines(session)[-1]
+        assert session.userdata.guardrails.delegations == [
+            Delegation("verify_identity_task", DelegationOutcome.COMPLETED)
+        ]
+    assert not model.overran
+
+
+class HoldingLLM(ScriptedLLM):
+    """The scripted model, able to hold one request's answer until released, so the
+    caller can interrupt the agent while it is still producing that reply."""
+
+    def __init__(self, steps: list[Step]) -> None:
+        super().__init__(steps)
+        self.hold_request: int | None = None
+        self.held = asyncio.Event()
+        self.release = asyncio.Event()
+
+    def chat(self, **kwargs: Any) -> llm.LLMStream:
+        index = len(self.turns)
+        stream = super().chat(**kwargs)
+        if index == self.hold_request:
+            answer = stream._run
+
+            async def held() -> None:
+                self.held.set()
+                await self.release.wait()
+                await answer()
+
+            stream._run = held  # type: ignore[method-assign]
+        return stream
+
+
+async def test_interrupting_the_address_read_back_does_not_stall_the_task(
+    settings: Settings,
+) -> None:
+    model = HoldingLLM(
+        [
+            Call("update_address", {"order_id": "100102"}),
+            check_identity(JORDAN),
+            Call("record_address", NEW_ADDRESS),
+            relay,  # the read-back: held, then interrupted
+            Call("record_address", NEW_ADDRESS),
+            relay,
+            Call("confirm_address"),
+            Call("record_consent", {"granted": False}),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        state = session.userdata
+        await session.run(user_input="Please change the delivery address of order 100102")
+        await session.run(user_input=JORDAN_SAYS)
+
+        model.hold_request = len(model.turns) + 1
+        giving = asyncio.ensure_future(
+            session.run(user_input="1 Market St, San Francisco, CA 94105")
+        )
+        await asyncio.wait_for(model.held.wait(), CLOSE_WITHIN_S)
+        await asyncio.wait_for(session.interrupt(), CLOSE_WITHIN_S)
+        model.release.set()
+        await asyncio.wait_for(giving, CLOSE_WITHIN_S)
+        assert READ_BACK not in agent_lines(session)
+
+        # The caller did not hear the read-back; the task is still there to repeat it.
+        await asyncio.wait_for(session.run(user_input="Sorry, go on?"), CLOSE_WITHIN_S)
+        assert agent_lines(session)[-1] == READ_BACK
+        confirmed = await asyncio.wait_for(
+            session.run(user_input="Yes, that's right"), CLOSE_WITHIN_S
+        )
+        confirmed.expect.contains_function_call(name="confirm_address")
+        await asyncio.wait_for(session.run(user_input="No texts, thanks"), CLOSE_WITHIN_S)
+
+        assert agent_lines(session)[-1] == (
+            "Done. Order 1 0 0 1 0 2 will now be delivered to 1 Market St, San Francisco, "
+            "CA 94105, United States. You won't get text updates about your orders."
+        )
+        [change] = await state.store.address_changes(order_id="100102")
+        assert change.new_address.street == "1 Market St"
+        assert [d.outcome for d in state.guardrails.delegations] == [
+            DelegationOutcome.COMPLETED
+        ] * 3
+    assert not model.overran

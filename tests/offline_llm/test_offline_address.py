@@ -1,0 +1,237 @@
+"""The address specialist: reading an address, the read-back, and corrections of one part."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from livekit.agents import llm
+
+from customer_service.addresses import AddressProblem, validated_address
+from support.offline_chat import (
+    ADDRESS,
+    ADDRESS_QUESTION,
+    agent,
+    answer,
+    called,
+    said,
+    tool_round,
+    user,
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "arguments"),
+    [
+        (
+            "500 Market Street, Apt 4, San Francisco, CA 94105",
+            {
+                "street": "500 Market Street",
+                "unit": "Apt 4",
+                "city": "San Francisco",
+                "region": "CA",
+                "postal_code": "94105",
+                "country": "US",
+            },
+        ),
+        (
+            "My new address is 12 Main St, Springfield, Illinois, 62701, USA",
+            {
+                "street": "12 Main St",
+                "city": "Springfield",
+                "region": "Illinois",
+                "postal_code": "62701",
+                "country": "US",
+            },
+        ),
+        (
+            "Calle Mayor 5, Madrid, Madrid 28013, Spain",
+            {
+                "street": "Calle Mayor 5",
+                "city": "Madrid",
+                "region": "Madrid",
+                "postal_code": "28013",
+                "country": "ES",
+            },
+        ),
+        (
+            "1 Market Street, Suite 5, San Francisco, CA 94105",
+            {
+                "street": "1 Market Street",
+                "unit": "Suite 5",
+                "city": "San Francisco",
+                "region": "CA",
+                "postal_code": "94105",
+                "country": "US",
+            },
+        ),
+        (
+            "1 Market Street, San Francisco CA 94105",
+            {
+                "street": "1 Market Street",
+                "city": "San Francisco",
+                "region": "CA",
+                "postal_code": "94105",
+                "country": "US",
+            },
+        ),
+    ],
+)
+async def test_address_is_recorded(line: str, arguments: dict[str, str]) -> None:
+    assert called(await answer(ADDRESS, user(line))) == ("record_address", arguments)
+
+
+@pytest.mark.parametrize(
+    ("line", "postal_code"),
+    [
+        ("1 Market Street, San Francisco, CA 9410", "9410"),
+        ("1 Market Street, San Francisco, CA 941050, USA", "941050"),
+    ],
+)
+async def test_a_misshapen_zip_is_passed_on_for_the_tool_to_judge(
+    line: str, postal_code: str
+) -> None:
+    name, arguments = called(await answer(ADDRESS, user(line)))
+    assert (name, arguments["postal_code"], arguments["region"]) == (
+        "record_address",
+        postal_code,
+        "CA",
+    )
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "sorry, it's 94105",
+        "500 Market St, Apt 400",
+        "500 Market St, Apt 400, San Francisco",
+        "Market Street, 94105",
+    ],
+)
+async def test_not_a_whole_address_asks_for_one(line: str) -> None:
+    assert said(await answer(ADDRESS, user(line))) == ADDRESS_QUESTION
+
+
+RECORDED: dict[str, Any] = {
+    "street": "500 Market Street",
+    "city": "San Francisco",
+    "region": "CA",
+    "postal_code": "94105",
+    "country": "US",
+}
+
+
+def read_back() -> list[llm.ChatItem]:
+    question = "I have 500 Market Street, San Francisco, CA 94105. Is that right?"
+    return [
+        user("500 Market Street, San Francisco, CA 94105"),
+        *tool_round("record_address", question, **RECORDED),
+        agent(question),
+    ]
+
+
+@pytest.mark.parametrize("line", ["yes", "correct", "that's right", "yep", "right"])
+async def test_address_yes_after_read_back_confirms(line: str) -> None:
+    assert called(await answer(ADDRESS, *read_back(), user(line))) == ("confirm_address", {})
+
+
+async def test_address_no_after_read_back_asks_again() -> None:
+    assert said(await answer(ADDRESS, *read_back(), user("no"))) == (
+        "Please tell me the full new address again."
+    )
+
+
+async def test_address_correction_after_read_back_is_recorded() -> None:
+    line = "No, it's 501 Market Street, San Francisco, CA 94105"
+    name, arguments = called(await answer(ADDRESS, *read_back(), user(line)))
+    assert (name, arguments["street"]) == ("record_address", "501 Market Street")
+
+
+@pytest.mark.parametrize(
+    ("line", "field", "value"),
+    [
+        ("no, the zip is 94103", "postal_code", "94103"),
+        ("the city should be Oakland", "city", "Oakland"),
+        ("No, the state is Nevada.", "region", "Nevada"),
+        ("the unit is Suite 5", "unit", "Suite 5"),
+    ],
+)
+async def test_one_part_corrected_after_read_back(line: str, field: str, value: str) -> None:
+    response = await answer(ADDRESS, *read_back(), user(line))
+    assert called(response) == ("record_address", {**RECORDED, field: value})
+
+
+def problem_with(**changes: str) -> str:
+    arguments = {**RECORDED, **changes}
+    with pytest.raises(AddressProblem) as problem:
+        validated_address(**arguments)
+    return problem.value.message
+
+
+def problem_reported(**changes: str) -> list[llm.ChatItem]:
+    """The caller gave an address with one bad part; the tool said what is wrong."""
+    message = problem_with(**changes)
+    return [
+        user("500 Market Street, San Francisco, CA ..."),
+        *tool_round("record_address", message, is_error=True, **{**RECORDED, **changes}),
+        agent(message),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("changes", "line", "field", "value"),
+    [
+        ({"postal_code": "9410"}, "sorry, it's 94105", "postal_code", "94105"),
+        ({"postal_code": "9410"}, "94105", "postal_code", "94105"),
+        (
+            {"postal_code": "9410"},
+            "nine four one zero five",
+            "postal_code",
+            "nine four one zero five",
+        ),
+        ({"region": ""}, "California", "region", "California"),
+        ({"region": "Cali"}, "it's California", "region", "California"),
+        ({"city": "S4n Francisco"}, "San Francisco", "city", "San Francisco"),
+        ({"country": "Atlantis"}, "United States", "country", "United States"),
+    ],
+)
+async def test_the_part_the_tool_asked_about_is_corrected(
+    changes: dict[str, str], line: str, field: str, value: str
+) -> None:
+    response = await answer(ADDRESS, *problem_reported(**changes), user(line))
+    assert called(response) == ("record_address", {**RECORDED, **changes, field: value})
+
+
+async def test_a_whole_address_after_a_problem_replaces_it() -> None:
+    line = "1 Market Street, San Francisco, CA 94105"
+    response = await answer(ADDRESS, *problem_reported(postal_code="9410"), user(line))
+    name, arguments = called(response)
+    assert (name, arguments["street"], arguments["postal_code"]) == (
+        "record_address",
+        "1 Market Street",
+        "94105",
+    )
+
+
+@pytest.mark.parametrize("line", ["yes", "what do you mean?", "hmm"])
+async def test_no_usable_answer_to_a_problem_asks_for_the_address(line: str) -> None:
+    response = await answer(ADDRESS, *problem_reported(postal_code="9410"), user(line))
+    assert said(response) == ADDRESS_QUESTION
+
+
+async def test_a_problem_about_no_part_needs_the_whole_address() -> None:
+    message = "The address has changed since I read it back. Please listen to the new read-back."
+    items = [
+        user("500 Market Street, San Francisco, CA 94105"),
+        *tool_round("record_address", message, is_error=True, **RECORDED),
+        agent(message),
+    ]
+    assert said(await answer(ADDRESS, *items, user("94105"))) == ADDRESS_QUESTION
+
+
+async def test_address_yes_without_read_back_asks_for_the_address() -> None:
+    assert said(await answer(ADDRESS, user("yes"))) == ADDRESS_QUESTION
+
+
+async def test_address_give_up() -> None:
+    assert called(await answer(ADDRESS, *read_back(), user("forget it"))) == ("give_up", {})

@@ -1,0 +1,375 @@
+"""Every flow a new user can try in `make chat`, end to end: the real supervisor,
+specialists and store, driven by the offline model through `converse` (as `make chat`
+runs it), or through `call_session` where settings must differ from the process's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from customer_service.address_changes import not_changeable_message
+from customer_service.addresses import AddressProblem, read_back, validated_address
+from customer_service.consents import CONSENT_CONFIRMATIONS
+from customer_service.domain import Order, PostalAddress
+from customer_service.escalation import HANDOFF_MESSAGE
+from customer_service.offline_llm import OfflineLLM
+from customer_service.offline_llm.supervisor import (
+    ACCEPTED_OFFER,
+    ANYTHING_ELSE,
+    ASKED_FOR_PERSON,
+    DECLINED_OFFER,
+)
+from customer_service.policy import VERIFICATION_LOCKED
+from customer_service.settings import RecordingConsent, Settings
+from customer_service.store import Store
+from customer_service.store.seed import DEMO_ORDERS
+from customer_service.supervisor import GREETING, HOW_CAN_I_HELP, WELCOME
+from customer_service.tasks.address_update import opening_question
+from customer_service.tasks.consent import CONSENT_WORDING, ConsentTopic
+from customer_service.tasks.identity import OPENING_QUESTION as IDENTITY_QUESTION
+from customer_service.tasks.identity import mismatch_message
+from customer_service.tasks.order_lookup import OPENING_QUESTION as ORDER_QUESTION
+from customer_service.tasks.order_lookup import OrderLookupResult, not_found_message
+from customer_service.testing import call_session, sqlite_url
+from support.conversation import agent_lines
+from support.offline_chat import chat
+
+GOODBYE = "Thank you for calling. Goodbye!"
+JORDAN = "Jordan Lee, 94107, jordan.lee@example.com"
+PRIYA = "Priya Natarajan, 10001, priya.n@example.com"
+SMS = ConsentTopic.ORDER_UPDATES_SMS
+RECORDING = ConsentTopic.CALL_RECORDING
+SMS_QUESTION = CONSENT_WORDING[SMS].question
+RECORDING_QUESTION = CONSENT_WORDING[RECORDING].question
+
+
+@pytest.fixture
+def database_url(tmp_path: Path) -> str:
+    return sqlite_url(tmp_path / "store.sqlite3")
+
+
+def demo_order(order_id: str) -> Order:
+    return next(order for order in DEMO_ORDERS if order.order_id == order_id)
+
+
+async def stored_order(database_url: str, order_id: str) -> Order:
+    async with await Store.open(database_url) as store:
+        order = await store.get_order(order_id)
+    assert order is not None
+    return order
+
+
+# --- orders ------------------------------------------------------------------------------
+
+
+async def test_order_status_by_number(database_url: str) -> None:
+    said = (await chat(database_url, "Where is my order 100101?", JORDAN, "no")).agent
+    assert said[:2] == [GREETING, IDENTITY_QUESTION]
+    assert said[2].startswith("Order 100101, placed on November 2,")
+    assert "has shipped with UPS, tracking number 1Z999AA10123456784" in said[2]
+    assert said[2].endswith(ANYTHING_ELSE)
+    assert said[3:] == [GOODBYE]
+
+
+async def test_recent_orders(database_url: str) -> None:
+    said = (
+        await chat(
+            database_url,
+            "I'd like to check an order",
+            PRIYA,
+            "I don't know the number",
+            "two zero zero two zero one",
+        )
+    ).agent
+    assert said[:3] == [GREETING, IDENTITY_QUESTION, ORDER_QUESTION]
+    assert said[3].startswith("Your recent orders are: order 200202")
+    assert "order 200201, placed on November 5, delivered" in said[3]
+    assert said[4].startswith("Order 200201")
+    assert "was delivered on November 9" in said[4]
+
+
+async def test_lockout_after_three_failures_then_a_colleague(database_url: str) -> None:
+    wrong = "Jordan Lee, 90210, jordan.lee@example.com"
+    transcript = await chat(
+        database_url, "Where is my order 100101?", wrong, wrong, wrong, "yes please"
+    )
+    assert transcript.agent[1:] == [
+        IDENTITY_QUESTION,
+        mismatch_message(2),
+        mismatch_message(1),
+        VERIFICATION_LOCKED,
+        HANDOFF_MESSAGE,
+    ]
+    assert "1Z999AA10123456784" not in transcript.text()
+    async with await Store.open(database_url) as store:
+        [escalation] = await store.escalations()
+    assert (escalation.reason, escalation.verified) == (ACCEPTED_OFFER, False)
+    assert escalation.collected["verification_locked"] is True
+
+
+async def test_lockout_declining_a_colleague_then_goodbye(database_url: str) -> None:
+    wrong = "Jordan Lee, 90210, jordan.lee@example.com"
+    said = (
+        await chat(database_url, "Where is order 100101?", wrong, wrong, wrong, "no", "no")
+    ).agent
+    assert said[-3:] == [VERIFICATION_LOCKED, DECLINED_OFFER, GOODBYE]
+
+
+async def test_another_customers_order_reads_like_an_unknown_one(database_url: str) -> None:
+    transcript = await chat(
+        database_url, "Where is order 200201?", JORDAN, "sorry, I meant 100102", "bye"
+    )
+    assert transcript.agent[2] == not_found_message("200201")
+    assert transcript.agent[3].startswith("Order 100102")
+    assert "is processing" in transcript.agent[3]
+    assert transcript.agent[4] == GOODBYE
+    assert "Cork yoga mat" not in transcript.text()
+
+
+async def test_three_lookups_in_one_call_are_all_answered(database_url: str) -> None:
+    said = (
+        await chat(
+            database_url,
+            "Where is order 100101?",
+            JORDAN,
+            "what about order 100102",
+            "and order 100101 again",
+        )
+    ).agent
+    # Different arguments each time, so none of them is a repeated call.
+    assert [line[:13] for line in said[2:]] == ["Order 100101,", "Order 100102,", "Order 100101,"]
+
+
+# --- address changes -----------------------------------------------------------------------
+
+NEW_ADDRESS = PostalAddress(
+    street="1 Market Street",
+    unit="Suite 5",
+    city="San Francisco",
+    region="CA",
+    postal_code="94105",
+    country="US",
+)
+
+
+async def test_address_change_with_the_text_update_offer(database_url: str) -> None:
+    said = (
+        await chat(
+            database_url,
+            "I need to change the delivery address for order 100102",
+            JORDAN,
+            "1 Market Street, Suite 5, San Francisco, CA 94105",
+            "yes",
+            "no",
+        )
+    ).agent
+    assert said[1:5] == [
+        IDENTITY_QUESTION,
+        opening_question("100102"),
+        f"I have {read_back(NEW_ADDRESS)}. Is that right?",
+        SMS_QUESTION,
+    ]
+    assert said[5].startswith(
+        f"Done. Order 1 0 0 1 0 2 will now be delivered to {read_back(NEW_ADDRESS)}."
+    )
+    assert CONSENT_CONFIRMATIONS[(SMS, False)] in said[5]
+    assert said[5].endswith(ANYTHING_ELSE)
+    assert (await stored_order(database_url, "100102")).shipping_address == NEW_ADDRESS
+    assert (await stored_order(database_url, "100101")).shipping_address == (
+        demo_order("100101").shipping_address
+    )
+    async with await Store.open(database_url) as store:
+        consent = await store.latest_consent(topic=SMS, customer_id="C-1001")
+        changes = await store.address_changes(order_id="100102")
+    assert consent is not None
+    assert (consent.granted, consent.wording_version) == (False, CONSENT_WORDING[SMS].version)
+    assert [change.new_address for change in changes] == [NEW_ADDRESS]
+
+
+async def test_address_change_refused_on_a_shipped_order(database_url: str) -> None:
+    said = (
+        await chat(database_url, "I want to change the address for order 100101", JORDAN, "no")
+    ).agent
+    refusal = not_changeable_message(OrderLookupResult.from_order(demo_order("100101")))
+    assert said[2:] == [refusal, DECLINED_OFFER]
+    assert (await stored_order(database_url, "100101")).shipping_address == (
+        demo_order("100101").shipping_address
+    )
+
+
+def zip_problem(postal_code: str) -> str:
+    with pytest.raises(AddressProblem) as problem:
+        validated_address(
+            street="1 Market Street",
+            city="San Francisco",
+            region="CA",
+            postal_code=postal_code,
+            country="US",
+        )
+    return problem.value.message
+
+
+@pytest.mark.parametrize(
+    "correction", ["1 Market Street, San Francisco, CA 94105", "sorry, it's 94105"]
+)
+async def test_an_invalid_zip_then_the_corrected_address(
+    database_url: str, correction: str
+) -> None:
+    corrected = NEW_ADDRESS.model_copy(update={"unit": None})
+    said = (
+        await chat(
+            database_url,
+            "I need to change the delivery address for order 100102",
+            JORDAN,
+            "1 Market Street, San Francisco, CA 9410",
+            correction,
+            "yes",
+            "yes",
+        )
+    ).agent
+    assert said[3:6] == [
+        zip_problem("9410"),
+        f"I have {read_back(corrected)}. Is that right?",
+        SMS_QUESTION,
+    ]
+    assert CONSENT_CONFIRMATIONS[(SMS, True)] in said[6]
+    assert (await stored_order(database_url, "100102")).shipping_address == corrected
+
+
+# --- consent -------------------------------------------------------------------------------
+
+
+async def sms_consent(database_url: str) -> bool | None:
+    async with await Store.open(database_url) as store:
+        record = await store.latest_consent(topic=SMS, customer_id="C-1001")
+    return None if record is None else record.granted
+
+
+async def test_no_more_text_updates(database_url: str) -> None:
+    said = (await chat(database_url, "please don't send me text updates", JORDAN, "no", "no")).agent
+    assert said[1:] == [
+        IDENTITY_QUESTION,
+        SMS_QUESTION,
+        f"{CONSENT_CONFIRMATIONS[(SMS, False)]} {ANYTHING_ELSE}",
+        GOODBYE,
+    ]
+    assert await sms_consent(database_url) is False
+
+
+async def test_two_unclear_answers_to_the_text_question_are_a_no(database_url: str) -> None:
+    said = (
+        await chat(database_url, "stop texting me", JORDAN, "maybe", "what does that cost?")
+    ).agent
+    assert said[2:] == [
+        SMS_QUESTION,
+        SMS_QUESTION,
+        f"{CONSENT_CONFIRMATIONS[(SMS, False)]} {ANYTHING_ELSE}",
+    ]
+    assert await sms_consent(database_url) is False
+
+
+async def test_an_unclear_answer_then_yes(database_url: str) -> None:
+    said = (await chat(database_url, "I want text notifications", JORDAN, "maybe", "yes")).agent
+    assert said[2:] == [
+        SMS_QUESTION,
+        SMS_QUESTION,
+        f"{CONSENT_CONFIRMATIONS[(SMS, True)]} {ANYTHING_ELSE}",
+    ]
+    assert await sms_consent(database_url) is True
+
+
+@pytest.mark.parametrize(
+    ("answers", "granted"), [(["no"], False), (["yes"], True), (["maybe", "yes"], True)]
+)
+async def test_recording_consent_at_call_start(
+    settings: Settings, answers: list[str], granted: bool
+) -> None:
+    asking = settings.model_copy(update={"recording_consent": RecordingConsent.ASK})
+    async with call_session(OfflineLLM(), settings=asking) as session:
+        assert agent_lines(session) == [WELCOME, RECORDING_QUESTION]
+        for answer in answers:
+            await session.run(user_input=answer)
+        state = session.userdata
+        record = await state.store.latest_consent(topic=RECORDING, call_id=state.call_id)
+        questions = [RECORDING_QUESTION] * len(answers)
+        confirmation = CONSENT_CONFIRMATIONS[(RECORDING, granted)]
+        assert agent_lines(session) == [
+            WELCOME,
+            *questions,
+            f"Thank you. {confirmation} {HOW_CAN_I_HELP}",
+        ]
+        assert state.recording is granted
+        assert record is not None
+        assert record.granted is granted
+
+
+async def test_dont_record_during_the_call(settings: Settings) -> None:
+    async with call_session(OfflineLLM(), settings=settings) as session:
+        await session.run(user_input="please don't record this call")
+        await session.run(user_input="no")
+        state = session.userdata
+        assert agent_lines(session)[1:] == [
+            RECORDING_QUESTION,
+            f"{CONSENT_CONFIRMATIONS[(RECORDING, False)]} {ANYTHING_ELSE}",
+        ]
+        assert state.recording is False
+        record = await state.store.latest_consent(topic=RECORDING, call_id=state.call_id)
+        assert record is not None
+        assert record.granted is False
+
+
+# --- a person, and goodbye -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lines", "specialist", "verified"),
+    [
+        (["Where is order 100102?", "I'd rather speak to a person"], "verify_identity_task", False),
+        (
+            ["I'd like to check an order", JORDAN, "can I talk to a human?"],
+            "order_lookup_task",
+            True,
+        ),
+        (
+            ["I need to change the address for order 100102", JORDAN, "get me a person"],
+            "address_update_task",
+            True,
+        ),
+    ],
+)
+async def test_a_person_from_inside_a_specialist(
+    database_url: str, lines: list[str], specialist: str, verified: bool
+) -> None:
+    said = (await chat(database_url, *lines, "bye")).agent
+    assert said[-2:] == [HANDOFF_MESSAGE, GOODBYE]
+    async with await Store.open(database_url) as store:
+        [escalation] = await store.escalations()
+    assert (escalation.reason, escalation.verified) == (ASKED_FOR_PERSON, verified)
+    assert escalation.collected["active_specialist"] == specialist
+    assert (await stored_order(database_url, "100102")).shipping_address == (
+        demo_order("100102").shipping_address
+    )
+
+
+async def test_a_person_instead_of_answering_the_text_question(database_url: str) -> None:
+    said = (
+        await chat(database_url, "stop texting me", JORDAN, "let me talk to a representative")
+    ).agent
+    assert said[-2:] == [SMS_QUESTION, HANDOFF_MESSAGE]
+    assert await sms_consent(database_url) is None
+
+
+async def test_goodbye_ends_the_call(database_url: str) -> None:
+    transcript = await chat(database_url, "Goodbye!", "this line is never read")
+    assert transcript.agent == [GREETING, GOODBYE]
+    assert transcript.caller == ["Goodbye!"]
+
+
+async def test_withdrawing_recording_consent(settings: Settings) -> None:
+    asking = settings.model_copy(update={"recording_consent": RecordingConsent.ASK})
+    async with call_session(OfflineLLM(), settings=asking) as session:
+        await session.run(user_input="yes")
+        await session.run(user_input="please stop recording")
+        await session.run(user_input="no")
+        assert session.userdata.recording is False
