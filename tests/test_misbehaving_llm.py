@@ -6,11 +6,9 @@ from customer_service import policy
 from customer_service.settings import Settings
 from customer_service.tasks.order_lookup import INVALID_ORDER_NUMBER, not_found_message
 from customer_service.testing import call_session
-from support.conversation import JORDAN, agent_lines, check_identity, tool_outputs
+from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
 from support.scripted_llm import IDENTITY_TOOLS, Call, Say, ScriptedLLM, Turn
 from support.scripted_llm import relay_tool_output as relay
-
-JORDAN_SAYS = "Jordan Lee, 94107, jordan.lee@example.com"
 
 
 async def test_other_customers_order_before_verification_leaks_nothing(

@@ -164,17 +164,17 @@ async def test_address_change_with_the_text_update_offer(database_url: str) -> N
             "no",
         )
     ).agent
-    assert said[1:5] == [
+    assert said[1:6] == [
         IDENTITY_QUESTION,
         opening_question("100102"),
         f"I have {read_back(NEW_ADDRESS)}. Is that right?",
+        # The change is confirmed before the text-update question is asked.
+        f"Done. Order 1 0 0 1 0 2 will now be delivered to {read_back(NEW_ADDRESS)}.",
         SMS_QUESTION,
     ]
-    assert said[5].startswith(
-        f"Done. Order 1 0 0 1 0 2 will now be delivered to {read_back(NEW_ADDRESS)}."
-    )
-    assert CONSENT_CONFIRMATIONS[(SMS, False)] in said[5]
-    assert said[5].endswith(ANYTHING_ELSE)
+    assert said[6].startswith("The new address for order 1 0 0 1 0 2 is saved.")
+    assert CONSENT_CONFIRMATIONS[(SMS, False)] in said[6]
+    assert said[6].endswith(ANYTHING_ELSE)
     assert (await stored_order(database_url, "100102")).shipping_address == NEW_ADDRESS
     assert (await stored_order(database_url, "100101")).shipping_address == (
         demo_order("100101").shipping_address
@@ -228,12 +228,13 @@ async def test_an_invalid_zip_then_the_corrected_address(
             "yes",
         )
     ).agent
-    assert said[3:6] == [
+    assert said[3:7] == [
         zip_problem("9410"),
         f"I have {read_back(corrected)}. Is that right?",
+        f"Done. Order 1 0 0 1 0 2 will now be delivered to {read_back(corrected)}.",
         SMS_QUESTION,
     ]
-    assert CONSENT_CONFIRMATIONS[(SMS, True)] in said[6]
+    assert CONSENT_CONFIRMATIONS[(SMS, True)] in said[7]
     assert (await stored_order(database_url, "100102")).shipping_address == corrected
 
 

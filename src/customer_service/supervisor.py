@@ -127,8 +127,12 @@ class CustomerServiceAgent(Agent):
         ensure_changeable(order)
         address = await self._confirmed_address(state, order.order_id)
         confirmation = await apply_address_change(state, order, address)
-        sms = await self._offer_order_updates(state, customer)
-        return f"{confirmation} {sms}".strip()
+        if not await self._should_offer_order_updates(state, customer):
+            return confirmation
+        # The caller hears the change is done before the text-update question, not after.
+        context.session.say(confirmation)
+        sms = await self._offer_order_updates(state)
+        return f"The new address for order {' '.join(order.order_id)} is saved. {sms}"
 
     @function_tool()
     @guarded()
@@ -228,12 +232,16 @@ class CustomerServiceAgent(Agent):
                 )
         raise ToolError(policy.RESULT_UNUSABLE)
 
-    async def _offer_order_updates(self, state: CallState, customer: Customer) -> str:
-        """After a change, offers text updates once to a customer with a phone on file."""
+    async def _should_offer_order_updates(self, state: CallState, customer: Customer) -> bool:
+        """Text updates are offered once, to a customer with a phone number on file."""
         if not customer.phone:
-            return ""
-        if await stored_answer(state, ConsentTopic.ORDER_UPDATES_SMS) is not None:
-            return ""
+            return False
+        try:
+            return await stored_answer(state, ConsentTopic.ORDER_UPDATES_SMS) is None
+        except StoreUnavailable:
+            return False
+
+    async def _offer_order_updates(self, state: CallState) -> str:
         try:
             return consent_confirmation(await obtain_consent(state, ConsentTopic.ORDER_UPDATES_SMS))
         except (ToolError, StopResponse):

@@ -22,7 +22,7 @@ from customer_service.tasks.address_update import ADDRESS_UPDATE_ABANDONED
 from customer_service.tasks.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.tasks.order_lookup import LOOKUP_ABANDONED
 from customer_service.testing import call_session
-from support.conversation import JORDAN, agent_lines, check_identity, tool_outputs
+from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
 from support.scripted_llm import (
     IDENTITY_TOOLS,
     ORDER_LOOKUP_TOOLS,
@@ -36,7 +36,6 @@ from support.scripted_llm import (
 )
 from support.scripted_llm import relay_tool_output as relay
 
-JORDAN_SAYS = "Jordan Lee, 94107, jordan.lee@example.com"
 IDENTITY = "verify_identity_task"
 ORDER_LOOKUP = "order_lookup_task"
 ADDRESS_UPDATE = "address_update_task"

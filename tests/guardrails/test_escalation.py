@@ -18,11 +18,10 @@ from customer_service.store import EscalationRecord
 from customer_service.tasks.consent import ConsentTopic
 from customer_service.tasks.identity import mismatch_message
 from customer_service.testing import call_session
-from support.conversation import JORDAN, agent_lines, audit_kinds, check_identity
+from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, audit_kinds, check_identity
 from support.scripted_llm import Call, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
-JORDAN_SAYS = "Jordan Lee, 94107, jordan.lee@example.com"
 WRONG_POSTAL_CODE = check_identity(JORDAN, postal_code="00000")
 NEW_ADDRESS = {
     "street": "1 Market St",

@@ -18,15 +18,14 @@ from customer_service.guard import STORE_APOLOGY
 from customer_service.settings import Settings
 from customer_service.store import Store
 from customer_service.store.seed import DEMO_ORDERS
-from customer_service.tasks.consent import ConsentTopic
+from customer_service.tasks.consent import CONSENT_WORDING, ConsentTopic
 from customer_service.tasks.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.testing import call_session, sqlite_url
-from support.conversation import JORDAN, agent_lines, audit_kinds, check_identity
+from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, audit_kinds, check_identity
 from support.faults import fail_everything, fail_writes
 from support.scripted_llm import Call, ScriptedLLM, Step
 from support.scripted_llm import relay_tool_output as relay
 
-JORDAN_SAYS = "Jordan Lee, 94107, jordan.lee@example.com"
 NEW_ADDRESS = {
     "street": "1 Market St",
     "city": "San Francisco",
@@ -286,10 +285,13 @@ async def test_interrupting_the_address_read_back_does_not_stall_the_task(
         confirmed.expect.contains_function_call(name="confirm_address")
         await asyncio.wait_for(session.run(user_input="No texts, thanks"), CLOSE_WITHIN_S)
 
-        assert agent_lines(session)[-1] == (
+        assert agent_lines(session)[-3:] == [
             "Done. Order 1 0 0 1 0 2 will now be delivered to 1 Market St, San Francisco, "
-            "CA 94105, United States. You won't get text updates about your orders."
-        )
+            "CA 94105, United States.",
+            CONSENT_WORDING[ConsentTopic.ORDER_UPDATES_SMS].question,
+            "The new address for order 1 0 0 1 0 2 is saved. You won't get text updates "
+            "about your orders.",
+        ]
         [change] = await state.store.address_changes(order_id="100102")
         assert change.new_address.street == "1 Market St"
         assert [d.outcome for d in state.guardrails.delegations] == [

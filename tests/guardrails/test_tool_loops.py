@@ -21,7 +21,7 @@ from customer_service.guard import REPEATED_CALL
 from customer_service.settings import Settings
 from customer_service.tasks.order_lookup import INVALID_ORDER_NUMBER
 from customer_service.testing import call_session
-from support.conversation import JORDAN, agent_lines, check_identity, tool_outputs
+from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
 from support.scripted_llm import (
     ORDER_LOOKUP_TOOLS,
     SUPERVISOR_TOOLS,
@@ -34,7 +34,6 @@ from support.scripted_llm import (
 )
 from support.scripted_llm import relay_tool_output as relay
 
-JORDAN_SAYS = "Jordan Lee, 94107, jordan.lee@example.com"
 VERIFIED = "Thank you, Jordan Lee, you are verified."
 STOPPED_CHAINING = "Sorry, let me just answer you."
 LIST_THEN_RELAY: list[Step] = [Call("list_recent_orders"), relay]

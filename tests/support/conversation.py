@@ -16,6 +16,8 @@ JORDAN: dict[str, Any] = {
     "postal_code": "94107",
     "phone_or_email": "jordan.lee@example.com",
 }
+JORDAN_SAYS = "Jordan Lee, 94107, jordan.lee@example.com"
+"""Jordan's three identity details, the way a caller says them in one breath."""
 PRIYA: dict[str, Any] = {
     "full_name": "Priya Natarajan",
     "postal_code": "10001",

@@ -19,11 +19,10 @@ from customer_service.tasks.address_update import (
 )
 from customer_service.tasks.consent import CONSENT_WORDING, ConsentTopic
 from customer_service.testing import call_session, sqlite_url
-from support.conversation import JORDAN, agent_lines, check_identity, tool_outputs
+from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
 from support.scripted_llm import Call, Parallel, Say, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
-JORDAN_SAYS = "Jordan Lee, 94107, jordan.lee@example.com"
 MARKET_STREET: dict[str, Any] = {
     "street": "1 Market Street",
     "unit": "Suite 5",
@@ -88,8 +87,14 @@ async def test_full_change_is_seen_by_a_later_lookup_and_a_later_call(
         )
         confirmed = await session.run(user_input="Yes, that's right")
         confirmed.expect.next_event().is_function_call(name="confirm_address")
-        # The change is written before the caller is offered text updates.
-        assert agent_lines(session)[-1] == CONSENT_WORDING[ConsentTopic.ORDER_UPDATES_SMS].question
+        # The change is written, and said, before the caller is offered text updates.
+        done = (
+            f"Done. Order 1 0 0 1 0 2 will now be delivered to {read_back(MARKET_STREET_ADDRESS)}."
+        )
+        assert agent_lines(session)[-2:] == [
+            done,
+            CONSENT_WORDING[ConsentTopic.ORDER_UPDATES_SMS].question,
+        ]
         order = await session.userdata.store.get_order("100102")
         assert order is not None
         assert order.shipping_address == MARKET_STREET_ADDRESS
@@ -98,8 +103,8 @@ async def test_full_change_is_seen_by_a_later_lookup_and_a_later_call(
         (output,) = tool_outputs(session, "update_address")
         assert not output.is_error
         assert output.output == (
-            f"Done. Order 1 0 0 1 0 2 will now be delivered to "
-            f"{read_back(MARKET_STREET_ADDRESS)}. You won't get text updates about your orders."
+            "The new address for order 1 0 0 1 0 2 is saved. "
+            "You won't get text updates about your orders."
         )
         looked_up = await session.run(user_input="Where is order 100102 going now?")
         summary = looked_up.expect.contains_function_call_output(is_error=False)

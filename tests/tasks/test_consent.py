@@ -13,13 +13,12 @@ from customer_service.supervisor import HOW_CAN_I_HELP, WELCOME
 from customer_service.tasks.consent import CONSENT_WORDING, ConsentTopic
 from customer_service.testing import call_session, sqlite_url
 from customer_service.transcripts import save_transcript
-from support.conversation import JORDAN, agent_lines, check_identity, tool_outputs
+from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
 from support.scripted_llm import Call, Say, ScriptedLLM, Step
 from support.scripted_llm import relay_tool_output as relay
 
 SMS = ConsentTopic.ORDER_UPDATES_SMS
 SMS_QUESTION = CONSENT_WORDING[SMS].question
-JORDAN_SAYS = "Jordan Lee, 94107, jordan.lee@example.com"
 ASK_AGAIN = Say(SMS_QUESTION)
 
 

@@ -20,11 +20,16 @@ from customer_service.tasks.order_lookup import (
     not_found_message,
 )
 from customer_service.testing import call_session, sqlite_url
-from support.conversation import JORDAN, agent_lines, audit_kinds, check_identity, tool_outputs
+from support.conversation import (
+    JORDAN,
+    JORDAN_SAYS,
+    agent_lines,
+    audit_kinds,
+    check_identity,
+    tool_outputs,
+)
 from support.scripted_llm import ORDER_LOOKUP_TOOLS, Call, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
-
-JORDAN_SAYS = "Jordan Lee, 94107, jordan.lee@example.com"
 
 
 async def test_prefilled_number_is_not_asked_for_again(settings: Settings) -> None:
