@@ -10,12 +10,13 @@ IMAGE ?= customer-service-agent
 ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install chat test console dev start download-files docker-build clean
+.PHONY: help install chat test bench console dev start download-files docker-build clean
 
 help:
 	@echo "make install         create .venv and install the project with its dev tools"
 	@echo "make chat            talk to the agent in this terminal (stdin may be piped)"
 	@echo "make test            lint, type-check and run the tests (what CI runs)"
+	@echo "make bench           LLM round trips, time and memory of the main flows"
 	@echo "make console         talk to the agent through this machine's audio devices"
 	@echo "make dev | start     register with a LiveKit server (LIVEKIT_* in .env.local)"
 	@echo "make download-files  fetch the turn-detector model files"
@@ -45,6 +46,9 @@ test: install
 	$(BIN)/ruff format --check src tests
 	$(BIN)/mypy
 	$(BIN)/pytest -q
+
+bench: install
+	$(BIN)/python tests/bench_conversation.py
 
 console: install
 	$(BIN)/python src/agent.py console $(ARGS)

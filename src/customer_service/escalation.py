@@ -86,10 +86,11 @@ async def escalate(
     try:
         await state.store.add_escalation(record)
     except StoreUnavailable:
-        # The hand-off still happens; the log keeps the record until the store is back.
+        # The hand-off still happens; the log keeps the record until the store is back,
+        # all but the reason, which is the caller's own words.
         logger.error(
             "escalation not stored",
-            extra={"call_id": state.call_id, **record.model_dump(mode="json")},
+            extra=record.model_dump(mode="json", exclude={"reason"}),
         )
     else:
         logger.info(
