@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
+from livekit.agents import ToolError
 from pydantic import ValidationError
 
 from customer_service.addresses import AddressProblem, validated_address
@@ -14,6 +17,8 @@ from customer_service.tasks.identity import IdentityOutcome, IdentityResult
 from customer_service.tasks.order_lookup import OrderLookupResult
 
 logger = logging.getLogger("customer_service.policy")
+
+ResultT = TypeVar("ResultT")
 
 OFFER_HUMAN = "I can transfer you to a colleague who can help."
 VERIFICATION_LOCKED = (
@@ -29,6 +34,22 @@ RESULT_UNUSABLE = "I'm sorry, something went wrong on my side while checking tha
 
 class ResultRejected(Exception):
     """A specialist's result failed validation; the reason is for logs, never for the caller."""
+
+
+async def validated_with_retries(
+    state: CallState, attempt: Callable[[], Awaitable[ResultT]], *, what: str
+) -> ResultT:
+    """Runs `attempt` (produce a result, then validate it) until one passes, allowing the
+    configured retries; then the caller is offered a colleague instead."""
+    for _ in range(state.settings.result_validation_retries + 1):
+        try:
+            return await attempt()
+        except ResultRejected as rejection:
+            logger.error(
+                "result rejected",
+                extra={"call_id": state.call_id, "result": what, "reason": str(rejection)},
+            )
+    raise ToolError(RESULT_UNUSABLE)
 
 
 def validated_identity(result: object, state: CallState) -> Customer | IdentityOutcome:

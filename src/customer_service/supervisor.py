@@ -177,60 +177,45 @@ class CustomerServiceAgent(Agent):
             return state.verified_customer
         if state.identity.locked:
             raise ToolError(policy.VERIFICATION_LOCKED)
-        for _ in range(state.settings.result_validation_retries + 1):
+
+        async def verify() -> Customer | IdentityOutcome:
             result = await delegate(
                 state,
                 VerifyIdentityTask(chat_ctx=self._recent_history()),
                 is_failure=lambda identity: identity.outcome is not IdentityOutcome.VERIFIED,
             )
-            try:
-                outcome = policy.validated_identity(result, state)
-            except policy.ResultRejected as rejection:
-                logger.error(
-                    "identity result rejected",
-                    extra={"call_id": state.call_id, "reason": str(rejection)},
-                )
-                continue
-            if isinstance(outcome, Customer):
-                return outcome
-            if outcome is IdentityOutcome.LOCKED:
-                raise ToolError(policy.VERIFICATION_LOCKED)
-            raise ToolError(policy.VERIFICATION_DECLINED)
-        raise ToolError(policy.RESULT_UNUSABLE)
+            return policy.validated_identity(result, state)
+
+        outcome = await policy.validated_with_retries(state, verify, what="identity")
+        if isinstance(outcome, Customer):
+            return outcome
+        if outcome is IdentityOutcome.LOCKED:
+            raise ToolError(policy.VERIFICATION_LOCKED)
+        raise ToolError(policy.VERIFICATION_DECLINED)
 
     async def _checked(self, state: CallState, order_id: str | None) -> OrderLookupResult:
         """The caller's order, validated. A usable number is looked up in code, so a caller
         who already said it is not asked again; otherwise the specialist asks."""
         requested = normalize_order_id(order_id) if order_id is not None else None
-        for _ in range(state.settings.result_validation_retries + 1):
+
+        async def look_up() -> OrderLookupResult:
             result: OrderLookupResult
             if requested is not None:
-                order = await find_callers_order(state, requested)
-                result = OrderLookupResult.from_order(order)
+                result = OrderLookupResult.from_order(await find_callers_order(state, requested))
             else:
                 result = await delegate(state, OrderLookupTask(chat_ctx=self._recent_history()))
-            try:
-                return await policy.validated_order(result, state, requested_order_id=requested)
-            except policy.ResultRejected as rejection:
-                logger.error(
-                    "order result rejected",
-                    extra={"call_id": state.call_id, "reason": str(rejection)},
-                )
-        raise ToolError(policy.RESULT_UNUSABLE)
+            return await policy.validated_order(result, state, requested_order_id=requested)
+
+        return await policy.validated_with_retries(state, look_up, what="order")
 
     async def _confirmed_address(self, state: CallState, order_id: str) -> PostalAddress:
-        for _ in range(state.settings.result_validation_retries + 1):
+        async def collect() -> PostalAddress:
             result = await delegate(
                 state, AddressUpdateTask(order_id=order_id, chat_ctx=self._recent_history())
             )
-            try:
-                return policy.validated_address_update(result, order_id)
-            except policy.ResultRejected as rejection:
-                logger.error(
-                    "address result rejected",
-                    extra={"call_id": state.call_id, "reason": str(rejection)},
-                )
-        raise ToolError(policy.RESULT_UNUSABLE)
+            return policy.validated_address_update(result, order_id)
+
+        return await policy.validated_with_retries(state, collect, what="address")
 
     async def _should_offer_order_updates(self, state: CallState, customer: Customer) -> bool:
         """Text updates are offered once, to a customer with a phone number on file."""
@@ -244,8 +229,6 @@ class CustomerServiceAgent(Agent):
     async def _offer_order_updates(self, state: CallState) -> str:
         try:
             return consent_confirmation(await obtain_consent(state, ConsentTopic.ORDER_UPDATES_SMS))
-        except (ToolError, StopResponse):
-            raise
         except StoreUnavailable:
             return "I couldn't save your text-update choice just now; nothing was set."
 
