@@ -2,7 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from customer_service.settings import ModelProvider, Settings
+# The shared helpers assert too: give their failures pytest's detailed messages.
+pytest.register_assert_rewrite("support")
+
+from customer_service.settings import ModelProvider, Settings  # noqa: E402 (after the rewrite hook)
 
 
 @pytest.fixture

@@ -1,128 +1,62 @@
 """Which models a session gets from which settings; everything here runs offline.
 
 Constructing the LiveKit Inference objects and the provider plugins makes no network
-connection, so they are built for real with fake credentials. Two edges are stood in
-for: the model-hub cache (an empty or hand-made directory instead of ~/.cache) and, where
-the turn-detector plugin needs one, the LiveKit job context.
+connection, so they are built for real with fake credentials. The model-hub cache is
+stood in for by an empty directory instead of ~/.cache. The LLM fallback chain and turn
+detection have their own modules: test_llm_fallback.py and test_turn_detection.py.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import warnings
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
-import huggingface_hub.constants
 import pytest
 from livekit import rtc
 from livekit.agents import inference
-from livekit.agents.llm import LLM, FallbackAdapter
 from livekit.agents.vad import VAD
 from livekit.plugins import cartesia, deepgram, openai
 
-from customer_service import pipeline
 from customer_service.offline_llm import OfflineLLM
 from customer_service.pipeline import (
-    DOWNLOAD_FILES_COMMAND,
     PipelineError,
-    SessionModels,
     build_models,
     build_noise_cancellation,
-    build_turn_detection,
     load_vad,
     plugin_model_name,
     split_model,
-    turn_detector_files_problem,
 )
-from customer_service.resilience import ApologizingLLM
 from customer_service.settings import (
     ModelProvider,
     NoiseCancellation,
-    Settings,
-    TurnDetection,
 )
-
-with warnings.catch_warnings():
-    # The plugin says on import that it is deprecated; the pipeline still offers it.
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from livekit.plugins.turn_detector import base as turn_detector_base
-    from livekit.plugins.turn_detector.english import EnglishModel
-    from livekit.plugins.turn_detector.models import HG_MODEL, MODEL_REVISIONS, ONNX_FILENAME
-    from livekit.plugins.turn_detector.multilingual import MultilingualModel
-
-# Long enough that the JWT library does not warn about short HMAC keys.
-FAKE_SECRET = "fake-secret-0123456789abcdef0123456789abcdef"
-
-LIVEKIT = {
-    "livekit_url": "wss://example.invalid",
-    "livekit_api_key": "APIfakekey",
-    "livekit_api_secret": FAKE_SECRET,
-}
-PROVIDER_KEYS = {
-    "deepgram_api_key": "fake-deepgram-key",
-    "openai_api_key": "fake-openai-key",
-    "cartesia_api_key": "fake-cartesia-key",
-}
-# Turn detection that needs neither model files nor a job, for tests about other things.
-NO_FILES = {"turn_detection": TurnDetection.STT}
-
-ENV_PREFIXES = ("LIVEKIT_", "DEEPGRAM_", "OPENAI_", "CARTESIA_")
+from support.pipeline_fixtures import (
+    GEMINI,
+    LIVEKIT,
+    NO_FILES,
+    PROVIDER_KEYS,
+    empty_hf_cache,
+    isolate_from_machine,
+    make_settings,
+    session_llm,
+)
 
 
 @pytest.fixture(autouse=True)
 def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No credentials, settings or env files from the machine running the tests."""
-    for name in list(os.environ):
-        if name.startswith(ENV_PREFIXES) or name.lower() in Settings.model_fields:
-            monkeypatch.delenv(name)
-    monkeypatch.chdir(tmp_path)
+    isolate_from_machine(monkeypatch, tmp_path)
 
 
 @pytest.fixture
 def hf_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """An empty model-hub cache in place of the real one."""
-    cache = tmp_path / "hf-cache"
-    cache.mkdir()
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(cache))
-    return cache
-
-
-def put_turn_detector_files(cache: Path, revision: str) -> None:
-    """Lays the files out the way `download-files` leaves them in the cache."""
-    repo = cache / f"models--{HG_MODEL.replace('/', '--')}"
-    commit = "0123456789abcdef0123456789abcdef01234567"
-    (repo / "refs").mkdir(parents=True, exist_ok=True)
-    (repo / "refs" / revision).write_text(commit)
-    snapshot = repo / "snapshots" / commit
-    (snapshot / "onnx").mkdir(parents=True)
-    (snapshot / "languages.json").write_text(json.dumps({"en": {"threshold": 0.01}}))
-    (snapshot / "onnx" / ONNX_FILENAME).write_bytes(b"not a real model")
-
-
-@pytest.fixture
-def in_job(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stands in for the LiveKit job the session entrypoint runs in."""
-    job = SimpleNamespace(inference_executor=object())
-    monkeypatch.setattr(pipeline, "get_job_context", lambda required=True: job)
-    monkeypatch.setattr(turn_detector_base, "get_job_context", lambda: job)
+    return empty_hf_cache(monkeypatch, tmp_path)
 
 
 @pytest.fixture(scope="module")
 def vad() -> VAD:
     return load_vad()
-
-
-def make_settings(**values: Any) -> Settings:
-    return Settings.model_validate(values)
-
-
-def session_llm(models: SessionModels) -> LLM[Any]:
-    """The model inside the failure wrapper every session LLM comes in."""
-    assert isinstance(models.llm, ApologizingLLM)
-    return models.llm.inner
 
 
 # Provider selection
@@ -226,116 +160,6 @@ def test_offline_is_the_deterministic_model_and_text_only(vad: VAD) -> None:
     assert models.text_only is True
 
 
-# The language model and its fallbacks
-
-GEMINI = "google/gemini-2.5-flash"
-INFERENCE = ModelProvider.INFERENCE
-PLUGIN = ModelProvider.PLUGINS
-
-
-class RecordingAdapter(FallbackAdapter):
-    """The framework's adapter, remembering the models it was given, in order."""
-
-    def __init__(self, llm: list[LLM[Any]], **options: Any) -> None:
-        super().__init__(llm, **options)
-        self.models = list(llm)
-
-
-@pytest.mark.parametrize(
-    ("values", "expected"),
-    [
-        (LIVEKIT, []),
-        (PROVIDER_KEYS, []),
-        ({**LIVEKIT, "openai_api_key": "fake-openai-key"}, [("openai/gpt-4.1-mini", PLUGIN)]),
-        (
-            {**LIVEKIT, **PROVIDER_KEYS, "model_provider": "plugins"},
-            [("openai/gpt-4.1-mini", INFERENCE)],
-        ),
-        ({**LIVEKIT, "llm_fallback_models": GEMINI}, [(GEMINI, INFERENCE)]),
-        (
-            {
-                **LIVEKIT,
-                "openai_api_key": "fake-openai-key",
-                "llm_fallback_models": f"{GEMINI}, openai/gpt-4.1-mini, {GEMINI}",
-            },
-            [("openai/gpt-4.1-mini", PLUGIN), (GEMINI, INFERENCE)],
-        ),
-        ({**LIVEKIT, **PROVIDER_KEYS, "llm_model": GEMINI}, []),
-        ({**LIVEKIT, "livekit_url": "", **PROVIDER_KEYS}, []),
-        (
-            {
-                **LIVEKIT,
-                **PROVIDER_KEYS,
-                "model_provider": "offline",
-                "llm_fallback_models": GEMINI,
-            },
-            [],
-        ),
-    ],
-    ids=[
-        "livekit-only",
-        "plugins-only",
-        "livekit-and-openai-key",
-        "plugins-chosen-with-livekit",
-        "livekit-and-fallback-models",
-        "everything-duplicates-tried-once",
-        "openai-plugin-cannot-serve-another-providers-model",
-        "livekit-without-url-is-not-configured",
-        "offline-chosen-explicitly",
-    ],
-)
-def test_llm_fallbacks_follow_the_configured_llms(
-    values: dict[str, Any], expected: list[tuple[str, ModelProvider]]
-) -> None:
-    models = build_models(make_settings(**values, **NO_FILES), vad=None)
-    assert [(route.model, route.via) for route in models.llm_fallbacks] == expected
-    assert isinstance(session_llm(models), FallbackAdapter) is bool(expected)
-
-
-def test_fallback_adapter_holds_the_models_in_priority_order(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(pipeline, "FallbackAdapter", RecordingAdapter)
-    settings = make_settings(
-        **LIVEKIT, openai_api_key="fake-openai-key", llm_fallback_models=GEMINI, **NO_FILES
-    )
-    models = build_models(settings, vad=None)
-    adapter = session_llm(models)
-    assert isinstance(adapter, RecordingAdapter)
-    primary, plugin, gemini = adapter.models
-    assert isinstance(primary, inference.LLM)
-    assert primary.model == "openai/gpt-4.1-mini"
-    assert isinstance(plugin, openai.LLM)
-    assert plugin.model == "gpt-4.1-mini"
-    assert isinstance(gemini, inference.LLM)
-    assert gemini.model == GEMINI
-    assert [route.llm for route in models.llm_fallbacks] == [plugin, gemini]
-    # Until a model fails, the session's LLM names the primary.
-    assert (models.llm.model, models.llm.provider) == (primary.model, primary.provider)
-
-
-def test_fallback_models_need_livekit_inference() -> None:
-    settings = make_settings(**PROVIDER_KEYS, **NO_FILES, llm_fallback_models=GEMINI)
-    with pytest.raises(
-        PipelineError,
-        match=rf"^LLM_FALLBACK_MODELS={GEMINI} runs through LiveKit Inference: set LIVEKIT_URL",
-    ):
-        build_models(settings, vad=None)
-
-
-def test_fallback_model_without_provider_is_rejected() -> None:
-    settings = make_settings(**LIVEKIT, **NO_FILES, llm_fallback_models="gemini-2.5-flash")
-    with pytest.raises(PipelineError, match="provider/model"):
-        build_models(settings, vad=None)
-
-
-def test_fallback_models_are_read_comma_separated(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("LLM_FALLBACK_MODELS", f" {GEMINI}, ,openai/gpt-4.1 ")
-    assert Settings().llm_fallback_models == (GEMINI, "openai/gpt-4.1")
-    monkeypatch.setenv("LLM_FALLBACK_MODELS", "")
-    assert Settings().llm_fallback_models == ()
-
-
 # Model strings
 
 
@@ -362,81 +186,6 @@ def test_plugin_model_name_checks_the_provider() -> None:
     assert plugin_model_name("LLM_MODEL", "openai/gpt-4.1-mini") == "gpt-4.1-mini"
     with pytest.raises(PipelineError, match=r"LLM_MODEL=google/gemini.*openai/"):
         plugin_model_name("LLM_MODEL", "google/gemini")
-
-
-# Turn detection
-
-
-def test_vad_turn_detection_needs_the_vad(vad: VAD) -> None:
-    assert build_turn_detection(TurnDetection.VAD, vad=vad) == "vad"
-    with pytest.raises(PipelineError, match="load_vad"):
-        build_turn_detection(TurnDetection.VAD, vad=None)
-
-
-def test_stt_turn_detection_is_the_providers_endpointing() -> None:
-    assert build_turn_detection(TurnDetection.STT, vad=None) == "stt"
-
-
-def test_local_turn_detection_is_the_bundled_model_and_needs_no_job() -> None:
-    detector = build_turn_detection(TurnDetection.LOCAL, vad=None)
-    assert isinstance(detector, inference.TurnDetector)
-    assert detector.model == "turn-detector-v1-mini"
-
-
-@pytest.mark.parametrize("mode", [TurnDetection.MULTILINGUAL, TurnDetection.ENGLISH])
-@pytest.mark.usefixtures("in_job")
-def test_missing_model_files_ask_for_download_files(hf_cache: Path, mode: TurnDetection) -> None:
-    with pytest.raises(PipelineError) as raised:
-        build_turn_detection(mode, vad=None)
-    assert f"`{DOWNLOAD_FILES_COMMAND}`" in str(raised.value)
-    assert f"TURN_DETECTION={mode.value}" in str(raised.value)
-
-
-def test_missing_model_files_stop_build_models(hf_cache: Path) -> None:
-    settings = make_settings(**PROVIDER_KEYS)  # turn detection: multilingual by default
-    with pytest.raises(PipelineError, match="download-files"):
-        build_models(settings, vad=None)
-
-
-@pytest.mark.parametrize(
-    ("mode", "revision", "model_type"),
-    [
-        (TurnDetection.MULTILINGUAL, MODEL_REVISIONS["multilingual"], MultilingualModel),
-        (TurnDetection.ENGLISH, MODEL_REVISIONS["en"], EnglishModel),
-    ],
-)
-@pytest.mark.usefixtures("in_job")
-def test_downloaded_model_files_build_the_plugin_model(
-    hf_cache: Path, mode: TurnDetection, revision: str, model_type: type[object]
-) -> None:
-    put_turn_detector_files(hf_cache, revision)
-    assert turn_detector_files_problem(mode) is None
-    assert isinstance(build_turn_detection(mode, vad=None), model_type)
-
-
-def test_files_of_the_other_model_do_not_count(hf_cache: Path) -> None:
-    put_turn_detector_files(hf_cache, MODEL_REVISIONS["en"])
-    assert turn_detector_files_problem(TurnDetection.ENGLISH) is None
-    assert turn_detector_files_problem(TurnDetection.MULTILINGUAL) is not None
-
-
-def test_plugin_model_outside_a_job_is_a_clear_error(hf_cache: Path) -> None:
-    put_turn_detector_files(hf_cache, MODEL_REVISIONS["multilingual"])
-    with pytest.raises(PipelineError, match="inside a LiveKit job"):
-        build_turn_detection(TurnDetection.MULTILINGUAL, vad=None)
-
-
-def test_remote_multilingual_model_needs_no_files(
-    hf_cache: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("LIVEKIT_REMOTE_EOT_URL", "https://eot.example.invalid")
-    assert turn_detector_files_problem(TurnDetection.MULTILINGUAL) is None
-    assert turn_detector_files_problem(TurnDetection.ENGLISH) is not None
-
-
-def test_turn_handling_carries_the_detector() -> None:
-    models = build_models(make_settings(**PROVIDER_KEYS, turn_detection="stt"), vad=None)
-    assert models.turn_handling() == {"turn_detection": "stt"}
 
 
 # Startup line

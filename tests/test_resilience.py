@@ -1,45 +1,31 @@
 """A failing language model: the caller hears an apology, never silence, and the call goes on.
 
-The wrapper is tested on its own with small stand-in models (failing at once, failing
-after some output, hanging, working), then through a real session with the scripted
-model, and behind the framework's `FallbackAdapter`.
-
-The failures in conversations are non-retryable: the session's default connection
-options retry a retryable failure three times, pausing up to two seconds between
-attempts, which would only slow the tests. The retry path itself is covered with
-zero-length pauses.
+The wrapper is tested here on its own with small stand-in models (failing at once,
+failing after some output, hanging, working); test_resilience_in_a_call.py runs it
+through a real session with the scripted model, and behind the framework's
+`FallbackAdapter`. The retry path is covered with zero-length pauses.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Iterable
-from typing import Any, Never
+from typing import Any
 
 import pytest
 from livekit.agents import (
     APIConnectionError,
     APIConnectOptions,
-    APIStatusError,
-    CloseEvent,
-    ErrorEvent,
-    RunResult,
     llm,
 )
-from livekit.agents.llm import ChatContext, Tool, ToolChoice
+from livekit.agents.llm import ChatContext
 from livekit.agents.metrics import LLMMetrics
-from livekit.agents.types import DEFAULT_API_CONNECT_OPTIONS, NOT_GIVEN, NotGivenOr
 
 from customer_service.resilience import (
     LLM_FAILURE_APOLOGY,
     ApologizingLLM,
     speak_failures,
 )
-from customer_service.settings import Settings
-from customer_service.testing import call_session
-from support.conversation import agent_lines
-from support.scripted_llm import SUPERVISOR_TOOLS, Say, ScriptedLLM
+from support.stand_in_llm import StandInLLM
 
 # No retries and no pauses, for tests about what happens after the model's own retries.
 NO_RETRIES = APIConnectOptions(max_retry=0, retry_interval=0.0, timeout=1.0)
@@ -50,115 +36,6 @@ CALLER_SECRET = "4111 1111 1111 1111"
 
 def text_chunk(text: str, chunk_id: str = "chunk") -> llm.ChatChunk:
     return llm.ChatChunk(id=chunk_id, delta=llm.ChoiceDelta(role="assistant", content=text))
-
-
-class StandInLLM(llm.LLM[Never]):
-    """Sends `chunks` on every request, then raises `error` or hangs, if told to."""
-
-    def __init__(
-        self,
-        chunks: Iterable[llm.ChatChunk] = (),
-        *,
-        error: Exception | None = None,
-        hang: bool = False,
-    ) -> None:
-        super().__init__()
-        self.chunks = list(chunks)
-        self.error = error
-        self.hang = hang
-        self.requests: list[APIConnectOptions] = []
-        """The connection options of each `chat` call."""
-        self.attempts = 0
-        """Runs of a request's body, retries included."""
-        self.prewarmed = False
-        self.closed = False
-
-    @property
-    def model(self) -> str:
-        return "stand-in-model"
-
-    @property
-    def provider(self) -> str:
-        return "stand-in-provider"
-
-    def chat(
-        self,
-        *,
-        chat_ctx: ChatContext,
-        tools: list[Tool] | None = None,
-        conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS,
-        parallel_tool_calls: NotGivenOr[bool] = NOT_GIVEN,
-        tool_choice: NotGivenOr[ToolChoice] = NOT_GIVEN,
-        extra_kwargs: NotGivenOr[dict[str, Any]] = NOT_GIVEN,
-    ) -> llm.LLMStream:
-        self.requests.append(conn_options)
-        return _StandInStream(self, chat_ctx=chat_ctx, tools=tools or [], conn_options=conn_options)
-
-    def prewarm(self, *, loop: asyncio.AbstractEventLoop | None = None) -> None:
-        self.prewarmed = True
-
-    async def aclose(self) -> None:
-        self.closed = True
-        await super().aclose()
-
-
-class _StandInStream(llm.LLMStream):
-    def __init__(
-        self,
-        stand_in: StandInLLM,
-        *,
-        chat_ctx: ChatContext,
-        tools: list[Tool],
-        conn_options: APIConnectOptions,
-    ) -> None:
-        super().__init__(stand_in, chat_ctx=chat_ctx, tools=tools, conn_options=conn_options)
-        self._stand_in = stand_in
-
-    async def _run(self) -> None:
-        self._stand_in.attempts += 1
-        for chunk in self._stand_in.chunks:
-            self._event_ch.send_nowait(chunk)
-        if self._stand_in.hang:
-            await asyncio.Event().wait()
-        if self._stand_in.error is not None:
-            raise self._stand_in.error
-
-
-class FlakyScriptedLLM(ScriptedLLM):
-    """The scripted model behind a provider that can go down: while `down`, every request
-    fails before the script is consulted, so no step is used up."""
-
-    def __init__(self, steps: Iterable[Say], *, error: Exception) -> None:
-        super().__init__(steps)
-        self.down = False
-        self.error = error
-        self.failed_requests: list[frozenset[str]] = []
-        """The tool names offered with each failed request (which agent was active)."""
-
-    def chat(
-        self,
-        *,
-        chat_ctx: ChatContext,
-        tools: list[Tool] | None = None,
-        conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS,
-        parallel_tool_calls: NotGivenOr[bool] = NOT_GIVEN,
-        tool_choice: NotGivenOr[ToolChoice] = NOT_GIVEN,
-        extra_kwargs: NotGivenOr[dict[str, Any]] = NOT_GIVEN,
-    ) -> llm.LLMStream:
-        if not self.down:
-            return super().chat(
-                chat_ctx=chat_ctx,
-                tools=tools,
-                conn_options=conn_options,
-                parallel_tool_calls=parallel_tool_calls,
-                tool_choice=tool_choice,
-                extra_kwargs=extra_kwargs,
-            )
-        self.failed_requests.append(frozenset(tool.id for tool in tools or []))
-        outage = StandInLLM(error=self.error)
-        return _StandInStream(
-            outage, chat_ctx=chat_ctx, tools=tools or [], conn_options=conn_options
-        )
 
 
 async def collect(
@@ -185,9 +62,6 @@ def failure_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]
 def logged_fields(record: logging.LogRecord) -> dict[str, Any]:
     """The structured fields of a failure's log record (passed as `extra`)."""
     return {name: record.__dict__[name] for name in ("llm", "provider", "error", "output_sent")}
-
-
-# The wrapper on its own
 
 
 async def test_a_connection_failure_becomes_the_apology(caplog: pytest.LogCaptureFixture) -> None:
@@ -334,77 +208,3 @@ async def test_the_wrapper_names_and_manages_the_inner_model() -> None:
     assert inner.prewarmed
     await model.aclose()
     assert inner.closed
-
-
-# In a call
-
-
-async def test_caller_hears_the_apology_and_the_next_turn_works(settings: Settings) -> None:
-    model = FlakyScriptedLLM(
-        [Say("I can help with that. What is the order number?")],
-        error=APIStatusError("Service Unavailable", status_code=503, retryable=False),
-    )
-    async with call_session(speak_failures(model), settings=settings) as session:
-        model.down = True
-        failed: RunResult[None] = await session.run(user_input="Where is my order?")
-        apology = failed.expect.next_event().is_message(role="assistant").event().item
-        assert apology.text_content == LLM_FAILURE_APOLOGY
-        failed.expect.no_more_events()
-        [offered] = model.failed_requests
-        assert offered >= SUPERVISOR_TOOLS  # it was the supervisor's turn that failed
-
-        model.down = False
-        recovered: RunResult[None] = await session.run(user_input="Where is my order?")
-        reply = recovered.expect.next_event().is_message(role="assistant").event().item
-        assert reply.text_content == "I can help with that. What is the order number?"
-        recovered.expect.no_more_events()
-        # The model sees that it apologized, so it can pick the conversation up again.
-        seen = [
-            item.text_content
-            for item in model.turns[-1].chat_ctx.items
-            if isinstance(item, llm.ChatMessage) and item.role == "assistant"
-        ]
-        assert LLM_FAILURE_APOLOGY in seen
-
-
-async def test_a_long_outage_does_not_end_the_call(settings: Settings) -> None:
-    model = FlakyScriptedLLM(
-        [Say("Thanks for waiting. How can I help?")],
-        error=APIConnectionError("connection refused", retryable=False),
-    )
-    async with call_session(speak_failures(model), settings=settings) as session:
-        closed: list[CloseEvent] = []
-        errors: list[ErrorEvent] = []
-        session.on("close", closed.append)
-        session.on("error", errors.append)
-        # More failed turns in a row than the session's max_unrecoverable_errors (3),
-        # after which an unhandled LLM error closes the call.
-        limit = session.conn_options.max_unrecoverable_errors
-        model.down = True
-        for _ in range(limit + 2):
-            await session.run(user_input="Hello?")
-        model.down = False
-        await session.run(user_input="Hello?")
-
-        assert closed == []
-        assert agent_lines(session)[-(limit + 3) :] == [
-            *[LLM_FAILURE_APOLOGY] * (limit + 2),
-            "Thanks for waiting. How can I help?",
-        ]
-        assert len(errors) == limit + 2
-        assert all(event.error.recoverable for event in errors)
-
-
-async def test_the_fallback_model_answers_when_the_first_fails(settings: Settings) -> None:
-    first = StandInLLM(error=APIConnectionError("connection refused"))
-    second = ScriptedLLM([Say("I can help with that. What is the order number?")])
-    # The adapter's own options: no retry per model (the next model is the retry), so
-    # the first model's failure hands over to the second at once.
-    adapter = llm.FallbackAdapter([first, second], max_retry_per_llm=0)
-    async with call_session(speak_failures(adapter), settings=settings) as session:
-        result: RunResult[None] = await session.run(user_input="Where is my order?")
-        reply = result.expect.next_event().is_message(role="assistant").event().item
-        assert reply.text_content == "I can help with that. What is the order number?"
-        result.expect.no_more_events()
-    assert first.attempts >= 1
-    assert len(second.turns) == 1

@@ -1,0 +1,135 @@
+"""Each provider's models from settings, and the provider/model strings they are named by.
+
+- LiveKit Inference: the model strings (`deepgram/nova-3`, ...) go through LiveKit's
+  gateway with the LiveKit API key and secret.
+- Plugins: each provider's own plugin with its own API key.
+
+The offline stand-in needs nothing from here; `pipeline.build_models` builds it directly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from livekit.agents import inference
+from livekit.agents.llm import LLM
+from livekit.agents.stt import STT
+from livekit.agents.tts import TTS
+
+# Plugins register themselves on import, which must happen on the main thread: importing
+# them here, at module level, does that whenever the entry imports `pipeline`.
+from livekit.plugins import cartesia, deepgram, openai
+
+from customer_service.settings import Settings
+
+PLUGIN_PROVIDERS = {"STT_MODEL": "deepgram", "LLM_MODEL": "openai", "TTS_MODEL": "cartesia"}
+"""The provider each model setting must name when MODEL_PROVIDER=plugins."""
+
+
+class PipelineError(RuntimeError):
+    """The settings cannot produce a working session; the message says what to change."""
+
+
+def inference_models(
+    settings: Settings, *, text_only: bool
+) -> tuple[LLM[Any], STT[Any] | None, TTS[Any] | None]:
+    missing = [
+        name
+        for name, value in (
+            ("LIVEKIT_API_KEY", settings.livekit_api_key),
+            ("LIVEKIT_API_SECRET", settings.livekit_api_secret),
+        )
+        if not value.get_secret_value()
+    ]
+    if missing:
+        raise PipelineError(
+            f"{' and '.join(missing)} must be set to use LiveKit Inference "
+            "(MODEL_PROVIDER=inference), or choose another MODEL_PROVIDER."
+        )
+    key = settings.livekit_api_key.get_secret_value()
+    secret = settings.livekit_api_secret.get_secret_value()
+    llm = inference_llm(settings, settings.llm_model)
+    if text_only:
+        return llm, None, None
+    stt = inference.STT(
+        model=settings.stt_model, language=settings.language, api_key=key, api_secret=secret
+    )
+    tts = inference.TTS(
+        model=settings.tts_model,
+        voice=settings.tts_voice,
+        language=settings.language,
+        api_key=key,
+        api_secret=secret,
+    )
+    return llm, stt, tts
+
+
+def plugin_models(
+    settings: Settings, *, text_only: bool
+) -> tuple[LLM[Any], STT[Any] | None, TTS[Any] | None]:
+    keys = {
+        "DEEPGRAM_API_KEY": settings.deepgram_api_key.get_secret_value(),
+        "OPENAI_API_KEY": settings.openai_api_key.get_secret_value(),
+        "CARTESIA_API_KEY": settings.cartesia_api_key.get_secret_value(),
+    }
+    needed = ["OPENAI_API_KEY"] if text_only else list(keys)
+    missing = [name for name in needed if not keys[name]]
+    if missing:
+        raise PipelineError(
+            f"{', '.join(missing)} must be set to use the provider plugins "
+            "(MODEL_PROVIDER=plugins), or choose another MODEL_PROVIDER."
+        )
+    llm = openai_llm(settings)
+    if text_only:
+        return llm, None, None
+    stt = deepgram.STT(
+        model=plugin_model_name("STT_MODEL", settings.stt_model),
+        language=settings.language,
+        api_key=keys["DEEPGRAM_API_KEY"],
+    )
+    tts = cartesia.TTS(
+        model=plugin_model_name("TTS_MODEL", settings.tts_model),
+        voice=settings.tts_voice,
+        language=settings.language,
+        api_key=keys["CARTESIA_API_KEY"],
+    )
+    return llm, stt, tts
+
+
+def inference_llm(settings: Settings, model: str) -> LLM[Any]:
+    return inference.LLM(
+        model=model,
+        api_key=settings.livekit_api_key.get_secret_value(),
+        api_secret=settings.livekit_api_secret.get_secret_value(),
+    )
+
+
+def openai_llm(settings: Settings) -> LLM[Any]:
+    return openai.LLM(
+        model=plugin_model_name("LLM_MODEL", settings.llm_model),
+        api_key=settings.openai_api_key.get_secret_value(),
+    )
+
+
+def split_model(model: str) -> tuple[str, str]:
+    """`"deepgram/nova-3"` -> `("deepgram", "nova-3")`."""
+    provider, separator, name = model.partition("/")
+    if not (separator and provider.strip() and name.strip()):
+        raise PipelineError(
+            f"model {model!r} is not of the form provider/model (for example deepgram/nova-3)"
+        )
+    return provider.strip(), name.strip()
+
+
+def plugin_model_name(setting: str, model: str) -> str:
+    """The plugin's own model name for a model setting: `"openai/gpt-4.1-mini"` ->
+    `"gpt-4.1-mini"`, after checking the provider is the plugin this project ships."""
+    expected = PLUGIN_PROVIDERS[setting]
+    provider, name = split_model(model)
+    if provider != expected:
+        raise PipelineError(
+            f"{setting}={model}: with MODEL_PROVIDER=plugins it must be a {expected}/... "
+            "model (the plugin installed for it); other providers are available through "
+            "LiveKit Inference (MODEL_PROVIDER=inference)."
+        )
+    return name
