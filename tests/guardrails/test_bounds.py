@@ -11,7 +11,7 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from livekit.agents import AgentSession, llm
+from livekit.agents import AgentSession
 
 from customer_service import policy
 from customer_service.call_state import CallState, Delegation, DelegationOutcome
@@ -31,7 +31,6 @@ from support.scripted_llm import (
     Decision,
     Say,
     ScriptedLLM,
-    Step,
     Turn,
 )
 from support.scripted_llm import relay_tool_output as relay
@@ -40,25 +39,6 @@ IDENTITY = "verify_identity_task"
 ORDER_LOOKUP = "order_lookup_task"
 ADDRESS_UPDATE = "address_update_task"
 ADDRESS_TOOLS = frozenset({"record_address", "give_up"})
-
-
-class ChoiceRecordingLLM(ScriptedLLM):
-    """The scripted model, also noting the `tool_choice` of every request."""
-
-    def __init__(
-        self, steps: list[Step] | None = None, *, then: Callable[[Turn], Decision]
-    ) -> None:
-        super().__init__(steps or [], then=then)
-        self.tool_choices: list[Any] = []
-
-    def chat(self, **kwargs: Any) -> llm.LLMStream:
-        self.tool_choices.append(kwargs.get("tool_choice"))
-        return super().chat(**kwargs)
-
-    @property
-    def must_answer(self) -> bool:
-        """The framework asked for text only (its tool-step cap was reached)."""
-        return bool(self.tool_choices[-1] == "none")
 
 
 async def refusals(session: AgentSession[CallState]) -> list[AuditEvent]:
@@ -82,16 +62,15 @@ async def test_a_model_that_retries_a_failing_specialist_forever_is_refused(
     # Identical calls are also stopped by repeat detection; this test is about the
     # delegation bound, so repeats are allowed here (see the next test for both).
     settings = settings.model_copy(update={"repeated_tool_call_limit": 10})
-    model: ChoiceRecordingLLM
 
     def retry_forever(turn: Turn) -> Decision:
         if turn.offers(IDENTITY_TOOLS):
             return Call("give_up")
-        if model.must_answer:
+        if turn.must_answer:
             return relay(turn)
         return Call("lookup_order")
 
-    model = ChoiceRecordingLLM(then=retry_forever)
+    model = ScriptedLLM(then=retry_forever)
     async with call_session(model, settings=settings) as session:
         await session.run(user_input="Can you check my order?")
         await session.run(user_input="I'd rather not say")
@@ -127,16 +106,14 @@ async def test_a_model_that_retries_a_failing_specialist_forever_is_refused(
 async def test_retrying_with_the_same_arguments_is_stopped_by_default(
     settings: Settings,
 ) -> None:
-    model: ChoiceRecordingLLM
-
     def retry_forever(turn: Turn) -> Decision:
         if turn.offers(IDENTITY_TOOLS):
             return Call("give_up")
-        if model.must_answer:
+        if turn.must_answer:
             return relay(turn)
         return Call("lookup_order")
 
-    model = ChoiceRecordingLLM(then=retry_forever)
+    model = ScriptedLLM(then=retry_forever)
     async with call_session(model, settings=settings) as session:
         await session.run(user_input="Can you check my order?")
         await session.run(user_input="I'd rather not say")

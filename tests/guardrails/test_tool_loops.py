@@ -11,7 +11,6 @@ tool_choice set to 'none', ignoring"), and the model's text answers the caller.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -47,20 +46,6 @@ ADDRESSES = [
     }
     for street in ("1 Market St", "2 Market St", "3 Market St")
 ]
-
-
-class ChoiceRecordingLLM(ScriptedLLM):
-    """The scripted model, also noting the `tool_choice` of every request."""
-
-    def __init__(
-        self, steps: list[Step] | None = None, *, then: Callable[[Turn], Decision]
-    ) -> None:
-        super().__init__(steps or [], then=then)
-        self.tool_choices: list[Any] = []
-
-    def chat(self, **kwargs: Any) -> llm.LLMStream:
-        self.tool_choices.append(kwargs.get("tool_choice"))
-        return super().chat(**kwargs)
 
 
 def calls_in(result: RunResult[Any], name: str) -> list[llm.FunctionCall]:
@@ -199,19 +184,17 @@ async def test_a_caller_correcting_the_address_twice_is_not_a_repeated_call(
 # Tool steps per turn
 
 
-def chaining_model(tool: str, argument: str, steps: list[Step]) -> ChoiceRecordingLLM:
+def chaining_model(tool: str, argument: str, steps: list[Step]) -> ScriptedLLM:
     """After `steps`, a model that answers every request with one more tool call (new
     arguments each time), and answers in words only when the framework forbids tools."""
     counter = itertools.count(1)
-    model: ChoiceRecordingLLM
 
     def decide(turn: Turn) -> Decision:
-        if model.tool_choices[-1] == "none":
+        if turn.must_answer:
             return Say(STOPPED_CHAINING)
         return Call(tool, {argument: f"{next(counter)}"})
 
-    model = ChoiceRecordingLLM(steps, then=decide)
-    return model
+    return ScriptedLLM(steps, then=decide)
 
 
 @pytest.mark.parametrize("max_tool_steps", [1, 3])
@@ -228,8 +211,8 @@ async def test_supervisor_tool_steps_per_turn_are_capped(
         last = result.expect[-1].is_message(role="assistant").event().item
         assert last.text_content == STOPPED_CHAINING
     # The greeting is not an LLM call: every request belongs to this turn.
-    assert model.tool_choices[-1] == "none"
-    assert "none" not in model.tool_choices[:-1]
+    assert model.turns[-1].must_answer
+    assert not any(turn.must_answer for turn in model.turns[:-1])
     assert all(turn.offers(SUPERVISOR_TOOLS) for turn in model.turns)
     assert len(executed) == settings.max_tool_steps
 
@@ -247,8 +230,8 @@ async def test_specialist_tool_steps_per_turn_are_capped(settings: Settings) -> 
         assert outputs == [INVALID_ORDER_NUMBER] * len(executed)
         assert agent_lines(session)[-1] == STOPPED_CHAINING
         assert session.userdata.guardrails.active_specialist == "order_lookup_task"
-    turn_choices = model.tool_choices[first_request:]
-    assert turn_choices[-1] == "none"
-    assert "none" not in turn_choices[:-1]
+    this_turn = model.turns[first_request:]
+    assert this_turn[-1].must_answer
+    assert not any(turn.must_answer for turn in this_turn[:-1])
     assert all(turn.offers(ORDER_LOOKUP_TOOLS) for turn in model.turns[first_request:])
     assert len(executed) == settings.max_tool_steps

@@ -9,29 +9,10 @@ import pydantic
 import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
 
-from customer_service.domain import Customer, Order, OrderItem, OrderStatus, PostalAddress
+from customer_service.domain import Customer, Order, OrderItem, OrderStatus
 from customer_service.store import AuditEvent, Store, StoreUnavailable
 from customer_service.store.convert import order_to_row
-
-JORDAN_ADDRESS = PostalAddress(
-    street="500 Howard St",
-    unit="Apt 4B",
-    city="San Francisco",
-    region="CA",
-    postal_code="94107",
-    country="US",
-)
-PRIYA_ADDRESS = PostalAddress(
-    street="350 5th Ave", city="New York", region="NY", postal_code="10001", country="US"
-)
-MARIA_ADDRESS = PostalAddress(
-    street="Calle de Alcalá 45",
-    unit="2º izquierda",
-    city="Madrid",
-    region="M",
-    postal_code="28013",
-    country="ES",
-)
+from support.demo_addresses import JORDAN_ADDRESS, MARIA_ADDRESS, PRIYA_ADDRESS
 
 
 async def _insert_orders(url: str, *orders: Order) -> None:

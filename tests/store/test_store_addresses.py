@@ -17,19 +17,9 @@ from customer_service.store import (
     StoreUnavailable,
 )
 from customer_service.store import addresses as addresses_module
+from support.demo_addresses import JORDAN_ADDRESS, PRIYA_ADDRESS
 from support.faults import fail_writes
 
-JORDAN_ADDRESS = PostalAddress(
-    street="500 Howard St",
-    unit="Apt 4B",
-    city="San Francisco",
-    region="CA",
-    postal_code="94107",
-    country="US",
-)
-PRIYA_ADDRESS = PostalAddress(
-    street="350 5th Ave", city="New York", region="NY", postal_code="10001", country="US"
-)
 MARKET_ST = PostalAddress(
     street="1 Market St",
     unit="Suite 300",

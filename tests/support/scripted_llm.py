@@ -18,6 +18,7 @@ from typing import Any
 from livekit.agents import APIConnectOptions, llm
 from livekit.agents.llm import ChatContext, Tool
 from livekit.agents.types import DEFAULT_API_CONNECT_OPTIONS, NOT_GIVEN, NotGivenOr
+from livekit.agents.utils import is_given
 
 SUPERVISOR_TOOLS = frozenset({"verify_identity", "lookup_order", "transfer_to_human", "end_call"})
 IDENTITY_TOOLS = frozenset({"check_identity", "give_up"})
@@ -51,6 +52,12 @@ class Turn:
 
     tool_names: frozenset[str]
     chat_ctx: ChatContext
+    tool_choice: object = None
+
+    @property
+    def must_answer(self) -> bool:
+        """The framework asked for words only (its cap on tool steps was reached)."""
+        return self.tool_choice == "none"
 
     @property
     def last_item(self) -> llm.ChatItem | None:
@@ -118,6 +125,7 @@ class ScriptedLLM(llm.LLM):
         turn = Turn(
             tool_names=frozenset(tool.id for tool in tools or []),
             chat_ctx=chat_ctx.copy(),
+            tool_choice=tool_choice if is_given(tool_choice) else None,
         )
         self.turns.append(turn)
         decision = self._decide(turn)
