@@ -18,6 +18,7 @@ from customer_service.guard import STORE_APOLOGY
 from customer_service.settings import Settings
 from customer_service.store import Store
 from customer_service.store.seed import DEMO_ORDERS
+from customer_service.tasks.address_update import READ_BACK_NOT_HEARD, AddressUpdateTask
 from customer_service.tasks.consent import CONSENT_WORDING, ConsentTopic
 from customer_service.tasks.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.testing import call_session, sqlite_url
@@ -297,4 +298,34 @@ async def test_interrupting_the_address_read_back_does_not_stall_the_task(
         assert [d.outcome for d in state.guardrails.delegations] == [
             DelegationOutcome.COMPLETED
         ] * 3
+    assert not model.overran
+
+
+async def test_a_yes_to_an_interrupted_read_back_confirms_nothing(settings: Settings) -> None:
+    model = HoldingLLM(
+        [
+            Call("update_address", {"order_id": "100102"}),
+            check_identity(JORDAN),
+            Call("record_address", NEW_ADDRESS),
+            relay,  # the read-back: held, then interrupted before the caller hears it
+            Call("confirm_address"),  # the model takes the caller's "yes" as confirmation
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Please change the delivery address of order 100102")
+        await session.run(user_input=JORDAN_SAYS)
+        model.hold_request = len(model.turns) + 1
+        giving = asyncio.ensure_future(
+            session.run(user_input="1 Market St, San Francisco, CA 94105")
+        )
+        await asyncio.wait_for(model.held.wait(), CLOSE_WITHIN_S)
+        await asyncio.wait_for(session.interrupt(), CLOSE_WITHIN_S)
+        model.release.set()
+        await asyncio.wait_for(giving, CLOSE_WITHIN_S)
+
+        result = await asyncio.wait_for(session.run(user_input="Yes?"), CLOSE_WITHIN_S)
+        result.expect.contains_function_call_output(output=READ_BACK_NOT_HEARD, is_error=True)
+        assert await session.userdata.store.address_changes(order_id="100102") == []
+        assert isinstance(session.current_agent, AddressUpdateTask)
     assert not model.overran

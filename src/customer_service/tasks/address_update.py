@@ -12,7 +12,13 @@ from textwrap import dedent
 from typing import Any
 
 from livekit.agents import RunContext, ToolError, function_tool
-from livekit.agents.llm import ChatContext, ChatMessage, FunctionTool, ToolFlag
+from livekit.agents.llm import (
+    ChatContext,
+    ChatMessage,
+    FunctionCallOutput,
+    FunctionTool,
+    ToolFlag,
+)
 from livekit.agents.types import NOT_GIVEN, NotGivenOr
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -42,6 +48,9 @@ ADDRESS_CHANGED_SINCE_READ_BACK = (
 )
 CONFIRMATION_NEEDED = (
     "Before I change anything, please tell me whether the address I read back is right."
+)
+READ_BACK_NOT_HEARD = (
+    "I'm not sure you heard the address I read back. Let me read it again before I change anything."
 )
 ADDRESS_UPDATE_ABANDONED = "No problem, I haven't changed the address."
 
@@ -140,9 +149,28 @@ class AddressUpdateTask(Specialist[AddressUpdateResult]):
                 raise ToolError(ADDRESS_CHANGED_SINCE_READ_BACK)
             if self._caller_turns() <= self._read_back_after_turn:
                 raise ToolError(CONFIRMATION_NEEDED)
+            if not self._read_back_was_heard():
+                raise ToolError(READ_BACK_NOT_HEARD)
             self.finish(AddressUpdateResult(order_id=self._order_id, address=address))
 
         return confirm_address
+
+    def _read_back_was_heard(self) -> bool:
+        """Whether the agent finished saying something after the latest read-back was
+        recorded: a "yes" to an interrupted read-back confirms nothing."""
+        items = self.chat_ctx.items
+        recorded = max(
+            (
+                index
+                for index, item in enumerate(items)
+                if isinstance(item, FunctionCallOutput) and item.name == "record_address"
+            ),
+            default=-1,
+        )
+        return any(
+            isinstance(item, ChatMessage) and item.role == "assistant" and not item.interrupted
+            for item in items[recorded + 1 :]
+        )
 
     def _caller_turns(self) -> int:
         return sum(
