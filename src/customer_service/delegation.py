@@ -18,6 +18,7 @@ from livekit.agents import StopResponse, ToolError
 
 from customer_service import audit
 from customer_service.call_state import CallState, Delegation, DelegationOutcome
+from customer_service.policy import OFFER_HUMAN
 from customer_service.tasks.base import Specialist
 
 logger = logging.getLogger("customer_service.delegation")
@@ -28,7 +29,6 @@ BOUND_APOLOGY = (
     "I'm sorry, I'm not able to sort this out for you on this call. I can transfer you to a "
     "colleague who can help."
 )
-OFFER_HUMAN = "I can transfer you to a colleague who can help with this."
 LOOPING_FAILURES = 2
 """Failed runs in a row after which a specialist is not started again."""
 

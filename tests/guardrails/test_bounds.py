@@ -15,7 +15,8 @@ from livekit.agents import AgentSession
 
 from customer_service import policy
 from customer_service.call_state import CallState, Delegation, DelegationOutcome
-from customer_service.delegation import BOUND_APOLOGY, OFFER_HUMAN
+from customer_service.delegation import BOUND_APOLOGY
+from customer_service.policy import OFFER_HUMAN
 from customer_service.settings import Settings
 from customer_service.store import AuditEvent
 from customer_service.tasks.address_update import ADDRESS_UPDATE_ABANDONED

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
+from pydantic import BaseModel
+
 from customer_service.domain import Customer, Order, OrderItem, OrderStatus, PostalAddress
 from customer_service.normalize import normalize_postal_code
 from customer_service.store.events import AuditEvent
@@ -9,6 +13,7 @@ from customer_service.store.records import AddressChange, ConsentRecord, Escalat
 from customer_service.store.schema import (
     AddressChangeRow,
     AuditEventRow,
+    Base,
     ConsentRow,
     CustomerRow,
     EscalationRow,
@@ -100,99 +105,46 @@ def order_from_row(row: OrderRow) -> Order:
     )
 
 
+RecordT = TypeVar("RecordT", bound=BaseModel)
+RowT = TypeVar("RowT", bound=Base)
+
+
+def _to_row(record: BaseModel, row_type: type[RowT]) -> RowT:
+    # These rows mirror their record field for field; nested records become JSON dicts.
+    return row_type(**record.model_dump())
+
+
+def _from_row(row: object, record_type: type[RecordT]) -> RecordT:
+    return record_type.model_validate(row, from_attributes=True)
+
+
 def event_to_row(event: AuditEvent) -> AuditEventRow:
-    return AuditEventRow(
-        call_id=event.call_id,
-        kind=event.kind,
-        customer_id=event.customer_id,
-        order_id=event.order_id,
-        detail=event.detail,
-        created_at=event.created_at,
-    )
+    return _to_row(event, AuditEventRow)
 
 
 def event_from_row(row: AuditEventRow) -> AuditEvent:
-    return AuditEvent(
-        call_id=row.call_id,
-        kind=row.kind,
-        customer_id=row.customer_id,
-        order_id=row.order_id,
-        detail=row.detail,
-        created_at=row.created_at,
-    )
+    return _from_row(row, AuditEvent)
 
 
 def address_change_to_row(change: AddressChange) -> AddressChangeRow:
-    return AddressChangeRow(
-        change_key=change.change_key,
-        order_id=change.order_id,
-        customer_id=change.customer_id,
-        call_id=change.call_id,
-        old_address=change.old_address.model_dump(mode="json"),
-        new_address=change.new_address.model_dump(mode="json"),
-        changed_at=change.changed_at,
-    )
+    return _to_row(change, AddressChangeRow)
 
 
 def address_change_from_row(row: AddressChangeRow) -> AddressChange:
-    return AddressChange(
-        change_key=row.change_key,
-        order_id=row.order_id,
-        customer_id=row.customer_id,
-        call_id=row.call_id,
-        old_address=PostalAddress.model_validate(row.old_address),
-        new_address=PostalAddress.model_validate(row.new_address),
-        changed_at=row.changed_at,
-    )
+    return _from_row(row, AddressChange)
 
 
 def consent_to_row(record: ConsentRecord) -> ConsentRow:
-    return ConsentRow(
-        topic=record.topic,
-        granted=record.granted,
-        wording_version=record.wording_version,
-        asked_at=record.asked_at,
-        call_id=record.call_id,
-        customer_id=record.customer_id,
-    )
+    return _to_row(record, ConsentRow)
 
 
 def consent_from_row(row: ConsentRow) -> ConsentRecord:
-    return ConsentRecord(
-        topic=row.topic,
-        granted=row.granted,
-        wording_version=row.wording_version,
-        asked_at=row.asked_at,
-        call_id=row.call_id,
-        customer_id=row.customer_id,
-    )
+    return _from_row(row, ConsentRecord)
 
 
 def escalation_to_row(record: EscalationRecord) -> EscalationRow:
-    return EscalationRow(
-        escalation_id=record.escalation_id,
-        call_id=record.call_id,
-        reason=record.reason,
-        verified=record.verified,
-        customer_id=record.customer_id,
-        collected=record.collected,
-        failed_specialist=record.failed_specialist,
-        failure=record.failure,
-        summary=record.summary,
-        created_at=record.created_at,
-    )
+    return _to_row(record, EscalationRow)
 
 
 def escalation_from_row(row: EscalationRow) -> EscalationRecord:
-    return EscalationRecord(
-        escalation_id=row.escalation_id,
-        call_id=row.call_id,
-        reason=row.reason,
-        verified=row.verified,
-        customer_id=row.customer_id,
-        collected=row.collected,
-        failed_specialist=row.failed_specialist,
-        failure=row.failure,
-        summary=row.summary,
-        created_at=row.created_at,
-    )
+    return _from_row(row, EscalationRecord)
