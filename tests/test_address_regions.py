@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from customer_service.address_data import (
+from customer_service.addresses.regions import (
     CA_PROVINCE_ALIASES,
     CA_PROVINCE_NAMES,
     US_STATE_ALIASES,

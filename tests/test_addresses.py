@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import pytest
 
-from customer_service.address_data import COUNTRY_ALIASES, COUNTRY_NAMES
 from customer_service.addresses import (
     AddressField,
     country_name,
     read_back,
     validated_address,
 )
+from customer_service.addresses.regions import COUNTRY_ALIASES, COUNTRY_NAMES
 from customer_service.domain import Order, PostalAddress
 from customer_service.store.seed import DEMO_ORDERS
 from support.address_fixtures import VALID, address_problem, assert_problem, checked_address

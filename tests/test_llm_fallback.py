@@ -13,11 +13,11 @@ from livekit.agents import inference
 from livekit.agents.llm import LLM, FallbackAdapter
 from livekit.plugins import openai
 
-from customer_service import llm_fallback
 from customer_service.pipeline import (
     PipelineError,
     build_models,
 )
+from customer_service.pipeline import fallback as llm_fallback
 from customer_service.settings import ModelProvider, Settings
 from support.pipeline_fixtures import (
     GEMINI,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from customer_service import policy
 from customer_service.settings import Settings
-from customer_service.tasks.order_lookup import INVALID_ORDER_NUMBER, not_found_message
+from customer_service.specialists.identity import VERIFICATION_LOCKED
+from customer_service.specialists.order_lookup import INVALID_ORDER_NUMBER, not_found_message
 from customer_service.testing import call_session
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
 from support.scripted_llm import IDENTITY_TOOLS, Call, Say, ScriptedLLM, Turn
@@ -97,4 +97,4 @@ async def test_a_model_that_retries_identity_forever_is_stopped_by_the_lock(
         assert session.userdata.identity.locked
         assert session.userdata.identity.failed_checks == settings.identity_max_attempts
         assert session.userdata.verified_customer is None
-        assert policy.VERIFICATION_LOCKED in agent_lines(session)
+        assert VERIFICATION_LOCKED in agent_lines(session)

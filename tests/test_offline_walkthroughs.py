@@ -8,29 +8,30 @@ from pathlib import Path
 
 import pytest
 
-from customer_service.address_changes import not_changeable_message
 from customer_service.addresses import AddressProblem, read_back, validated_address
-from customer_service.consents import CONSENT_CONFIRMATIONS
-from customer_service.domain import Order, PostalAddress
-from customer_service.escalation import HANDOFF_MESSAGE
+from customer_service.call.wording import GREETING, HOW_CAN_I_HELP, WELCOME
+from customer_service.call.wording import HANDOFF as HANDOFF_MESSAGE
+from customer_service.domain import Order, OrderStatus, PostalAddress
 from customer_service.offline_llm import OfflineLLM
-from customer_service.offline_llm.supervisor import (
+from customer_service.offline_llm.routing import (
     ACCEPTED_OFFER,
     ANYTHING_ELSE,
     ASKED_FOR_PERSON,
     DECLINED_OFFER,
 )
-from customer_service.policy import VERIFICATION_LOCKED
 from customer_service.settings import RecordingConsent, Settings
+from customer_service.specialists.address_update import not_changeable_message, opening_question
+from customer_service.specialists.consent import (
+    CONSENT_CONFIRMATIONS,
+    CONSENT_WORDING,
+    ConsentTopic,
+)
+from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
+from customer_service.specialists.identity import VERIFICATION_LOCKED, mismatch_message
+from customer_service.specialists.order_lookup import OPENING_QUESTION as ORDER_QUESTION
+from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import Store
 from customer_service.store.seed import DEMO_ORDERS
-from customer_service.supervisor import GREETING, HOW_CAN_I_HELP, WELCOME
-from customer_service.tasks.address_update import opening_question
-from customer_service.tasks.consent import CONSENT_WORDING, ConsentTopic
-from customer_service.tasks.identity import OPENING_QUESTION as IDENTITY_QUESTION
-from customer_service.tasks.identity import mismatch_message
-from customer_service.tasks.order_lookup import OPENING_QUESTION as ORDER_QUESTION
-from customer_service.tasks.order_lookup import OrderLookupResult, not_found_message
 from customer_service.testing import call_session, sqlite_url
 from support.conversation import agent_lines
 from support.offline_chat import chat
@@ -191,7 +192,7 @@ async def test_address_change_refused_on_a_shipped_order(database_url: str) -> N
     said = (
         await chat(database_url, "I want to change the address for order 100101", JORDAN, "no")
     ).agent
-    refusal = not_changeable_message(OrderLookupResult.from_order(demo_order("100101")))
+    refusal = not_changeable_message("100101", OrderStatus.SHIPPED)
     assert said[2:] == [refusal, DECLINED_OFFER]
     assert (await stored_order(database_url, "100101")).shipping_address == (
         demo_order("100101").shipping_address

@@ -20,7 +20,7 @@ from livekit.agents import (
 from livekit.agents.llm import ChatContext
 from livekit.agents.metrics import LLMMetrics
 
-from customer_service.resilience import (
+from customer_service.pipeline.resilience import (
     LLM_FAILURE_APOLOGY,
     ApologizingLLM,
     speak_failures,
@@ -56,7 +56,9 @@ def recorded_errors(model: llm.LLM[Any]) -> list[llm.LLMError]:
 
 
 def failure_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
-    return [record for record in caplog.records if record.name == "customer_service.resilience"]
+    return [
+        record for record in caplog.records if record.name == "customer_service.pipeline.resilience"
+    ]
 
 
 def logged_fields(record: logging.LogRecord) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from livekit.agents import (
 from livekit.agents.llm import ChatContext, Tool, ToolChoice
 from livekit.agents.types import DEFAULT_API_CONNECT_OPTIONS, NOT_GIVEN, NotGivenOr
 
-from customer_service.resilience import LLM_FAILURE_APOLOGY, speak_failures
+from customer_service.pipeline.resilience import LLM_FAILURE_APOLOGY, speak_failures
 from customer_service.settings import Settings
 from customer_service.testing import call_session
 from support.conversation import agent_lines

@@ -11,7 +11,7 @@ import pytest
 from livekit.agents.testing import fake_job_context
 
 from customer_service import server
-from customer_service.call_state import CallState
+from customer_service.call.state import CallState
 from customer_service.settings import get_settings
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import sqlite_url

@@ -15,13 +15,13 @@ import pytest
 from livekit.agents import inference
 from livekit.agents.vad import VAD
 
-from customer_service import turn_detection
 from customer_service.pipeline import (
     DOWNLOAD_FILES_COMMAND,
     PipelineError,
     build_models,
     build_turn_detection,
     load_vad,
+    turn_detection,
     turn_detector_files_problem,
 )
 from customer_service.settings import TurnDetection

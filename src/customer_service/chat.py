@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from livekit.agents import AgentSession, llm
 from livekit.agents.voice import CloseEvent
 
-from customer_service.call_state import CallState
+from customer_service.call.state import CallState
 from customer_service.pipeline import build_models
 from customer_service.settings import ModelProvider, Settings, get_settings
 from customer_service.testing import call_session

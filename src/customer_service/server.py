@@ -16,14 +16,14 @@ from livekit.agents import (
 from livekit.agents.types import NOT_GIVEN
 from livekit.agents.voice.agent_session import SessionConnectOptions
 
-from customer_service.call_state import CallState
+from customer_service.call.state import CallState
+from customer_service.call.transcripts import save_transcript
 from customer_service.pipeline import build_models, build_noise_cancellation, load_vad
 from customer_service.settings import RecordingConsent, get_settings
 from customer_service.store import Store
 from customer_service.supervisor import CustomerServiceAgent
-from customer_service.transcripts import save_transcript
 
-logger = logging.getLogger("customer_service.server")
+logger = logging.getLogger(__name__)
 
 VAD_KEY = "vad"
 

@@ -1,4 +1,9 @@
-"""The supervisor: keeps the conversation, routes work to specialists, enforces policy."""
+"""The supervisor: keeps the conversation, routes work to specialists, enforces policy.
+
+Each tool is a short recipe of policy calls: who the caller is, which order, whether
+it may change, what the specialist returned, and the write. The checks and the writes
+themselves live with their specialist in `customer_service.specialists`.
+"""
 
 from __future__ import annotations
 
@@ -8,33 +13,43 @@ from textwrap import dedent
 from livekit.agents import Agent, RunContext, StopResponse, ToolError, function_tool
 from livekit.agents.llm import ChatContext
 
-from customer_service import audit, policy
-from customer_service.address_changes import apply_address_change, ensure_changeable
-from customer_service.call_state import CallState
-from customer_service.consents import confirmation as consent_confirmation
-from customer_service.consents import obtain_consent, stored_answer
-from customer_service.delegation import delegate
-from customer_service.domain import Customer, PostalAddress
-from customer_service.escalation import escalate
-from customer_service.guard import guarded
-from customer_service.normalize import normalize_order_id
-from customer_service.persona import PERSONA
-from customer_service.settings import RecordingConsent
-from customer_service.store import StoreUnavailable
-from customer_service.tasks.address_update import AddressUpdateTask
-from customer_service.tasks.consent import ConsentTopic
-from customer_service.tasks.identity import IdentityOutcome, VerifyIdentityTask
-from customer_service.tasks.order_lookup import (
-    OrderLookupResult,
-    OrderLookupTask,
-    find_callers_order,
+from customer_service.call import audit
+from customer_service.call.escalation import escalate
+from customer_service.call.guard import guarded
+from customer_service.call.state import CallState
+from customer_service.call.wording import (
+    GOODBYE,
+    GREETING,
+    HOW_CAN_I_HELP,
+    PERSONA,
+    WELCOME,
+    spaced_digits,
 )
+from customer_service.domain import Customer
+from customer_service.settings import RecordingConsent
+from customer_service.specialists.address_update import (
+    apply_address_change,
+    confirmed_address,
+    ensure_changeable,
+)
+from customer_service.specialists.cancellation import (
+    apply_cancellation,
+    confirmed_cancellation,
+    ensure_cancellable,
+)
+from customer_service.specialists.consent import (
+    ConsentTopic,
+    ConsentTopicChoice,
+    consent_topic,
+    obtain_consent,
+    order_updates_offer_due,
+)
+from customer_service.specialists.consent import confirmation as consent_confirmation
+from customer_service.specialists.identity import verified_customer
+from customer_service.specialists.order_lookup import callers_order, disclose
+from customer_service.store import StoreUnavailable
 
-logger = logging.getLogger("customer_service.supervisor")
-
-WELCOME = "Hello, thanks for calling."
-HOW_CAN_I_HELP = "How can I help you today?"
-GREETING = f"{WELCOME} {HOW_CAN_I_HELP}"
+logger = logging.getLogger(__name__)
 
 SUPERVISOR_INSTRUCTIONS = PERSONA + dedent(
     """
@@ -43,6 +58,8 @@ SUPERVISOR_INSTRUCTIONS = PERSONA + dedent(
       delivery. Pass order_id when the caller has already said the number.
     - update_address: the caller wants an order delivered to a different address. Pass
       order_id when the caller has already said the number.
+    - cancel_order: the caller wants to cancel an order. Pass order_id when the caller
+      has already said the number.
     - request_consent: only when the caller asks to change their text-update preference
       (topic order_updates_sms) or their call-recording choice (topic call_recording).
     - verify_identity: the caller wants something done on their account and nothing
@@ -57,7 +74,7 @@ SUPERVISOR_INSTRUCTIONS = PERSONA + dedent(
     """
 )
 
-UNKNOWN_CONSENT_TOPIC = "I can only record choices about call recording or text updates."
+TEXT_UPDATES_NOT_SET = "I couldn't set up text updates just now; nothing was set."
 
 HISTORY_FOR_SPECIALISTS = 6
 """Recent turns a specialist sees, so it can use details the caller already gave."""
@@ -89,7 +106,7 @@ class CustomerServiceAgent(Agent):
     @guarded()
     async def verify_identity(self, context: RunContext[CallState]) -> str:
         """Verify the caller's identity. Use only when no other tool fits the request."""
-        customer = await self._verified_customer(context.userdata)
+        customer = await verified_customer(context.userdata, self._recent_history())
         return f"Thank you, {customer.full_name}, you are verified."
 
     @function_tool()
@@ -103,13 +120,9 @@ class CustomerServiceAgent(Agent):
             order_id: The six-digit order number if the caller already said it, else omit.
         """
         state = context.userdata
-        await self._verified_customer(state)
-        order = await self._checked(state, order_id)
-        state.record_disclosure(order.order_id)
-        await audit.record(
-            state, "order_disclosed", customer_id=order.customer_id, order_id=order.order_id
-        )
-        return order.spoken_summary()
+        await verified_customer(state, self._recent_history())
+        order = await callers_order(state, order_id, self._recent_history())
+        return await disclose(state, order)
 
     @function_tool()
     @guarded()
@@ -122,35 +135,48 @@ class CustomerServiceAgent(Agent):
             order_id: The six-digit order number if the caller already said it, else omit.
         """
         state = context.userdata
-        customer = await self._verified_customer(state)
-        order = await self._checked(state, order_id)
+        customer = await verified_customer(state, self._recent_history())
+        order = await callers_order(state, order_id, self._recent_history())
         ensure_changeable(order)
-        address = await self._confirmed_address(state, order.order_id)
-        confirmation = await apply_address_change(state, order, address)
-        if not await self._should_offer_order_updates(state, customer):
-            return confirmation
-        # The caller hears the change is done before the text-update question, not after.
-        context.session.say(confirmation)
-        sms = await self._offer_order_updates(state)
-        return f"The new address for order {' '.join(order.order_id)} is saved. {sms}"
+        address = await confirmed_address(state, order.order_id, self._recent_history())
+        saved = await apply_address_change(state, order, address)
+        # The change is committed: nothing after this line may report it as failed.
+        return await self._offer_text_updates(context, customer, saved, order.order_id)
 
     @function_tool()
     @guarded()
-    async def request_consent(self, context: RunContext[CallState], topic: str) -> str:
+    async def cancel_order(
+        self, context: RunContext[CallState], order_id: str | None = None
+    ) -> str:
+        """Cancel one of the caller's orders that has not shipped yet.
+
+        Args:
+            order_id: The six-digit order number if the caller already said it, else omit.
+        """
+        state = context.userdata
+        await verified_customer(state, self._recent_history())
+        order = await callers_order(state, order_id, self._recent_history())
+        ensure_cancellable(order)
+        await confirmed_cancellation(state, order)
+        return await apply_cancellation(state, order)
+
+    @function_tool()
+    @guarded()
+    async def request_consent(
+        self, context: RunContext[CallState], topic: ConsentTopicChoice
+    ) -> str:
         """Ask the caller a consent question in its fixed wording and record the answer.
 
         Args:
-            topic: "order_updates_sms" or "call_recording".
+            topic: order_updates_sms for text updates about orders, call_recording for
+                recording this call.
         """
         state = context.userdata
-        try:
-            consent_topic = ConsentTopic(topic)
-        except ValueError:
-            raise ToolError(UNKNOWN_CONSENT_TOPIC) from None
-        if consent_topic is ConsentTopic.ORDER_UPDATES_SMS:
-            await self._verified_customer(state)
+        chosen = consent_topic(topic)
+        if chosen is ConsentTopic.ORDER_UPDATES_SMS:
+            await verified_customer(state, self._recent_history())
         # The caller asked: a stored answer is theirs to change.
-        return consent_confirmation(await obtain_consent(state, consent_topic, ask_again=True))
+        return consent_confirmation(await obtain_consent(state, chosen, ask_again=True))
 
     @function_tool()
     @guarded(count_repeats=False)
@@ -168,69 +194,36 @@ class CustomerServiceAgent(Agent):
         """End the call after the caller says goodbye or needs nothing else."""
         context.userdata.end()
         await audit.record(context.userdata, "call_ended_by_agent")
-        context.session.say("Thank you for calling. Goodbye!")
+        context.session.say(GOODBYE)
         context.session.shutdown(drain=True)
 
-    async def _verified_customer(self, state: CallState) -> Customer:
-        """The verified caller; runs the identity specialist first when there is none."""
-        if state.verified_customer is not None:
-            return state.verified_customer
-        if state.identity.locked:
-            raise ToolError(policy.VERIFICATION_LOCKED)
-
-        async def verify() -> Customer | IdentityOutcome:
-            result = await delegate(
-                state,
-                VerifyIdentityTask(chat_ctx=self._recent_history()),
-                is_failure=lambda identity: identity.outcome is not IdentityOutcome.VERIFIED,
-            )
-            return policy.validated_identity(result, state)
-
-        outcome = await policy.validated_with_retries(state, verify, what="identity")
-        if isinstance(outcome, Customer):
-            return outcome
-        if outcome is IdentityOutcome.LOCKED:
-            raise ToolError(policy.VERIFICATION_LOCKED)
-        raise ToolError(policy.VERIFICATION_DECLINED)
-
-    async def _checked(self, state: CallState, order_id: str | None) -> OrderLookupResult:
-        """The caller's order, validated. A usable number is looked up in code, so a caller
-        who already said it is not asked again; otherwise the specialist asks."""
-        requested = normalize_order_id(order_id) if order_id is not None else None
-
-        async def look_up() -> OrderLookupResult:
-            result: OrderLookupResult
-            if requested is not None:
-                result = OrderLookupResult.from_order(await find_callers_order(state, requested))
-            else:
-                result = await delegate(state, OrderLookupTask(chat_ctx=self._recent_history()))
-            return await policy.validated_order(result, state, requested_order_id=requested)
-
-        return await policy.validated_with_retries(state, look_up, what="order")
-
-    async def _confirmed_address(self, state: CallState, order_id: str) -> PostalAddress:
-        async def collect() -> PostalAddress:
-            result = await delegate(
-                state, AddressUpdateTask(order_id=order_id, chat_ctx=self._recent_history())
-            )
-            return policy.validated_address_update(result, order_id)
-
-        return await policy.validated_with_retries(state, collect, what="address")
-
-    async def _should_offer_order_updates(self, state: CallState, customer: Customer) -> bool:
-        """Text updates are offered once, to a customer with a phone number on file."""
-        if not customer.phone:
-            return False
+    async def _offer_text_updates(
+        self, context: RunContext[CallState], customer: Customer, saved: str, order_id: str
+    ) -> str:
+        """Offers text updates once after a saved change. Whatever happens to the offer,
+        the model hears that the change was saved."""
+        state = context.userdata
         try:
-            return await stored_answer(state, ConsentTopic.ORDER_UPDATES_SMS) is None
+            if not await order_updates_offer_due(state, customer):
+                return saved
         except StoreUnavailable:
-            return False
-
-    async def _offer_order_updates(self, state: CallState) -> str:
+            return saved
+        # The caller hears the change is done before the text-update question, not after.
+        context.session.say(saved)
         try:
-            return consent_confirmation(await obtain_consent(state, ConsentTopic.ORDER_UPDATES_SMS))
-        except StoreUnavailable:
-            return "I couldn't save your text-update choice just now; nothing was set."
+            answer = consent_confirmation(
+                await obtain_consent(state, ConsentTopic.ORDER_UPDATES_SMS)
+            )
+        except StopResponse:
+            raise  # the caller hung up; nobody is left to hear a reply
+        except Exception as error:
+            # A tripped bound, an outage or a bad answer costs the offer, not the change.
+            logger.warning(
+                "text-update offer failed after a saved change",
+                extra={"call_id": state.call_id, "error": type(error).__name__},
+            )
+            answer = TEXT_UPDATES_NOT_SET
+        return f"The new address for order {spaced_digits(order_id)} is saved. {answer}"
 
     def _recent_history(self) -> ChatContext:
         return self.chat_ctx.copy(

@@ -18,8 +18,8 @@ from typing import Any
 
 from livekit.agents import AgentSession, llm
 
-from customer_service.call_state import CallState
-from customer_service.resilience import speak_failures
+from customer_service.call.state import CallState
+from customer_service.pipeline.resilience import speak_failures
 from customer_service.settings import Settings, get_settings
 from customer_service.store import Store
 from customer_service.supervisor import CustomerServiceAgent

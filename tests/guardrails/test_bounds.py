@@ -13,15 +13,14 @@ from typing import Any
 
 from livekit.agents import AgentSession
 
-from customer_service import policy
-from customer_service.call_state import CallState, Delegation, DelegationOutcome
-from customer_service.delegation import BOUND_APOLOGY
-from customer_service.policy import OFFER_HUMAN
+from customer_service.call.state import CallState, Delegation, DelegationOutcome
+from customer_service.call.wording import BOUND_APOLOGY, OFFER_HUMAN
 from customer_service.settings import Settings
+from customer_service.specialists.address_update import ADDRESS_UPDATE_ABANDONED
+from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
+from customer_service.specialists.identity import VERIFICATION_DECLINED
+from customer_service.specialists.order_lookup import LOOKUP_ABANDONED
 from customer_service.store import AuditEvent
-from customer_service.tasks.address_update import ADDRESS_UPDATE_ABANDONED
-from customer_service.tasks.identity import OPENING_QUESTION as IDENTITY_QUESTION
-from customer_service.tasks.order_lookup import LOOKUP_ABANDONED
 from customer_service.testing import call_session
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
 from support.scripted_llm import (
@@ -88,8 +87,8 @@ async def test_a_model_that_retries_a_failing_specialist_forever_is_refused(
         refused = len(outputs) - 2
         assert refused >= 2
         assert outputs == [
-            policy.VERIFICATION_DECLINED,
-            policy.VERIFICATION_DECLINED,
+            VERIFICATION_DECLINED,
+            VERIFICATION_DECLINED,
             BOUND_APOLOGY,
             *[OFFER_HUMAN] * (refused - 1),
         ]
@@ -123,7 +122,7 @@ async def test_retrying_with_the_same_arguments_is_stopped_by_default(
         state = session.userdata
         assert [d.specialist for d in state.guardrails.delegations] == [IDENTITY, IDENTITY]
         outputs = outputs_of(session, "lookup_order")
-        assert outputs[:2] == [policy.VERIFICATION_DECLINED] * 2
+        assert outputs[:2] == [VERIFICATION_DECLINED] * 2
         assert len(outputs) > 2
         assert all("colleague" in output for output in outputs[2:])
         assert "colleague" in agent_lines(session)[-1]

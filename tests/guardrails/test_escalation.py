@@ -11,12 +11,12 @@ from typing import Any
 
 from livekit.agents import AgentSession
 
-from customer_service.call_state import CallState, Delegation, DelegationOutcome
-from customer_service.escalation import HANDOFF_MESSAGE
+from customer_service.call.state import CallState, Delegation, DelegationOutcome
+from customer_service.call.wording import HANDOFF as HANDOFF_MESSAGE
 from customer_service.settings import Settings
+from customer_service.specialists.consent import ConsentTopic
+from customer_service.specialists.identity import mismatch_message
 from customer_service.store import EscalationRecord
-from customer_service.tasks.consent import ConsentTopic
-from customer_service.tasks.identity import mismatch_message
 from customer_service.testing import call_session
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, audit_kinds, check_identity
 from support.scripted_llm import Call, ScriptedLLM

@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 from livekit.agents import CloseEvent, llm
 
-from customer_service.call_state import CallState, Delegation, DelegationOutcome
-from customer_service.guard import STORE_APOLOGY
+from customer_service.call.state import CallState, Delegation, DelegationOutcome
+from customer_service.call.wording import STORE_APOLOGY
 from customer_service.settings import Settings
+from customer_service.specialists.address_update import READ_BACK_NOT_HEARD, AddressUpdateTask
+from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
+from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.store import Store
 from customer_service.store.seed import DEMO_ORDERS
-from customer_service.tasks.address_update import READ_BACK_NOT_HEARD, AddressUpdateTask
-from customer_service.tasks.consent import CONSENT_WORDING, ConsentTopic
-from customer_service.tasks.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.testing import call_session, sqlite_url
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, audit_kinds, check_identity
 from support.faults import fail_everything, fail_writes

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from livekit.agents import AgentSession
 
-from customer_service.call_state import CallState
+from customer_service.call.state import CallState
 from customer_service.offline_llm import OfflineLLM
 from customer_service.settings import Settings
-from customer_service.tasks.identity import OPENING_QUESTION as IDENTITY_QUESTION
-from customer_service.tasks.identity import VerifyIdentityTask, mismatch_message
+from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
+from customer_service.specialists.identity import VerifyIdentityTask, mismatch_message
 from customer_service.testing import call_session
 from support.conversation import agent_lines, audit_kinds, tool_outputs
 from support.scripted_llm import IDENTITY_TOOLS, Call, Say, ScriptedLLM

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from livekit.agents import RunResult, llm
 
-from customer_service.guard import REPEATED_CALL
+from customer_service.call.wording import REPEATED_CALL
 from customer_service.settings import Settings
-from customer_service.tasks.order_lookup import INVALID_ORDER_NUMBER
+from customer_service.specialists.order_lookup import INVALID_ORDER_NUMBER
 from customer_service.testing import call_session
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
 from support.scripted_llm import (

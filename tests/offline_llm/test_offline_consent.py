@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from customer_service.tasks.consent import CONSENT_WORDING, ConsentTopic
+from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
 from support.offline_chat import CONSENT, agent, answer, called, said, user
 
 SMS_QUESTION = CONSENT_WORDING[ConsentTopic.ORDER_UPDATES_SMS].question

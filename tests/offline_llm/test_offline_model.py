@@ -11,11 +11,11 @@ from livekit.agents import Agent, AgentSession, RunResult, llm
 from livekit.agents.llm import function_tool
 
 from customer_service.offline_llm import OfflineLLM
+from customer_service.specialists.address_update import AddressUpdateTask
+from customer_service.specialists.consent import ConsentTask, ConsentTopic
+from customer_service.specialists.identity import VerifyIdentityTask
+from customer_service.specialists.order_lookup import OrderLookupTask
 from customer_service.supervisor import CustomerServiceAgent
-from customer_service.tasks.address_update import AddressUpdateTask
-from customer_service.tasks.consent import ConsentTask, ConsentTopic
-from customer_service.tasks.identity import VerifyIdentityTask
-from customer_service.tasks.order_lookup import OrderLookupTask
 from support.offline_chat import (
     ADDRESS,
     ANYTHING_ELSE,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from livekit.agents import llm
 
-from customer_service.offline_llm.supervisor import DECLINED_OFFER
+from customer_service.offline_llm.routing import DECLINED_OFFER
 from support.offline_chat import (
     ACCEPTED_OFFER,
     ANYTHING_ELSE,

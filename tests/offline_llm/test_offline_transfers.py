@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from livekit.agents import llm
 
-from customer_service.tasks.consent import CONSENT_WORDING, ConsentTopic
+from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
 from support.offline_chat import (
     ACCEPTED_OFFER,
     ADDRESS,

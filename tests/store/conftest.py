@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from customer_service.store import Store
-from customer_service.store.schema import Base
+from customer_service.store.tables import Base
 
 POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "")
 POSTGRES_SKIP_REASON = "TEST_POSTGRES_URL not set: PostgreSQL store tests need a running server"

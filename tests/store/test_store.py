@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
 
 from customer_service.domain import Customer, Order, OrderItem, OrderStatus
 from customer_service.store import AuditEvent, Store, StoreUnavailable
-from customer_service.store.convert import order_to_row
+from customer_service.store.orders import order_to_row
 from support.demo_addresses import JORDAN_ADDRESS, MARIA_ADDRESS, PRIYA_ADDRESS
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from livekit.agents import AgentSession, llm
 
-from customer_service.call_state import CallState
+from customer_service.call.state import CallState
 from customer_service.store import AuditEvent
 
 from .scripted_llm import Call

@@ -15,7 +15,7 @@ import pytest
 from livekit.agents.llm import LLM
 
 from customer_service.pipeline import SessionModels
-from customer_service.resilience import ApologizingLLM
+from customer_service.pipeline.resilience import ApologizingLLM
 from customer_service.settings import Settings, TurnDetection
 
 # Long enough that the JWT library does not warn about short HMAC keys.

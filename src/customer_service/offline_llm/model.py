@@ -15,8 +15,8 @@ from livekit.agents.types import (
     NotGivenOr,
 )
 
-from customer_service.offline_llm.agents import decide
 from customer_service.offline_llm.conversation import CallTool, Conversation
+from customer_service.offline_llm.profiles import decide
 
 __all__ = ["OfflineLLM", "OfflineLLMStream"]
 

@@ -3,27 +3,81 @@
 from __future__ import annotations
 
 import datetime as dt
+import enum
+from typing import Any
 
-from sqlalchemy import select
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+from sqlalchemy import JSON, ForeignKey, String, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Mapped, mapped_column
 
-from customer_service.domain import PostalAddress
+from customer_service.domain import OrderStatus, PostalAddress
 from customer_service.privacy import mask_address
-from customer_service.store.convert import (
-    address_change_from_row,
-    address_change_to_row,
-    event_to_row,
-    order_from_row,
-    set_shipping_address,
-)
+from customer_service.store.audit import AuditEvent, event_to_row
 from customer_service.store.core import StoreCore
 from customer_service.store.errors import StoreUnavailable
-from customer_service.store.events import AuditEvent
-from customer_service.store.records import AddressChange, AddressChangeOutcome
-from customer_service.store.schema import AddressChangeRow, OrderRow
+from customer_service.store.orders import OrderRow, order_from_row, set_shipping_address
+from customer_service.store.tables import (
+    Base,
+    UTCDateTime,
+    record_from_row,
+    row_from_record,
+    serial_id,
+)
 
-__all__ = ["AddressChangeStore"]
+__all__ = ["AddressChange", "AddressChangeOutcome", "AddressChangeRow", "AddressChangeStore"]
+
+
+class AddressChangeOutcome(enum.StrEnum):
+    CHANGED = "changed"
+    # The change was made before (same change key), or the order already ships there.
+    ALREADY_APPLIED = "already_applied"
+    # Shipped or delivered: the parcel's address can no longer be changed here.
+    ORDER_SHIPPED = "order_shipped"
+    # Cancelled: there is no delivery left to change.
+    ORDER_CANCELLED = "order_cancelled"
+    # Missing or someone else's: one outcome, so the caller cannot tell which.
+    ORDER_NOT_FOUND = "order_not_found"
+
+
+class AddressChange(BaseModel):
+    """One change of an order's shipping address, with the full old and new address."""
+
+    model_config = ConfigDict(frozen=True)
+
+    change_key: str = Field(
+        min_length=1,
+        max_length=128,
+        description="Chosen by the caller; a change with a key already used is not made again.",
+    )
+    order_id: str = Field(min_length=1, max_length=32)
+    customer_id: str = Field(min_length=1, max_length=32)
+    call_id: str = Field(min_length=1, max_length=128)
+    old_address: PostalAddress
+    new_address: PostalAddress
+    changed_at: AwareDatetime
+
+    @field_validator("changed_at")
+    @classmethod
+    def _to_utc(cls, value: dt.datetime) -> dt.datetime:
+        return value.astimezone(dt.UTC)
+
+
+class AddressChangeRow(Base):
+    __tablename__ = "address_changes"
+
+    id: Mapped[int] = serial_id()
+    # UNIQUE is what makes a retried or raced change apply once, whatever the backend.
+    change_key: Mapped[str] = mapped_column(String(128), unique=True)
+    order_id: Mapped[str] = mapped_column(ForeignKey("orders.order_id"), index=True)
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.customer_id"))
+    call_id: Mapped[str] = mapped_column(String(128), index=True)
+    # Written once and only read whole, like an order's items; PostalAddress.model_dump().
+    old_address: Mapped[dict[str, Any]] = mapped_column(JSON)
+    new_address: Mapped[dict[str, Any]] = mapped_column(JSON)
+    changed_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+
 
 _CHANGE = "change a shipping address"
 
@@ -50,7 +104,9 @@ class AddressChangeStore(StoreCore):
         address) and an audit event (masked); all are written or none. The change
         returned with CHANGED is the one recorded. ALREADY_APPLIED comes with the change
         recorded under `change_key`, or with None when the order already ships to
-        `new_address`; nothing is written then, nor for ORDER_SHIPPED or ORDER_NOT_FOUND.
+        `new_address`; nothing is written then, nor for ORDER_SHIPPED, ORDER_CANCELLED
+        or ORDER_NOT_FOUND. The order's status is read inside the write transaction, so
+        an order that shipped or was cancelled while the caller spoke is refused.
 
         A retry keeps its answer: a key already recorded for this order is
         ALREADY_APPLIED even once the order has shipped. Raises ValueError when
@@ -89,7 +145,7 @@ class AddressChangeStore(StoreCore):
             statement = statement.where(AddressChangeRow.call_id == call_id)
         async with self._session("read address changes") as session:
             rows = await session.scalars(statement)
-            return [address_change_from_row(row) for row in rows]
+            return [record_from_row(row, AddressChange) for row in rows]
 
     async def _apply_address_change(
         self,
@@ -110,6 +166,8 @@ class AddressChangeStore(StoreCore):
                 _check_key_owner(recorded, order_id=order_id, customer_id=customer_id)
                 return AddressChangeOutcome.ALREADY_APPLIED, recorded
             order = order_from_row(row)
+            if order.status is OrderStatus.CANCELLED:
+                return AddressChangeOutcome.ORDER_CANCELLED, None
             if order.status.has_shipped:
                 return AddressChangeOutcome.ORDER_SHIPPED, None
             if order.shipping_address == new_address:
@@ -125,7 +183,7 @@ class AddressChangeStore(StoreCore):
                 changed_at=dt.datetime.now(dt.UTC),
             )
             set_shipping_address(row, new_address)
-            session.add(address_change_to_row(change))
+            session.add(row_from_record(change, AddressChangeRow))
             session.add(event_to_row(_audit_event(change)))
             try:
                 await session.flush()
@@ -137,7 +195,7 @@ class AddressChangeStore(StoreCore):
 async def _change_with_key(session: AsyncSession, change_key: str) -> AddressChange | None:
     statement = select(AddressChangeRow).where(AddressChangeRow.change_key == change_key)
     row = await session.scalar(statement)
-    return None if row is None else address_change_from_row(row)
+    return None if row is None else record_from_row(row, AddressChange)
 
 
 def _check_key_owner(recorded: AddressChange, *, order_id: str, customer_id: str) -> None:

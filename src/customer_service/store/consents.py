@@ -2,15 +2,62 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+import datetime as dt
 
-from customer_service.store.convert import consent_from_row, consent_to_row, event_to_row
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+from sqlalchemy import Boolean, Index, String, select
+from sqlalchemy.orm import Mapped, mapped_column
+
+from customer_service.store.audit import AuditEvent, event_to_row
 from customer_service.store.core import StoreCore
-from customer_service.store.events import AuditEvent
-from customer_service.store.records import ConsentRecord
-from customer_service.store.schema import ConsentRow
+from customer_service.store.tables import (
+    Base,
+    UTCDateTime,
+    record_from_row,
+    row_from_record,
+    serial_id,
+)
 
-__all__ = ["ConsentStore"]
+__all__ = ["ConsentRecord", "ConsentRow", "ConsentStore"]
+
+
+class ConsentRecord(BaseModel):
+    """A caller's answer to a consent question asked in fixed, versioned wording."""
+
+    model_config = ConfigDict(frozen=True)
+
+    topic: str = Field(min_length=1, max_length=64)
+    granted: bool
+    wording_version: str = Field(min_length=1, max_length=32)
+    asked_at: AwareDatetime
+    call_id: str = Field(min_length=1, max_length=128)
+    customer_id: str | None = Field(
+        default=None,
+        max_length=32,
+        description="None when the caller was not verified; the consent then binds the call.",
+    )
+
+    @field_validator("asked_at")
+    @classmethod
+    def _to_utc(cls, value: dt.datetime) -> dt.datetime:
+        return value.astimezone(dt.UTC)
+
+
+class ConsentRow(Base):
+    __tablename__ = "consents"
+    __table_args__ = (
+        Index("ix_consents_topic_customer_asked_at", "topic", "customer_id", "asked_at"),
+        Index("ix_consents_topic_call_asked_at", "topic", "call_id", "asked_at"),
+    )
+
+    id: Mapped[int] = serial_id()
+    topic: Mapped[str] = mapped_column(String(64))
+    granted: Mapped[bool] = mapped_column(Boolean)
+    wording_version: Mapped[str] = mapped_column(String(32))
+    asked_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+    call_id: Mapped[str] = mapped_column(String(128))
+    # No foreign key: consent is often asked before, or without, identity verification.
+    customer_id: Mapped[str | None] = mapped_column(String(32))
 
 
 class ConsentStore(StoreCore):
@@ -30,7 +77,7 @@ class ConsentStore(StoreCore):
             created_at=record.asked_at,
         )
         async with self._session("record a consent") as session:
-            session.add(consent_to_row(record))
+            session.add(row_from_record(record, ConsentRow))
             session.add(event_to_row(event))
 
     async def latest_consent(
@@ -52,4 +99,4 @@ class ConsentStore(StoreCore):
         statement = statement.order_by(ConsentRow.asked_at.desc(), ConsentRow.id.desc()).limit(1)
         async with self._session("read consents") as session:
             row = await session.scalar(statement)
-            return None if row is None else consent_from_row(row)
+            return None if row is None else record_from_row(row, ConsentRecord)

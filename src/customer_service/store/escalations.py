@@ -2,15 +2,70 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+import datetime as dt
+import uuid
+from typing import Any
 
-from customer_service.store.convert import escalation_from_row, escalation_to_row, event_to_row
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue, field_validator
+from sqlalchemy import JSON, Boolean, String, Text, select
+from sqlalchemy.orm import Mapped, mapped_column
+
+from customer_service.store.audit import AuditEvent, event_to_row
 from customer_service.store.core import StoreCore
-from customer_service.store.events import AuditEvent
-from customer_service.store.records import EscalationRecord
-from customer_service.store.schema import EscalationRow
+from customer_service.store.tables import (
+    Base,
+    UTCDateTime,
+    record_from_row,
+    row_from_record,
+    utc_now,
+)
 
-__all__ = ["EscalationStore"]
+__all__ = ["EscalationRecord", "EscalationRow", "EscalationStore"]
+
+
+def _new_escalation_id() -> str:
+    return uuid.uuid4().hex
+
+
+class EscalationRecord(BaseModel):
+    """A hand-off to a human: why, what is known, and what was already tried.
+
+    `collected` is stored as given, so the caller masks personal data in it first.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    escalation_id: str = Field(default_factory=_new_escalation_id, min_length=1, max_length=64)
+    call_id: str = Field(min_length=1, max_length=128)
+    reason: str = Field(max_length=500)
+    verified: bool
+    customer_id: str | None = Field(max_length=32)
+    collected: dict[str, JsonValue]
+    failed_specialist: str | None = Field(max_length=64)
+    failure: str | None
+    summary: str = Field(max_length=2000)
+    created_at: AwareDatetime = Field(default_factory=utc_now)
+
+    @field_validator("created_at")
+    @classmethod
+    def _to_utc(cls, value: dt.datetime) -> dt.datetime:
+        return value.astimezone(dt.UTC)
+
+
+class EscalationRow(Base):
+    __tablename__ = "escalations"
+
+    escalation_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    call_id: Mapped[str] = mapped_column(String(128), index=True)
+    reason: Mapped[str] = mapped_column(String(500))
+    verified: Mapped[bool] = mapped_column(Boolean)
+    # No foreign keys, as for audit events: a hand-off may name what could not be found.
+    customer_id: Mapped[str | None] = mapped_column(String(32))
+    collected: Mapped[dict[str, Any]] = mapped_column(JSON)
+    failed_specialist: Mapped[str | None] = mapped_column(String(64))
+    failure: Mapped[str | None] = mapped_column(Text)
+    summary: Mapped[str] = mapped_column(String(2000))
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), index=True)
 
 
 class EscalationStore(StoreCore):
@@ -34,7 +89,7 @@ class EscalationStore(StoreCore):
             created_at=record.created_at,
         )
         async with self._session("record an escalation") as session:
-            session.add(escalation_to_row(record))
+            session.add(row_from_record(record, EscalationRow))
             session.add(event_to_row(event))
 
     async def escalations(self, *, call_id: str | None = None) -> list[EscalationRecord]:
@@ -46,4 +101,4 @@ class EscalationStore(StoreCore):
             statement = statement.where(EscalationRow.call_id == call_id)
         async with self._session("read escalations") as session:
             rows = await session.scalars(statement)
-            return [escalation_from_row(row) for row in rows]
+            return [record_from_row(row, EscalationRecord) for row in rows]

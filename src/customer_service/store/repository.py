@@ -7,29 +7,21 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from sqlalchemy import ColumnElement, and_, func, or_, select
+from sqlalchemy import func, select
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import StaticPool
 
-from customer_service.domain import Customer, Order
-from customer_service.normalize import normalize_postal_code
 from customer_service.store.addresses import AddressChangeStore
+from customer_service.store.audit import AuditStore
 from customer_service.store.consents import ConsentStore
-from customer_service.store.convert import (
-    customer_from_row,
-    customer_to_row,
-    event_from_row,
-    event_to_row,
-    order_from_row,
-    order_to_row,
-)
+from customer_service.store.customers import CustomerRow, CustomerStore, customer_to_row
 from customer_service.store.errors import StoreUnavailable, database_errors
 from customer_service.store.escalations import EscalationStore
-from customer_service.store.events import AuditEvent
-from customer_service.store.schema import AuditEventRow, Base, CustomerRow, OrderRow
+from customer_service.store.orders import OrderStore, order_to_row
 from customer_service.store.seed import DEMO_CUSTOMERS, DEMO_ORDERS
+from customer_service.store.tables import Base
 
 __all__ = ["Store"]
 
@@ -39,14 +31,17 @@ _OPEN_ATTEMPTS = 5
 _OPEN_RETRY_DELAY_S = 0.05
 
 
-class Store(AddressChangeStore, ConsentStore, EscalationStore):
+class Store(
+    CustomerStore, OrderStore, AddressChangeStore, ConsentStore, EscalationStore, AuditStore
+):
     """Customers, orders, address changes, consents, escalations and audit events
     behind one async interface.
 
     Every method opens its own short transaction. Any database or I/O failure is
-    raised as `StoreUnavailable`, with the original error as its `__cause__`. The
-    methods of each further concern live in their own module (`addresses`,
-    `consents`, `escalations`); this class is the one to use.
+    raised as `StoreUnavailable`, with the original error as its `__cause__`. Each
+    concern's table, record and methods live in their own module (`customers`,
+    `orders`, `addresses`, `consents`, `escalations`, `audit`); this class is the one
+    to use.
     """
 
     @classmethod
@@ -96,67 +91,6 @@ class Store(AddressChangeStore, ConsentStore, EscalationStore):
         traceback: TracebackType | None,
     ) -> None:
         await self.close()
-
-    async def customers_with_postal_code(self, postal_code: str) -> list[Customer]:
-        """Customers whose postal code is `postal_code` (a `normalize_postal_code` value).
-
-        A nine-digit US ZIP+4 also finds customers filed under its five-digit ZIP.
-        """
-        code = normalize_postal_code(postal_code)
-        if not code:
-            return []
-        condition: ColumnElement[bool] = CustomerRow.postal_code_key == code
-        if len(code) == 9 and code.isdigit():
-            condition = or_(
-                condition,
-                and_(CustomerRow.postal_code_key == code[:5], CustomerRow.country == "US"),
-            )
-        statement = select(CustomerRow).where(condition).order_by(CustomerRow.customer_id)
-        async with self._session("look up customers") as session:
-            rows = await session.scalars(statement)
-            return [customer_from_row(row) for row in rows]
-
-    async def get_customer(self, customer_id: str) -> Customer | None:
-        async with self._session("read a customer") as session:
-            row = await session.get(CustomerRow, customer_id)
-            return None if row is None else customer_from_row(row)
-
-    async def get_order(self, order_id: str) -> Order | None:
-        """The order, whoever owns it: the caller's ownership check is policy, not storage."""
-        async with self._session("read an order") as session:
-            row = await session.get(OrderRow, order_id)
-            return None if row is None else order_from_row(row)
-
-    async def recent_orders(self, customer_id: str, limit: int) -> list[Order]:
-        """The customer's `limit` newest orders: latest `placed_on` first, then order number."""
-        if limit < 1:
-            return []
-        statement = (
-            select(OrderRow)
-            .where(OrderRow.customer_id == customer_id)
-            .order_by(OrderRow.placed_on.desc(), OrderRow.order_id.desc())
-            .limit(limit)
-        )
-        async with self._session("read recent orders") as session:
-            rows = await session.scalars(statement)
-            return [order_from_row(row) for row in rows]
-
-    async def add_audit_event(self, event: AuditEvent) -> None:
-        async with self._session("write an audit event") as session:
-            session.add(event_to_row(event))
-
-    async def audit_events(
-        self, *, call_id: str | None = None, kind: str | None = None
-    ) -> list[AuditEvent]:
-        """Audit events, oldest first, optionally only one call's and/or one kind."""
-        statement = select(AuditEventRow).order_by(AuditEventRow.created_at, AuditEventRow.id)
-        if call_id is not None:
-            statement = statement.where(AuditEventRow.call_id == call_id)
-        if kind is not None:
-            statement = statement.where(AuditEventRow.kind == kind)
-        async with self._session("read audit events") as session:
-            rows = await session.scalars(statement)
-            return [event_from_row(row) for row in rows]
 
     async def _prepare(self) -> None:
         last_error: BaseException | None = None

@@ -1,0 +1,132 @@
+"""A caller's own words read in code: normalisation, phrase matching, a clear yes or no.
+
+Policy that depends on what the caller said (a yes to a read-back, a consent answer)
+reads the words here, never only the model's account of them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+__all__ = ["Phrases", "normalise", "polarity"]
+
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'"})
+# Typed text often drops the apostrophe; speech-to-text rarely does.
+_CONTRACTIONS = (
+    (re.compile(r"\bdont\b"), "don't"),
+    (re.compile(r"\bdoesnt\b"), "doesn't"),
+    (re.compile(r"\bisnt\b"), "isn't"),
+    (re.compile(r"\bim\b"), "i'm"),
+    (re.compile(r"\bthats\b"), "that's"),
+    (re.compile(r"\bwhats\b"), "what's"),
+    (re.compile(r"\bwheres\b"), "where's"),
+)
+
+
+def normalise(text: str) -> str:
+    """Lower-case, straight apostrophes, common contractions restored, single spaces."""
+    lowered = text.translate(_APOSTROPHES).lower()
+    for pattern, replacement in _CONTRACTIONS:
+        lowered = pattern.sub(replacement, lowered)
+    return " ".join(lowered.split())
+
+
+class Phrases:
+    """A set of whole-word phrases, matched against normalised text."""
+
+    def __init__(self, phrases: Iterable[str], *, plurals: bool = False) -> None:
+        alternatives = sorted({re.escape(phrase) for phrase in phrases}, key=len, reverse=True)
+        suffix = "s?" if plurals else ""
+        self._pattern = re.compile(rf"(?<![\w'])(?:{'|'.join(alternatives)}){suffix}(?![\w'])")
+
+    def found_in(self, text: str) -> bool:
+        return self._pattern.search(text) is not None
+
+    def removed_from(self, text: str) -> str:
+        return self._pattern.sub(" ", text)
+
+
+_UNSURE = Phrases(
+    [
+        "not sure",
+        "unsure",
+        "maybe",
+        "perhaps",
+        "i guess",
+        "i don't know",
+        "i do not know",
+        "depends",
+        "what do you mean",
+    ]
+)
+# Positive idioms that contain a negative word.
+_POSITIVE_IDIOMS = Phrases(["no problem", "no worries", "why not", "not a problem"])
+_NO = Phrases(
+    [
+        "no",
+        "nope",
+        "nah",
+        "not right",
+        "not correct",
+        "isn't right",
+        "isn't correct",
+        "not quite",
+        "wrong",
+        "incorrect",
+        "don't",
+        "do not",
+        "decline",
+        "refuse",
+        "disagree",
+        "don't agree",
+        "do not agree",
+        "not agree",
+        "negative",
+        "rather not",
+        "no thanks",
+        "no thank you",
+    ]
+)
+_YES = Phrases(
+    [
+        "yes",
+        "yeah",
+        "yep",
+        "yup",
+        "yes please",
+        "correct",
+        "that's right",
+        "that is right",
+        "right",
+        "sure",
+        "ok",
+        "okay",
+        "agree",
+        "i agree",
+        "consent",
+        "i do",
+        "go ahead",
+        "please do",
+        "absolutely",
+        "of course",
+        "definitely",
+        "affirmative",
+        "that's it",
+        "exactly",
+    ]
+)
+
+
+def polarity(text: str) -> bool | None:
+    """True for a clear yes, False for a clear no, None when unclear or mixed."""
+    said = normalise(text)
+    if _UNSURE.found_in(said):
+        return None
+    plain = _POSITIVE_IDIOMS.removed_from(said)
+    answered_no = _NO.found_in(plain)
+    # "that's not right" says no; the "right" inside it is not a yes.
+    answered_yes = _POSITIVE_IDIOMS.found_in(said) or _YES.found_in(_NO.removed_from(plain))
+    if answered_yes == answered_no:
+        return None
+    return answered_yes

@@ -1,0 +1,95 @@
+"""The wrapper every tool runs inside: what a caller may hear when something goes wrong.
+
+Domain failures are already `ToolError`s with speakable text. Everything else is turned
+into one here, so no exception text ever reaches the model or the caller: a store
+outage becomes an apology with an offer of a colleague, and an unexpected error a
+generic apology. It is also where the same tool called again and again with the same
+arguments is stopped.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import logging
+import traceback
+from collections.abc import Awaitable, Callable
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
+
+from livekit.agents import RunContext, StopResponse, ToolError
+
+from customer_service.call.state import CallState
+from customer_service.call.wording import REPEATED_CALL, STORE_APOLOGY, UNEXPECTED_APOLOGY
+from customer_service.store import StoreUnavailable
+
+logger = logging.getLogger(__name__)
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+SelfT = TypeVar("SelfT")
+
+ToolMethod = Callable[Concatenate[SelfT, RunContext[CallState], P], Awaitable[R]]
+
+
+def call_key(name: str, arguments: dict[str, Any]) -> str:
+    return f"{name}:{json.dumps(arguments, sort_keys=True, default=str)}"
+
+
+def guarded(
+    *, count_repeats: bool = True
+) -> Callable[[ToolMethod[SelfT, P, R]], ToolMethod[SelfT, P, R]]:
+    """Wraps a tool method. `count_repeats=False` exempts tools that must always work
+    (handing over to a person, ending the call, giving up)."""
+
+    def decorate(method: ToolMethod[SelfT, P, R]) -> ToolMethod[SelfT, P, R]:
+        signature = inspect.signature(method)
+
+        def arguments(*args: Any, **kwargs: Any) -> dict[str, Any]:
+            # The framework passes tool arguments positionally: bind them to their names.
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            return dict(list(bound.arguments.items())[2:])  # without self and context
+
+        @functools.wraps(method)
+        async def run(
+            self: SelfT, context: RunContext[CallState], *args: P.args, **kwargs: P.kwargs
+        ) -> R:
+            state = context.userdata
+            name = method.__name__
+            if count_repeats:
+                repeats = state.guardrails.note_tool_call(
+                    call_key(name, arguments(self, context, *args, **kwargs))
+                )
+                if repeats >= state.settings.repeated_tool_call_limit:
+                    logger.warning(
+                        "repeated tool call stopped",
+                        extra={"call_id": state.call_id, "tool": name, "repeats": repeats},
+                    )
+                    raise ToolError(REPEATED_CALL)
+            try:
+                return await method(self, context, *args, **kwargs)
+            except (ToolError, StopResponse):
+                raise
+            except StoreUnavailable:
+                logger.warning("store unavailable", extra={"call_id": state.call_id, "tool": name})
+                raise ToolError(STORE_APOLOGY) from None
+            except Exception as error:
+                # The type and the place only: exception messages can carry caller data.
+                where = traceback.extract_tb(error.__traceback__)[-1]
+                logger.error(
+                    "tool failed",
+                    extra={
+                        "call_id": state.call_id,
+                        "tool": name,
+                        "error": type(error).__name__,
+                        "where": f"{where.filename}:{where.lineno}",
+                    },
+                )
+                raise ToolError(UNEXPECTED_APOLOGY) from None
+
+        # functools.wraps keeps the signature and docstring the tool schema is built from.
+        return cast("ToolMethod[SelfT, P, R]", run)
+
+    return decorate

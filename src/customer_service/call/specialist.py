@@ -1,0 +1,64 @@
+"""What every specialist shares: one way to finish, knowing how it ended, and a way out."""
+
+from __future__ import annotations
+
+from typing import Generic, TypeVar
+
+from livekit.agents import AgentTask, RunContext, ToolError, function_tool
+from livekit.agents.llm import ToolFlag
+from pydantic import JsonValue
+
+from customer_service.call.escalation import escalate
+from customer_service.call.guard import guarded
+from customer_service.call.state import CallState
+
+ResultT = TypeVar("ResultT")
+
+
+class Specialist(AgentTask[ResultT], Generic[ResultT]):
+    """An `AgentTask` that records whether it was cancelled or timed out, not completed.
+
+    The framework cancels a running task when the session closes (the caller hung up),
+    and cancellation reaches the awaiting tool as an ordinary `ToolError`; these flags
+    are how the delegation tells the cases apart.
+    """
+
+    cancelled = False
+    timed_out = False
+    escalated = False
+
+    def cancel(self) -> None:
+        if not self.done() and not self.timed_out:
+            self.cancelled = True
+        super().cancel()
+
+    def time_out(self) -> None:
+        """Ends a specialist that ran past its time limit, interrupting what it was saying."""
+        if self.done():
+            return
+        self.timed_out = True
+        super().cancel()
+
+    def collected(self) -> dict[str, JsonValue]:
+        """What this specialist has gathered so far, for a colleague who takes over; only
+        values safe to store (identifiers, masked text)."""
+        return {}
+
+    def finish(self, result: ResultT | Exception) -> None:
+        """Completes the task once; a second outcome after the first is ignored."""
+        if not self.done():
+            self.complete(result)
+
+    @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
+    @guarded(count_repeats=False)
+    async def transfer_to_human(self, context: RunContext[CallState], reason: str) -> None:
+        """Hand the caller to a person. Use as soon as the caller asks for one.
+
+        Args:
+            reason: A few words on why, for the colleague who takes over.
+        """
+        message = await escalate(
+            context.userdata, reason, from_specialist=self.id, collected=self.collected()
+        )
+        self.escalated = True
+        self.finish(ToolError(message))

@@ -1,0 +1,128 @@
+"""One profile per agent: how the offline model recognises it and answers for it.
+
+The active agent is recognised by the tools offered with the request. Adding a
+specialist is one `AgentProfile` entry in `PROFILES` (plus its `respond` function in
+`specialists`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from livekit.agents import llm
+
+from customer_service.offline_llm import routing, specialist_rules
+from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
+from customer_service.offline_llm.routing import ANYTHING_ELSE, GREETING
+
+__all__ = ["GREETING", "PROFILES", "SUPERVISOR", "AgentProfile", "decide", "profile_for"]
+
+
+@dataclass(frozen=True)
+class AgentProfile:
+    """How the offline model plays one agent.
+
+    `markers`: offering any of these tools means this agent is active.
+    `respond`: the answer to the caller's latest line.
+    `prompt`: what to say when nothing better fits (the agent's question).
+    `opening`: what to say before the caller has spoken (default: `prompt`).
+    `follow_up`: added after relaying a successful tool output (none for specialists).
+    `final_tools`: tools whose output is relayed without `follow_up`.
+    """
+
+    name: str
+    markers: frozenset[str]
+    respond: Callable[[Conversation], Reply]
+    prompt: Callable[[Conversation], str]
+    opening: str | None = None
+    follow_up: str | None = None
+    final_tools: frozenset[str] = frozenset()
+
+
+def _fixed(text: str) -> Callable[[Conversation], str]:
+    return lambda _conversation: text
+
+
+SUPERVISOR = AgentProfile(
+    name="supervisor",
+    markers=frozenset({"verify_identity", "lookup_order", "transfer_to_human", "end_call"}),
+    respond=routing.respond,
+    prompt=routing.capabilities,
+    opening=GREETING,
+    follow_up=ANYTHING_ELSE,
+    final_tools=frozenset({"end_call", "transfer_to_human"}),
+)
+
+PROFILES: tuple[AgentProfile, ...] = (
+    AgentProfile(
+        name="identity",
+        markers=frozenset({"check_identity"}),
+        respond=specialist_rules.identity,
+        prompt=specialist_rules.identity_prompt,
+    ),
+    AgentProfile(
+        name="order_lookup",
+        markers=frozenset({"lookup", "list_recent_orders"}),
+        respond=specialist_rules.order_lookup,
+        prompt=_fixed(specialist_rules.ORDER_QUESTION),
+    ),
+    AgentProfile(
+        name="address_update",
+        markers=frozenset({"record_address", "confirm_address"}),
+        respond=specialist_rules.address_update,
+        prompt=_fixed(specialist_rules.ADDRESS_QUESTION),
+    ),
+    AgentProfile(
+        name="cancellation",
+        markers=frozenset({"confirm_cancellation"}),
+        respond=specialist_rules.cancellation,
+        prompt=specialist_rules.first_question,
+    ),
+    AgentProfile(
+        name="consent",
+        markers=frozenset({"record_consent"}),
+        respond=specialist_rules.consent,
+        prompt=specialist_rules.first_question,
+    ),
+    SUPERVISOR,
+)
+
+
+def profile_for(tools: frozenset[str]) -> AgentProfile:
+    """The first profile whose marker tools are offered; the supervisor otherwise."""
+    return next((profile for profile in PROFILES if profile.markers & tools), SUPERVISOR)
+
+
+def _relay(
+    profile: AgentProfile, conversation: Conversation, output: llm.FunctionCallOutput
+) -> Say:
+    text = output.output.strip()
+    if not text:
+        return Say(profile.follow_up or profile.prompt(conversation))
+    if (
+        output.is_error
+        or profile.follow_up is None
+        or conversation.tool_name(output) in profile.final_tools
+        or text.endswith("?")
+    ):
+        return Say(text)
+    return Say(f"{text} {profile.follow_up}")
+
+
+def decide(conversation: Conversation, *, tools_allowed: bool = True) -> Reply:
+    """The offline model's whole answer to one request."""
+    profile = profile_for(conversation.tools)
+    last = conversation.last_turn
+    if isinstance(last, llm.FunctionCallOutput):
+        return _relay(profile, conversation, last)
+    if conversation.last_caller_line is None:
+        return Say(profile.opening or profile.prompt(conversation))
+    if isinstance(last, llm.ChatMessage) and last.role == "assistant":
+        # Nothing new from the caller since the agent last spoke.
+        return Say(profile.prompt(conversation))
+    reply = profile.respond(conversation)
+    if isinstance(reply, CallTool) and not (tools_allowed and conversation.offers(reply.name)):
+        # Whatever the caller said, only offered tools are ever called.
+        return Say(profile.prompt(conversation))
+    return reply

@@ -1,0 +1,197 @@
+"""The supervisor's rules: route the caller's request to one of its tools, or answer."""
+
+from __future__ import annotations
+
+from customer_service.call.answers import Phrases, normalise, polarity
+from customer_service.call.wording import ANYTHING_ELSE, GREETING, HOW_CAN_I_HELP, offers_human
+from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
+from customer_service.offline_llm.fields import find_order_number
+from customer_service.offline_llm.speech import PERSON
+from customer_service.specialists.consent import ConsentTopic
+
+__all__ = [
+    "ACCEPTED_OFFER",
+    "ANYTHING_ELSE",
+    "ASKED_FOR_PERSON",
+    "CONSENT_TOPICS_QUESTION",
+    "DECLINED_OFFER",
+    "GREETING",
+    "HOW_CAN_I_HELP",
+    "WHAT_ELSE",
+    "capabilities",
+    "consent_topic",
+    "offered_colleague",
+    "respond",
+]
+
+WHAT_ELSE = "What else can I help you with?"
+DECLINED_OFFER = f"All right. {ANYTHING_ELSE}"
+CONSENT_TOPICS_QUESTION = (
+    "I can change two choices for you: whether you get text message updates about your "
+    "orders, and whether this call is recorded. Which one would you like to change?"
+)
+ASKED_FOR_PERSON = "caller asked for a person"
+ACCEPTED_OFFER = "caller accepted the offer of a colleague"
+
+_GOODBYE = Phrases(
+    [
+        "bye",
+        "goodbye",
+        "good bye",
+        "that's all",
+        "that is all",
+        "nothing else",
+        "no thanks",
+        "no thank you",
+        "hang up",
+        "that's it",
+        "that is it",
+        "i'm all set",
+        "i'm done",
+    ]
+)
+_ADDRESS_CHANGE = Phrases(
+    ["address", "moved", "move", "ship it to", "deliver to", "deliver it to", "change where"],
+    plurals=True,
+)
+_CANCEL = Phrases(["cancel", "cancellation", "call off"], plurals=True)
+_EMAIL_ADDRESS = Phrases(["email address", "e-mail address"], plurals=True)
+_TEXT_UPDATES = Phrases(
+    [
+        "text",
+        "texts",
+        "texting",
+        "texted",
+        "text message",
+        "text messages",
+        "sms",
+        "notification",
+        "notifications",
+        "order updates",
+    ]
+)
+_RECORDING = Phrases(
+    [
+        "recording",
+        "recordings",
+        "recorded",
+        "record this",
+        "record the call",
+        "record this call",
+        "record my call",
+        "record our call",
+        "record me",
+        "record calls",
+        "record it",
+    ]
+)
+# Consent words that name no topic the agent can record ("unsubscribe me").
+_OTHER_CONSENT = Phrases(
+    [
+        "marketing",
+        "newsletter",
+        "promotions",
+        "promotional",
+        "special offers",
+        "opt in",
+        "opt-in",
+        "opt out",
+        "opt-out",
+        "opt me in",
+        "opt me out",
+        "subscribe",
+        "unsubscribe",
+        "consent",
+        "preferences",
+        "preference",
+    ]
+)
+_ORDER = Phrases(
+    [
+        "order",
+        "package",
+        "parcel",
+        "delivery",
+        "deliveries",
+        "shipment",
+        "shipping",
+        "track",
+        "tracking",
+        "where is",
+        "where's",
+        "status",
+    ],
+    plurals=True,
+)
+_VERIFY = Phrases(["verify", "verification", "identity", "account", "who am i"], plurals=True)
+
+
+def capabilities(conversation: Conversation) -> str:
+    offers = ["check the status of an order"]
+    if conversation.offers("update_address"):
+        offers.append("change a delivery address")
+    if conversation.offers("cancel_order"):
+        offers.append("cancel an order")
+    return f"I can {', '.join(offers)}, or put you through to a person. What would you like to do?"
+
+
+def consent_topic(said: str) -> ConsentTopic | None:
+    """The consent topic a normalised line is about, if it names one."""
+    if _RECORDING.found_in(said):
+        return ConsentTopic.CALL_RECORDING
+    if _TEXT_UPDATES.found_in(said):
+        return ConsentTopic.ORDER_UPDATES_SMS
+    return None
+
+
+def offered_colleague(conversation: Conversation) -> bool:
+    """Whether the agent's line the caller is answering offered to transfer them
+    ("... I can transfer you to a colleague who can help.")."""
+    return offers_human(conversation.agent_line_answered() or "")
+
+
+def _answer_to_agent(conversation: Conversation, answer: bool) -> Reply:
+    """A bare yes or no, read as the answer to what the agent said last."""
+    if offered_colleague(conversation):
+        # "I can transfer you to a colleague ..." -> "yes please".
+        if answer:
+            return CallTool("transfer_to_human", {"reason": ACCEPTED_OFFER})
+        return Say(DECLINED_OFFER)
+    asked = conversation.agent_line_answered() or ""
+    if asked.endswith(ANYTHING_ELSE):
+        # "No" to "anything else?" ends the call; "yes" asks what.
+        return Say(WHAT_ELSE) if answer else CallTool("end_call")
+    return Say(HOW_CAN_I_HELP)
+
+
+def respond(conversation: Conversation) -> Reply:
+    """The supervisor's answer to the caller's latest line."""
+    line = conversation.last_caller_line or ""
+    said = normalise(line)
+    order = find_order_number(line)
+    order_arguments = {"order_id": order.digits} if order is not None else {}
+    if PERSON.found_in(said):
+        return CallTool("transfer_to_human", {"reason": ASKED_FOR_PERSON})
+    if _GOODBYE.found_in(said):
+        return CallTool("end_call")
+    if conversation.offers("request_consent"):
+        # Before the address and order rules: "stop texting me about my order".
+        topic = consent_topic(said)
+        if topic is not None:
+            return CallTool("request_consent", {"topic": topic.value})
+        if _OTHER_CONSENT.found_in(said):
+            return Say(CONSENT_TOPICS_QUESTION)
+    if conversation.offers("cancel_order") and _CANCEL.found_in(said):
+        return CallTool("cancel_order", order_arguments)
+    if conversation.offers("update_address") and _ADDRESS_CHANGE.found_in(
+        _EMAIL_ADDRESS.removed_from(said)
+    ):
+        return CallTool("update_address", order_arguments)
+    if order is not None or _ORDER.found_in(said):
+        return CallTool("lookup_order", order_arguments)
+    if _VERIFY.found_in(said):
+        return CallTool("verify_identity")
+    answer = polarity(line)
+    if answer is None:
+        return Say(capabilities(conversation))
+    return _answer_to_agent(conversation, answer)

@@ -1,0 +1,212 @@
+"""The specialists' rules: identity, order lookup, address update, cancellation and consent.
+
+Every specialist also offers `transfer_to_human`: a caller who asks for a person is
+handed over from wherever they are.
+"""
+
+from __future__ import annotations
+
+from customer_service.call.answers import Phrases, normalise, polarity
+from customer_service.offline_llm.address_parsing import (
+    field_in_problem,
+    parse_address,
+    parse_correction,
+)
+from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
+from customer_service.offline_llm.fields import find_order_number
+from customer_service.offline_llm.identity_details import identity_details, missing_details_prompt
+from customer_service.offline_llm.routing import (
+    ACCEPTED_OFFER,
+    ASKED_FOR_PERSON,
+    offered_colleague,
+)
+from customer_service.offline_llm.speech import PERSON, REFUSALS
+
+__all__ = [
+    "ADDRESS_AGAIN",
+    "ADDRESS_QUESTION",
+    "CLEAR_YES_NO",
+    "ORDER_QUESTION",
+    "address_update",
+    "cancellation",
+    "consent",
+    "first_question",
+    "identity",
+    "identity_prompt",
+    "order_lookup",
+]
+
+ORDER_QUESTION = (
+    "What's the six-digit order number? If you don't have it, I can list your recent orders."
+)
+ADDRESS_QUESTION = (
+    "Please tell me the full new address: the street, city, state or region, and postal code."
+)
+ADDRESS_AGAIN = "Please tell me the full new address again."
+CLEAR_YES_NO = "Sorry, I need a clear yes or no."
+
+
+def _transfer(conversation: Conversation) -> CallTool | None:
+    """`transfer_to_human` when the caller asks for a person, or says yes to the offer
+    of a colleague (a tool's words: "I can transfer you to a colleague ...")."""
+    line = conversation.last_caller_line or ""
+    if PERSON.found_in(normalise(line)):
+        return CallTool("transfer_to_human", {"reason": ASKED_FOR_PERSON})
+    if offered_colleague(conversation) and polarity(line) is True:
+        return CallTool("transfer_to_human", {"reason": ACCEPTED_OFFER})
+    return None
+
+
+# --- identity --------------------------------------------------------------------------
+
+
+def identity_prompt(conversation: Conversation) -> str:
+    return missing_details_prompt(
+        identity_details(conversation.caller_lines(after_call_to="check_identity"))
+    )
+
+
+def identity(conversation: Conversation) -> Reply:
+    if (transfer := _transfer(conversation)) is not None:
+        return transfer
+    details = identity_details(conversation.caller_lines(after_call_to="check_identity"))
+    if details.complete:
+        return CallTool(
+            "check_identity",
+            {
+                "full_name": details.full_name,
+                "postal_code": details.postal_code,
+                "phone_or_email": details.phone_or_email,
+            },
+        )
+    if REFUSALS.found_in(normalise(conversation.last_caller_line or "")):
+        return CallTool("give_up")
+    return Say(missing_details_prompt(details))
+
+
+# --- order lookup ----------------------------------------------------------------------
+
+_LIST_ORDERS = Phrases(
+    [
+        "don't know",
+        "do not know",
+        "don't have",
+        "do not have",
+        "recent",
+        "list",
+        "which orders",
+        "which order",
+        "not sure",
+        "don't remember",
+        "can't remember",
+        "forgot",
+    ],
+    plurals=True,
+)
+
+
+def order_lookup(conversation: Conversation) -> Reply:
+    if (transfer := _transfer(conversation)) is not None:
+        return transfer
+    line = conversation.last_caller_line or ""
+    order = find_order_number(line)
+    if order is not None:
+        return CallTool("lookup", {"order_id": order.span.text})
+    said = normalise(line)
+    if _LIST_ORDERS.found_in(said):
+        return CallTool("list_recent_orders")
+    if REFUSALS.found_in(said):
+        return CallTool("give_up")
+    if polarity(line) is False:
+        # "No" to "what's the number? If you don't have it, I can list your orders."
+        return CallTool("list_recent_orders")
+    return Say(ORDER_QUESTION)
+
+
+# --- address update --------------------------------------------------------------------
+
+
+def address_update(conversation: Conversation) -> Reply:
+    line = conversation.last_caller_line or ""
+    address = parse_address(line)
+    if address is not None:
+        # A whole address is never a request for a person, whatever its street is called.
+        return CallTool("record_address", address.arguments())
+    if (transfer := _transfer(conversation)) is not None:
+        return transfer
+    if REFUSALS.found_in(normalise(line)):
+        return CallTool("give_up")
+    answered = conversation.output_answered()
+    if answered is None or conversation.tool_name(answered) != "record_address":
+        return Say(ADDRESS_QUESTION)
+    # The caller is answering a read-back ("I have ... Is that right?") or a problem the
+    # tool found with one part ("The ZIP code 9410 doesn't look right: ...").
+    asked_for = field_in_problem(answered.output) if answered.is_error else None
+    correction = parse_correction(line, asked_for)
+    recorded = conversation.last_arguments("record_address")
+    if correction is not None and recorded is not None:
+        field, value = correction
+        return CallTool("record_address", {**recorded, field: value})
+    if not answered.is_error:
+        answer = polarity(line)
+        if answer is True:
+            return CallTool("confirm_address")
+        if answer is False:
+            return Say(ADDRESS_AGAIN)
+    return Say(ADDRESS_QUESTION)
+
+
+# --- cancellation ----------------------------------------------------------------------
+
+
+def cancellation(conversation: Conversation) -> Reply:
+    if (transfer := _transfer(conversation)) is not None:
+        return transfer
+    line = conversation.last_caller_line or ""
+    answer = polarity(line)
+    if answer is True:
+        return CallTool("confirm_cancellation")
+    if answer is False or REFUSALS.found_in(normalise(line)):
+        return CallTool("give_up")
+    # Unclear: the read-back and its question again, word for word.
+    return Say(first_question(conversation))
+
+
+# --- consent ---------------------------------------------------------------------------
+
+_MOVE_ON = Phrases(
+    [
+        "never mind",
+        "nevermind",
+        "forget it",
+        "skip",
+        "skip it",
+        "skip that",
+        "move on",
+        "let's move on",
+        "next question",
+        "give up",
+        "cancel",
+    ]
+)
+
+
+def first_question(conversation: Conversation) -> str:
+    """The question a task that starts without earlier history asked (its first line),
+    word for word, to ask again unchanged (consent, cancellation)."""
+    lines = conversation.agent_lines()
+    return lines[0] if lines else CLEAR_YES_NO
+
+
+def consent(conversation: Conversation) -> Reply:
+    if (transfer := _transfer(conversation)) is not None:
+        return transfer
+    line = conversation.last_caller_line or ""
+    answer = polarity(line)
+    if answer is not None:
+        return CallTool("record_consent", {"granted": answer})
+    if _MOVE_ON.found_in(normalise(line)):
+        return CallTool("give_up")
+    # Unclear ("maybe", "what does that cost?"): the same question again. The task's
+    # own code ends it as a no after a second unclear answer.
+    return Say(first_question(conversation))

@@ -1,0 +1,39 @@
+"""The voice pipeline: speech-to-text, LLM, text-to-speech, VAD and turn detection,
+built from settings.
+
+`models` assembles a session's models; `providers` knows each provider, `fallback` the
+LLM fallback chain, `turn_detection` the turn detector and its files, and `resilience`
+turns a failing model into a spoken apology. The names below are the package's face.
+"""
+
+from customer_service.pipeline.models import (
+    DOWNLOAD_FILES_COMMAND,
+    PLUGIN_PROVIDERS,
+    LLMRoute,
+    PipelineError,
+    SessionModels,
+    build_models,
+    build_noise_cancellation,
+    build_turn_detection,
+    llm_fallbacks,
+    load_vad,
+    plugin_model_name,
+    split_model,
+    turn_detector_files_problem,
+)
+
+__all__ = [
+    "DOWNLOAD_FILES_COMMAND",
+    "PLUGIN_PROVIDERS",
+    "LLMRoute",
+    "PipelineError",
+    "SessionModels",
+    "build_models",
+    "build_noise_cancellation",
+    "build_turn_detection",
+    "llm_fallbacks",
+    "load_vad",
+    "plugin_model_name",
+    "split_model",
+    "turn_detector_files_problem",
+]

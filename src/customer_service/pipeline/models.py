@@ -1,0 +1,190 @@
+"""Builds a session's speech-to-text, LLM, text-to-speech and turn detection from settings.
+
+Three providers, chosen by `Settings.resolved_model_provider`:
+
+- LiveKit Inference: the model strings (`deepgram/nova-3`, ...) go through LiveKit's
+  gateway with the LiveKit API key and secret.
+- Plugins: each provider's own plugin with its own API key.
+- Offline: the deterministic stand-in model, text only, no keys at all.
+
+The language model is the one place with a fallback. When more than one LLM is configured
+(LiveKit Inference with LiveKit credentials and URL, the OpenAI plugin with OPENAI_API_KEY,
+and any LLM_FALLBACK_MODELS through Inference) they sit behind the framework's
+`FallbackAdapter` in priority order. Whatever the session gets is wrapped by
+`speak_failures`, so a failure nothing could recover from ends the turn with an apology
+rather than silence.
+
+Every configuration mistake found here is raised as `PipelineError` with a message that
+says what to change, before the framework fails somewhere deeper.
+
+The parts live in their own modules: `providers` (each provider's models, model strings,
+`PipelineError`), `fallback` (the fallback chain) and `turn_detection` (the turn
+detector and its model files). Their public names are importable from `customer_service.pipeline`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from livekit import rtc
+from livekit.agents import TurnHandlingOptions
+from livekit.agents.llm import LLM
+from livekit.agents.stt import STT
+from livekit.agents.tts import TTS
+from livekit.agents.vad import VAD
+from livekit.agents.voice.turn import TurnDetectionMode
+
+# Plugins register themselves on import, which must happen on the main thread: this module
+# and the ones it imports (`providers`, `turn_detection`) import them at module level,
+# which does that whenever this module is imported by the entry.
+from livekit.plugins import silero
+
+from customer_service.pipeline.fallback import LLMRoute, llm_fallbacks, with_fallbacks
+from customer_service.pipeline.providers import (
+    PLUGIN_PROVIDERS,
+    PipelineError,
+    inference_models,
+    plugin_model_name,
+    plugin_models,
+    split_model,
+)
+from customer_service.pipeline.resilience import speak_failures
+from customer_service.pipeline.turn_detection import (
+    DOWNLOAD_FILES_COMMAND,
+    build_turn_detection,
+    turn_detector_files_problem,
+)
+from customer_service.settings import (
+    ModelProvider,
+    NoiseCancellation,
+    Settings,
+)
+
+__all__ = [
+    "DOWNLOAD_FILES_COMMAND",
+    "PLUGIN_PROVIDERS",
+    "LLMRoute",
+    "PipelineError",
+    "SessionModels",
+    "build_models",
+    "build_noise_cancellation",
+    "build_turn_detection",
+    "llm_fallbacks",
+    "load_vad",
+    "plugin_model_name",
+    "split_model",
+    "turn_detector_files_problem",
+]
+
+_PROVIDER_LABELS = {
+    ModelProvider.INFERENCE: "LiveKit Inference",
+    ModelProvider.PLUGINS: "provider plugins",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SessionModels:
+    """Everything an `AgentSession` needs from the models, built from one `Settings`."""
+
+    stt: STT[Any] | None
+    llm: LLM[Any]
+    """What the session talks to: LLM_MODEL on `provider`, behind a `FallbackAdapter`
+    with `llm_fallbacks` when there are any, always wrapped by `speak_failures`."""
+    tts: TTS[Any] | None
+    vad: VAD | None
+    turn_detection: TurnDetectionMode | None
+    provider: ModelProvider
+    text_only: bool
+    settings: Settings
+    llm_fallbacks: tuple[LLMRoute, ...] = ()
+    """The models tried, in order, when LLM_MODEL fails; empty: no fallback."""
+
+    def turn_handling(self) -> TurnHandlingOptions:
+        """The `turn_handling=` argument for `AgentSession`. Text-only sessions get an
+        explicit None: left empty, the session would build a turn detector it cannot use."""
+        return TurnHandlingOptions(turn_detection=self.turn_detection)
+
+    def describe(self) -> str:
+        """One line for the startup log: which models, and why."""
+        if self.provider is ModelProvider.OFFLINE:
+            reason = (
+                "MODEL_PROVIDER=offline"
+                if self.settings.model_provider is ModelProvider.OFFLINE
+                else "no STT/TTS keys or LiveKit credentials configured"
+            )
+            return f"models: offline deterministic stand-in, text only ({reason})"
+        label = _PROVIDER_LABELS[self.provider]
+        settings = self.settings
+        if self.text_only:
+            line = f"models: {label} (llm {settings.llm_model}), text only"
+        else:
+            line = (
+                f"models: {label} (stt {settings.stt_model}, llm {settings.llm_model}, "
+                f"tts {settings.tts_model}), turn detection {settings.turn_detection.value}"
+            )
+        if self.llm_fallbacks:
+            chain = ", then ".join(route.describe() for route in self.llm_fallbacks)
+            line += f"; llm fallback: {chain}"
+        return line
+
+
+def build_models(settings: Settings, *, vad: VAD | None, text_only: bool = False) -> SessionModels:
+    """The session's models for `settings`.
+
+    `vad` is the Silero model loaded once per process (`load_vad`); it is required when
+    turn detection is `vad`. `text_only=True` builds only the LLM (no speech models and no
+    turn detector), for text conversations outside a LiveKit job; the offline provider
+    is always text only.
+    """
+    provider = settings.resolved_model_provider
+    if provider is ModelProvider.OFFLINE:
+        from customer_service.offline_llm import OfflineLLM
+
+        return SessionModels(
+            stt=None,
+            # Wrapped like every other model, although the rules do not fail: the session
+            # gets the same kind of object whichever provider is configured.
+            llm=speak_failures(OfflineLLM()),
+            tts=None,
+            vad=None,
+            turn_detection=None,
+            provider=provider,
+            text_only=True,
+            settings=settings,
+        )
+
+    if provider is ModelProvider.INFERENCE:
+        primary, stt, tts = inference_models(settings, text_only=text_only)
+    else:
+        primary, stt, tts = plugin_models(settings, text_only=text_only)
+    fallbacks = llm_fallbacks(settings, provider)
+    turn_detection = None if text_only else build_turn_detection(settings.turn_detection, vad=vad)
+    return SessionModels(
+        stt=stt,
+        llm=speak_failures(with_fallbacks(primary, fallbacks)),
+        tts=tts,
+        vad=None if text_only else vad,
+        turn_detection=turn_detection,
+        provider=provider,
+        text_only=text_only,
+        settings=settings,
+        llm_fallbacks=fallbacks,
+    )
+
+
+def build_noise_cancellation(settings: Settings) -> rtc.NoiseCancellationOptions | None:
+    """The input filter for caller audio; it works only in rooms on LiveKit Cloud."""
+    if settings.noise_cancellation is NoiseCancellation.OFF:
+        return None
+    # Imported here: loading the module loads the native filter library.
+    from livekit.plugins import noise_cancellation
+
+    if settings.noise_cancellation is NoiseCancellation.BVC_TELEPHONY:
+        return noise_cancellation.BVCTelephony()
+    return noise_cancellation.BVC()
+
+
+def load_vad() -> VAD:
+    """Silero voice activity detection; load it once per process (in prewarm)."""
+    return silero.VAD.load()

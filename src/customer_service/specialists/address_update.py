@@ -1,0 +1,267 @@
+"""Address update: collects a new delivery address, reads it back, returns it once confirmed.
+
+The task changes nothing itself. It returns exactly the address the caller confirmed;
+`confirmed_address` checks that result and `apply_address_change` writes it, once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Coroutine
+from textwrap import dedent
+from typing import Any
+
+from livekit.agents import RunContext, ToolError, function_tool
+from livekit.agents.llm import (
+    ChatContext,
+    ChatMessage,
+    FunctionCallOutput,
+    FunctionTool,
+    ToolFlag,
+)
+from livekit.agents.types import NOT_GIVEN, NotGivenOr
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+
+from customer_service.addresses import AddressProblem, read_back, validated_address
+from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
+from customer_service.call.guard import guarded
+from customer_service.call.specialist import Specialist
+from customer_service.call.state import CallState
+from customer_service.call.wording import OFFER_HUMAN, PERSONA, spaced_digits
+from customer_service.domain import ORDER_ID_PATTERN, OrderStatus, PostalAddress
+from customer_service.privacy import mask_address
+from customer_service.specialists.order_lookup import OrderLookupResult, not_found_message
+from customer_service.store import AddressChangeOutcome
+
+ADDRESS_INSTRUCTIONS = PERSONA + dedent(
+    """
+    Your only job now is to collect the new delivery address for one order. When the
+    caller has given it, call record_address with each part as they said it; the country
+    may be a name or a two-letter code. Then read back what the tool returns and wait.
+    Call confirm_address only after the caller clearly says the read-back is right; if
+    they correct anything, call record_address again with the corrected address. If a
+    part is invalid, say what the tool says and ask for that part again. If the caller
+    wants to stop, call give_up. Never invent or complete any part of an address.
+    """
+)
+
+ADDRESS_CHANGED_SINCE_READ_BACK = (
+    "The address has changed since I read it back. Please listen to the new read-back and "
+    "confirm that one."
+)
+CONFIRMATION_NEEDED = (
+    "Before I change anything, please tell me whether the address I read back is right."
+)
+READ_BACK_NOT_HEARD = (
+    "I'm not sure you heard the address I read back. Let me read it again before I change anything."
+)
+ADDRESS_UPDATE_ABANDONED = "No problem, I haven't changed the address."
+
+
+def opening_question(order_id: str) -> str:
+    return (
+        f"What's the new delivery address for order {spaced_digits(order_id)}? Please tell "
+        "me the "
+        "street, any apartment or unit, the city, the state or region, the postal code and "
+        "the country."
+    )
+
+
+class AddressUpdateResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    order_id: str = Field(pattern=ORDER_ID_PATTERN)
+    address: PostalAddress
+
+
+class AddressUpdateTask(Specialist[AddressUpdateResult]):
+    """Captures and confirms a new delivery address for one order."""
+
+    def __init__(self, *, order_id: str, chat_ctx: NotGivenOr[ChatContext] = NOT_GIVEN) -> None:
+        super().__init__(instructions=ADDRESS_INSTRUCTIONS, chat_ctx=chat_ctx)
+        self._order_id = order_id
+        self._read_back: PostalAddress | None = None
+        self._read_back_after_turn = 0
+
+    async def on_enter(self) -> None:
+        self.session.say(opening_question(self._order_id))
+
+    def collected(self) -> dict[str, JsonValue]:
+        read_back_so_far = self._read_back
+        return {
+            "order_id": self._order_id,
+            "address_read_back": mask_address(read_back_so_far.one_line())
+            if read_back_so_far
+            else None,
+        }
+
+    @function_tool()
+    @guarded()
+    async def record_address(
+        self,
+        context: RunContext[CallState],
+        street: str,
+        city: str,
+        region: str,
+        postal_code: str,
+        country: str,
+        unit: str | None = None,
+    ) -> str:
+        """Record the new address the caller gave, to read it back to them.
+
+        Args:
+            street: House number and street name.
+            city: City or town.
+            region: State, province or region; empty if the caller's country has none.
+            postal_code: ZIP or postal code.
+            country: Country name or two-letter code.
+            unit: Apartment, suite or unit, if any.
+        """
+        try:
+            address = validated_address(
+                street=street,
+                city=city,
+                region=region,
+                postal_code=postal_code,
+                country=country,
+                unit=unit,
+            )
+        except AddressProblem as problem:
+            raise ToolError(problem.message) from None
+        self._read_back = address
+        self._read_back_after_turn = self._caller_turns()
+        # A confirm tool bound to this exact address: a confirmation meant for an earlier
+        # read-back can never confirm a later one.
+        tools = [tool for tool in self.tools if getattr(tool, "id", None) != "confirm_address"]
+        await self.update_tools([*tools, self._confirm_tool(address)])
+        return f"I have {read_back(address)}. Is that right?"
+
+    @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
+    @guarded(count_repeats=False)
+    async def give_up(self, context: RunContext[CallState]) -> None:
+        """Call when the caller no longer wants to change the address."""
+        self.finish(ToolError(ADDRESS_UPDATE_ABANDONED))
+
+    def _confirm_tool(self, address: PostalAddress) -> FunctionTool[[], Coroutine[Any, Any, None]]:
+        @function_tool(name="confirm_address")
+        async def confirm_address() -> None:
+            """Call only after the caller said the read-back address is right."""
+            # Let a record_address from the same model reply run first, so a correction
+            # sent together with a confirmation is never lost.
+            await asyncio.sleep(0)
+            if self._read_back is not address:
+                raise ToolError(ADDRESS_CHANGED_SINCE_READ_BACK)
+            if self._caller_turns() <= self._read_back_after_turn:
+                raise ToolError(CONFIRMATION_NEEDED)
+            if not self._read_back_was_heard():
+                raise ToolError(READ_BACK_NOT_HEARD)
+            self.finish(AddressUpdateResult(order_id=self._order_id, address=address))
+
+        return confirm_address
+
+    def _read_back_was_heard(self) -> bool:
+        """Whether the agent finished saying something after the latest read-back was
+        recorded: a "yes" to an interrupted read-back confirms nothing."""
+        items = self.chat_ctx.items
+        recorded = max(
+            (
+                index
+                for index, item in enumerate(items)
+                if isinstance(item, FunctionCallOutput) and item.name == "record_address"
+            ),
+            default=-1,
+        )
+        return any(
+            isinstance(item, ChatMessage) and item.role == "assistant" and not item.interrupted
+            for item in items[recorded + 1 :]
+        )
+
+    def _caller_turns(self) -> int:
+        return sum(
+            1
+            for item in self.chat_ctx.items
+            if isinstance(item, ChatMessage) and item.role == "user"
+        )
+
+
+def not_changeable_message(order_id: str, status: OrderStatus) -> str:
+    spaced = spaced_digits(order_id)
+    if status is OrderStatus.CANCELLED:
+        return f"Order {spaced} is cancelled, so there is no delivery to change."
+    done = "been delivered" if status is OrderStatus.DELIVERED else "already shipped"
+    return (
+        f"Order {spaced} has {done}, so I can't change its delivery address any more. {OFFER_HUMAN}"
+    )
+
+
+def ensure_changeable(order: OrderLookupResult) -> None:
+    if order.status is not OrderStatus.PROCESSING:
+        raise ToolError(not_changeable_message(order.order_id, order.status))
+
+
+def validated_address_update(result: object, order_id: str) -> PostalAddress:
+    """The confirmed address, once it is for the order being changed and passes the same
+    address rules again (the result could have been built by anything)."""
+    try:
+        update = AddressUpdateResult.model_validate(result)
+    except ValidationError as error:
+        raise ResultRejected(f"address result malformed: {error.error_count()} errors") from None
+    if update.order_id != order_id:
+        raise ResultRejected("address result is for another order")
+    address = update.address
+    try:
+        revalidated = validated_address(
+            street=address.street,
+            city=address.city,
+            region=address.region,
+            postal_code=address.postal_code,
+            country=address.country,
+            unit=address.unit,
+        )
+    except AddressProblem as problem:
+        raise ResultRejected(f"address result fails validation: {problem.field}") from None
+    if revalidated != address:
+        raise ResultRejected("address result is not in canonical form")
+    return address
+
+
+async def confirmed_address(state: CallState, order_id: str, history: ChatContext) -> PostalAddress:
+    """The new address the caller confirmed for `order_id`, checked."""
+
+    async def collect() -> PostalAddress:
+        result = await delegate(state, AddressUpdateTask(order_id=order_id, chat_ctx=history))
+        return validated_address_update(result, order_id)
+
+    return await validated_with_retries(state, collect, what="address")
+
+
+def change_key(state: CallState, order_id: str, address: PostalAddress) -> str:
+    """The same confirmed change in the same call always gets the same key."""
+    digest = hashlib.sha256(address.model_dump_json().encode()).hexdigest()[:24]
+    return f"{state.call_id}:{order_id}:{digest}"[:128]
+
+
+async def apply_address_change(
+    state: CallState, order: OrderLookupResult, address: PostalAddress
+) -> str:
+    """Writes the change and returns the sentence that confirms it to the caller."""
+    outcome, _ = await state.store.change_shipping_address(
+        order_id=order.order_id,
+        customer_id=order.customer_id,
+        new_address=address,
+        call_id=state.call_id,
+        change_key=change_key(state, order.order_id, address),
+    )
+    spaced = spaced_digits(order.order_id)
+    if outcome is AddressChangeOutcome.CHANGED:
+        return f"Done. Order {spaced} will now be delivered to {read_back(address)}."
+    if outcome is AddressChangeOutcome.ALREADY_APPLIED:
+        return f"Order {spaced} is already set to be delivered to {read_back(address)}."
+    if outcome is AddressChangeOutcome.ORDER_SHIPPED:
+        # It shipped while the caller was giving the new address.
+        shipped = order.status if order.status.has_shipped else OrderStatus.SHIPPED
+        raise ToolError(not_changeable_message(order.order_id, shipped))
+    if outcome is AddressChangeOutcome.ORDER_CANCELLED:
+        raise ToolError(not_changeable_message(order.order_id, OrderStatus.CANCELLED))
+    raise ToolError(not_found_message(order.order_id))

@@ -1,0 +1,212 @@
+"""Identity verification: the gate in front of every order detail and every change."""
+
+from __future__ import annotations
+
+import enum
+import logging
+from textwrap import dedent
+
+from livekit.agents import RunContext, ToolError, function_tool
+from livekit.agents.llm import ChatContext, ToolFlag
+from livekit.agents.types import NOT_GIVEN, NotGivenOr
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from customer_service.call import audit
+from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
+from customer_service.call.guard import guarded
+from customer_service.call.specialist import Specialist
+from customer_service.call.state import CallState
+from customer_service.call.wording import OFFER_HUMAN, PERSONA
+from customer_service.domain import Customer
+from customer_service.normalize import (
+    emails_match,
+    names_match,
+    normalize_postal_code,
+    phones_match,
+    postal_codes_match,
+)
+from customer_service.privacy import mask_name
+from customer_service.store import Store
+
+logger = logging.getLogger(__name__)
+
+OPENING_QUESTION = (
+    "Before I can help with that, I need to verify your identity. Please tell me your "
+    "full name, the postal code on your account, and the phone number or email address "
+    "on the account."
+)
+
+IDENTITY_INSTRUCTIONS = PERSONA + dedent(
+    """
+    Your only job now is to verify the caller's identity. You need three things: their
+    full name, the postal code on the account, and the phone number or email address on
+    the account. Ask only for what is still missing. When you have all three, call
+    check_identity with them exactly as the caller said them. If the check fails, say
+    what the tool says and ask for the details again. If the caller cannot or will not
+    give them, call give_up. Never guess a value, never say which detail was wrong, and
+    never talk about orders here.
+    """
+)
+
+VERIFICATION_LOCKED = (
+    "I'm sorry, I can't verify your identity on this call after too many unsuccessful "
+    f"attempts. {OFFER_HUMAN}"
+)
+VERIFICATION_DECLINED = (
+    "That's fine. I can't share or change anything on an account without verifying the "
+    "caller, but I'm happy to help with anything else."
+)
+MISSING_DETAILS = (
+    "I need all three details to verify you: your full name, the postal code on the "
+    "account, and the phone number or email address on the account."
+)
+
+
+def mismatch_message(attempts_left: int) -> str:
+    # One wording for every wrong factor and for unknown accounts, so a caller cannot
+    # probe which detail was wrong or whether an account exists.
+    attempt_word = "attempt" if attempts_left == 1 else "attempts"
+    return (
+        "I'm sorry, those details don't match our records. Please check them and tell me "
+        f"again. You have {attempts_left} {attempt_word} left."
+    )
+
+
+class IdentityOutcome(enum.StrEnum):
+    VERIFIED = "verified"
+    LOCKED = "locked"
+    """Too many failed checks: verification is closed for the rest of the call."""
+    GAVE_UP = "gave_up"
+
+
+class IdentityResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    outcome: IdentityOutcome
+    customer_id: str | None = None
+    full_name: str | None = None
+
+
+async def find_matching_customer(
+    store: Store, full_name: str, postal_code: str, phone_or_email: str
+) -> Customer | None:
+    """The customer whose name, postal code and phone or email all match, if any."""
+    candidates = await store.customers_with_postal_code(normalize_postal_code(postal_code))
+    for customer in candidates:
+        if (
+            names_match(full_name, customer.full_name)
+            and postal_codes_match(postal_code, customer.postal_code, customer.country)
+            and (
+                emails_match(phone_or_email, customer.email)
+                or phones_match(phone_or_email, customer.phone, customer.country)
+            )
+        ):
+            return customer
+    return None
+
+
+class VerifyIdentityTask(Specialist[IdentityResult]):
+    """Collects name, postal code and phone or email, and checks them against the store."""
+
+    def __init__(self, *, chat_ctx: NotGivenOr[ChatContext] = NOT_GIVEN) -> None:
+        super().__init__(instructions=IDENTITY_INSTRUCTIONS, chat_ctx=chat_ctx)
+
+    async def on_enter(self) -> None:
+        # A fixed question instead of a generated one saves a round trip of silence.
+        self.session.say(OPENING_QUESTION)
+
+    @function_tool()
+    # Its own cap (failed checks lock verification) is the stricter bound here.
+    @guarded(count_repeats=False)
+    async def check_identity(
+        self,
+        context: RunContext[CallState],
+        full_name: str,
+        postal_code: str,
+        phone_or_email: str,
+    ) -> None:
+        """Check the caller's details against the account. Call once you have all three.
+
+        Args:
+            full_name: The caller's first and last name, as they said it.
+            postal_code: The postal or ZIP code on the account, as they said it.
+            phone_or_email: The phone number or email address on the account, as they said it.
+        """
+        state = context.userdata
+        if not (full_name.strip() and postal_code.strip() and phone_or_email.strip()):
+            raise ToolError(MISSING_DETAILS)
+        if state.identity.locked:
+            self.finish(IdentityResult(outcome=IdentityOutcome.LOCKED))
+            return None
+
+        customer = await find_matching_customer(state.store, full_name, postal_code, phone_or_email)
+        if customer is not None:
+            state.mark_verified(customer)
+            await audit.record(state, "identity_verified", customer_id=customer.customer_id)
+            self.finish(
+                IdentityResult(
+                    outcome=IdentityOutcome.VERIFIED,
+                    customer_id=customer.customer_id,
+                    full_name=customer.full_name,
+                )
+            )
+            return None
+
+        state.record_failed_identity_check()
+        await audit.record(
+            state,
+            "identity_failed",
+            attempts_left=state.identity_attempts_left,
+            name_given=mask_name(full_name),
+        )
+        if state.identity.locked:
+            self.finish(IdentityResult(outcome=IdentityOutcome.LOCKED))
+            return None
+        raise ToolError(mismatch_message(state.identity_attempts_left))
+
+    @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
+    @guarded(count_repeats=False)
+    async def give_up(self, context: RunContext[CallState]) -> None:
+        """Call when the caller cannot or will not give the details, or wants to stop."""
+        self.finish(IdentityResult(outcome=IdentityOutcome.GAVE_UP))
+
+
+def validated_identity(result: object, state: CallState) -> Customer | IdentityOutcome:
+    """The verified customer, or the non-verified outcome, after checking the result
+    agrees with call state (which only `check_identity` itself can set)."""
+    try:
+        identity = IdentityResult.model_validate(result)
+    except ValidationError as error:
+        raise ResultRejected(f"identity result malformed: {error.error_count()} errors") from None
+    customer = state.verified_customer
+    if identity.outcome is IdentityOutcome.VERIFIED:
+        if customer is None or customer.customer_id != identity.customer_id:
+            raise ResultRejected("identity result claims a verification call state lacks")
+        return customer
+    if identity.outcome is IdentityOutcome.LOCKED and not state.identity.locked:
+        raise ResultRejected("identity result claims a lock call state lacks")
+    return identity.outcome
+
+
+async def verified_customer(state: CallState, history: ChatContext) -> Customer:
+    """The verified caller; runs the identity specialist first when there is none, and
+    raises a speakable `ToolError` when the caller cannot be verified."""
+    if state.verified_customer is not None:
+        return state.verified_customer
+    if state.identity.locked:
+        raise ToolError(VERIFICATION_LOCKED)
+
+    async def verify() -> Customer | IdentityOutcome:
+        result = await delegate(
+            state,
+            VerifyIdentityTask(chat_ctx=history),
+            is_failure=lambda identity: identity.outcome is not IdentityOutcome.VERIFIED,
+        )
+        return validated_identity(result, state)
+
+    outcome = await validated_with_retries(state, verify, what="identity")
+    if isinstance(outcome, Customer):
+        return outcome
+    if outcome is IdentityOutcome.LOCKED:
+        raise ToolError(VERIFICATION_LOCKED)
+    raise ToolError(VERIFICATION_DECLINED)

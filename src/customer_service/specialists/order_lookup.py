@@ -1,0 +1,215 @@
+"""Order lookup: finds one of the verified caller's orders and reports what it holds."""
+
+from __future__ import annotations
+
+import datetime as dt
+from textwrap import dedent
+
+from livekit.agents import RunContext, ToolError, function_tool
+from livekit.agents.llm import ChatContext, ToolFlag
+from livekit.agents.types import NOT_GIVEN, NotGivenOr
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from customer_service.call import audit
+from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
+from customer_service.call.guard import guarded
+from customer_service.call.specialist import Specialist
+from customer_service.call.state import CallState
+from customer_service.call.wording import OFFER_HUMAN, PERSONA, spaced_digits
+from customer_service.domain import ORDER_ID_PATTERN, Order, OrderItem, OrderStatus, PostalAddress
+from customer_service.normalize import normalize_order_id
+
+OPENING_QUESTION = (
+    "What's the order number? It has six digits. If you don't have it, I can list your "
+    "recent orders."
+)
+
+ORDER_LOOKUP_INSTRUCTIONS = PERSONA + dedent(
+    """
+    Your only job now is to find the order the caller is asking about. The caller is
+    already verified. When they give an order number, call lookup with it exactly as
+    they said it. If they don't know the number, call list_recent_orders and let them
+    pick one. If a lookup fails, say what the tool says. If they want to stop, call
+    give_up. Never guess or invent an order number.
+    """
+)
+
+INVALID_ORDER_NUMBER = (
+    "Order numbers have six digits, like 1 0 0 1 0 1. Could you tell me the number again?"
+)
+NOT_VERIFIED = "I need to verify your identity before I can look up an order."
+LOOKUP_ABANDONED = "No problem, I've stopped looking for that order."
+TOO_MANY_MISSES = f"I'm sorry, I still can't find that order. {OFFER_HUMAN}"
+
+
+def spoken_date(day: dt.date) -> str:
+    return f"{day:%B} {day.day}"
+
+
+def not_found_message(order_id: str) -> str:
+    # The same words whether the order does not exist or belongs to someone else.
+    return (
+        f"I couldn't find an order with the number {spaced_digits(order_id)} on your "
+        "account. Please check the number and tell me again."
+    )
+
+
+class OrderLookupResult(BaseModel):
+    """What the caller may hear about one of their orders."""
+
+    model_config = ConfigDict(frozen=True)
+
+    order_id: str = Field(pattern=ORDER_ID_PATTERN)
+    customer_id: str
+    status: OrderStatus
+    items: tuple[OrderItem, ...] = Field(min_length=1)
+    placed_on: dt.date
+    carrier: str | None = None
+    tracking_number: str | None = None
+    delivered_on: dt.date | None = None
+    shipping_address: PostalAddress
+
+    @classmethod
+    def from_order(cls, order: Order) -> OrderLookupResult:
+        return cls.model_validate(order.model_dump())
+
+    def spoken_summary(self) -> str:
+        items = "; ".join(
+            item.name if item.quantity == 1 else f"{item.name}, quantity {item.quantity}"
+            for item in self.items
+        )
+        if self.status is OrderStatus.SHIPPED:
+            progress = f"has shipped with {self.carrier}, tracking number {self.tracking_number}"
+        elif self.status is OrderStatus.DELIVERED and self.delivered_on is not None:
+            progress = f"was delivered on {spoken_date(self.delivered_on)}"
+        else:
+            progress = f"is {self.status.value}"
+        return (
+            f"Order {self.order_id}, placed on {spoken_date(self.placed_on)}, {progress}. "
+            f"It contains {items}, going to {self.shipping_address.one_line()}."
+        )
+
+
+async def find_callers_order(state: CallState, spoken_order_id: str) -> Order:
+    """The verified caller's order with that number, or a speakable ToolError."""
+    customer = state.verified_customer
+    if customer is None:
+        raise ToolError(NOT_VERIFIED)
+    order_id = normalize_order_id(spoken_order_id)
+    if order_id is None:
+        raise ToolError(INVALID_ORDER_NUMBER)
+    order = await state.store.get_order(order_id)
+    if order is None or order.customer_id != customer.customer_id:
+        state.record_order_lookup_failure()
+        await audit.record(
+            state, "order_not_found", customer_id=customer.customer_id, order_id=order_id
+        )
+        if state.order_lookup_attempts_left == 0:
+            raise ToolError(TOO_MANY_MISSES)
+        raise ToolError(not_found_message(order_id))
+    return order
+
+
+async def describe_recent_orders(state: CallState) -> str:
+    customer = state.verified_customer
+    if customer is None:
+        raise ToolError(NOT_VERIFIED)
+    orders = await state.store.recent_orders(
+        customer.customer_id, limit=state.settings.recent_orders_limit
+    )
+    if not orders:
+        return "There are no recent orders on your account."
+    listed = "; ".join(
+        f"order {order.order_id}, placed on {spoken_date(order.placed_on)}, {order.status.value}"
+        for order in orders
+    )
+    return f"Your recent orders are: {listed}. Which one would you like to hear about?"
+
+
+class OrderLookupTask(Specialist[OrderLookupResult]):
+    """Asks for an order number (or lists recent orders) and returns the caller's order."""
+
+    def __init__(self, *, chat_ctx: NotGivenOr[ChatContext] = NOT_GIVEN) -> None:
+        super().__init__(instructions=ORDER_LOOKUP_INSTRUCTIONS, chat_ctx=chat_ctx)
+
+    async def on_enter(self) -> None:
+        self.session.say(OPENING_QUESTION)
+
+    @function_tool()
+    # Its own cap on misses is the stricter bound here.
+    @guarded(count_repeats=False)
+    async def lookup(self, context: RunContext[CallState], order_id: str) -> None:
+        """Look up one of the caller's orders.
+
+        Args:
+            order_id: The order number exactly as the caller said it, digits or words.
+        """
+        try:
+            order = await find_callers_order(context.userdata, order_id)
+        except ToolError as error:
+            if context.userdata.order_lookup_attempts_left == 0:
+                self.finish(error)
+                return None
+            raise
+        self.finish(OrderLookupResult.from_order(order))
+
+    @function_tool()
+    @guarded()
+    async def list_recent_orders(self, context: RunContext[CallState]) -> str:
+        """List the caller's recent orders, for a caller who doesn't know the number."""
+        return await describe_recent_orders(context.userdata)
+
+    @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
+    @guarded(count_repeats=False)
+    async def give_up(self, context: RunContext[CallState]) -> None:
+        """Call when the caller no longer wants to look up an order."""
+        self.finish(ToolError(LOOKUP_ABANDONED))
+
+
+async def validated_order(
+    result: object, state: CallState, requested_order_id: str | None
+) -> OrderLookupResult:
+    """The order result, once it is well formed, the one asked for, the verified caller's
+    own, and in agreement with the store."""
+    try:
+        order = OrderLookupResult.model_validate(result)
+    except ValidationError as error:
+        raise ResultRejected(f"order result malformed: {error.error_count()} errors") from None
+    customer = state.verified_customer
+    if customer is None:
+        raise ResultRejected("order result for an unverified caller")
+    if requested_order_id is not None and order.order_id != requested_order_id:
+        raise ResultRejected("order result is not the order asked for")
+    if order.customer_id != customer.customer_id:
+        raise ResultRejected("order result belongs to another customer")
+    stored = await state.store.get_order(order.order_id)
+    if stored is None or OrderLookupResult.from_order(stored) != order:
+        raise ResultRejected("order result disagrees with the store")
+    return order
+
+
+async def callers_order(
+    state: CallState, order_id: str | None, history: ChatContext
+) -> OrderLookupResult:
+    """The verified caller's order, checked. A usable number is looked up in code, so a
+    caller who already said it is not asked again; otherwise the specialist asks."""
+    requested = normalize_order_id(order_id) if order_id is not None else None
+
+    async def look_up() -> OrderLookupResult:
+        result: OrderLookupResult
+        if requested is not None:
+            result = OrderLookupResult.from_order(await find_callers_order(state, requested))
+        else:
+            result = await delegate(state, OrderLookupTask(chat_ctx=history))
+        return await validated_order(result, state, requested_order_id=requested)
+
+    return await validated_with_retries(state, look_up, what="order")
+
+
+async def disclose(state: CallState, order: OrderLookupResult) -> str:
+    """Records that the caller heard this order's details; returns what they hear."""
+    state.record_disclosure(order.order_id)
+    await audit.record(
+        state, "order_disclosed", customer_id=order.customer_id, order_id=order.order_id
+    )
+    return order.spoken_summary()

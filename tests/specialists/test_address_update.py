@@ -1,0 +1,341 @@
+"""Address changes, driven through real sessions with a scripted model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from customer_service.addresses import read_back
+from customer_service.domain import PostalAddress
+from customer_service.settings import Settings
+from customer_service.specialists.address_update import (
+    ADDRESS_CHANGED_SINCE_READ_BACK,
+    ADDRESS_UPDATE_ABANDONED,
+    CONFIRMATION_NEEDED,
+    AddressUpdateTask,
+)
+from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
+from customer_service.store import Store
+from customer_service.testing import call_session, sqlite_url
+from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
+from support.scripted_llm import Call, Parallel, Say, ScriptedLLM
+from support.scripted_llm import relay_tool_output as relay
+
+MARKET_STREET: dict[str, Any] = {
+    "street": "1 Market Street",
+    "unit": "Suite 5",
+    "city": "San Francisco",
+    "region": "California",
+    "postal_code": "94105",
+    "country": "USA",
+}
+MARKET_STREET_ADDRESS = PostalAddress(
+    street="1 Market Street",
+    unit="Suite 5",
+    city="San Francisco",
+    region="CA",
+    postal_code="94105",
+    country="US",
+)
+
+
+def record(**changes: Any) -> Call:
+    return Call("record_address", {**MARKET_STREET, **changes})
+
+
+def change_100102_script(*, sms_answer: bool = False) -> list[Any]:
+    return [
+        Call("update_address", {"order_id": "100102"}),
+        check_identity(JORDAN),
+        record(),
+        relay,
+        Call("confirm_address"),
+        Call("record_consent", {"granted": sms_answer}),
+        relay,
+    ]
+
+
+async def change_100102(session: Any) -> None:
+    await session.run(user_input="I need to change the delivery address for order 100102")
+    await session.run(user_input=JORDAN_SAYS)
+    await session.run(user_input="1 Market Street, Suite 5, San Francisco, California 94105")
+    await session.run(user_input="Yes, that's right")
+    await session.run(user_input="No thanks")
+
+
+async def test_full_change_is_seen_by_a_later_lookup_and_a_later_call(
+    settings: Settings, tmp_path: Path
+) -> None:
+    database_url = sqlite_url(tmp_path / "store.sqlite3")
+    model = ScriptedLLM(
+        [*change_100102_script(), Call("lookup_order", {"order_id": "100102"}), relay]
+    )
+    async with call_session(model, settings=settings, database_url=database_url) as session:
+        await session.run(user_input="I need to change the delivery address for order 100102")
+        await session.run(user_input=JORDAN_SAYS)
+        asked = agent_lines(session)[-1]
+        assert asked.startswith("What's the new delivery address for order 1 0 0 1 0 2?")
+
+        heard = await session.run(
+            user_input="1 Market Street, Suite 5, San Francisco, California 94105"
+        )
+        heard.expect.next_event().is_function_call(name="record_address")
+        heard.expect.next_event().is_function_call_output(
+            output=f"I have {read_back(MARKET_STREET_ADDRESS)}. Is that right?", is_error=False
+        )
+        confirmed = await session.run(user_input="Yes, that's right")
+        confirmed.expect.next_event().is_function_call(name="confirm_address")
+        # The change is written, and said, before the caller is offered text updates.
+        done = (
+            f"Done. Order 1 0 0 1 0 2 will now be delivered to {read_back(MARKET_STREET_ADDRESS)}."
+        )
+        assert agent_lines(session)[-2:] == [
+            done,
+            CONSENT_WORDING[ConsentTopic.ORDER_UPDATES_SMS].question,
+        ]
+        order = await session.userdata.store.get_order("100102")
+        assert order is not None
+        assert order.shipping_address == MARKET_STREET_ADDRESS
+
+        await session.run(user_input="No thanks")
+        (output,) = tool_outputs(session, "update_address")
+        assert not output.is_error
+        assert output.output == (
+            "The new address for order 1 0 0 1 0 2 is saved. "
+            "You won't get text updates about your orders."
+        )
+        looked_up = await session.run(user_input="Where is order 100102 going now?")
+        summary = looked_up.expect.contains_function_call_output(is_error=False)
+        assert "1 Market Street, Suite 5, San Francisco, CA 94105" in summary.event().item.output
+    assert not model.overran
+
+    async with await Store.open(database_url) as store:
+        order = await store.get_order("100102")
+        assert order is not None
+        assert order.shipping_address == MARKET_STREET_ADDRESS
+        changes = await store.address_changes(order_id="100102")
+        assert len(changes) == 1
+        assert changes[0].new_address == MARKET_STREET_ADDRESS
+        assert changes[0].old_address.street == "500 Howard St"
+        kinds = [event.kind for event in await store.audit_events(kind="address_changed")]
+        assert kinds == ["address_changed"]
+
+    # A second call on the same database starts from the changed address.
+    second = ScriptedLLM(
+        [Call("lookup_order", {"order_id": "100102"}), check_identity(JORDAN), relay]
+    )
+    async with call_session(second, settings=settings, database_url=database_url) as session:
+        await session.run(user_input="Where is order 100102?")
+        await session.run(user_input=JORDAN_SAYS)
+        assert "1 Market Street, Suite 5" in agent_lines(session)[-1]
+
+
+async def test_shipped_order_is_refused_and_unchanged(settings: Settings) -> None:
+    model = ScriptedLLM(
+        [Call("update_address", {"order_id": "100101"}), check_identity(JORDAN), relay]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Please send order 100101 to my new address")
+        result = await session.run(user_input=JORDAN_SAYS)
+        output = result.expect.contains_function_call_output(is_error=True)
+        text = output.event().item.output
+        assert "already shipped" in text
+        assert "colleague" in text
+        result.expect.contains_message(role="assistant")
+        assert not isinstance(session.current_agent, AddressUpdateTask)
+        order = await session.userdata.store.get_order("100101")
+        assert order is not None
+        assert order.shipping_address.street == "500 Howard St"
+        assert await session.userdata.store.address_changes(order_id="100101") == []
+
+
+@pytest.mark.parametrize(
+    ("bad_fields", "field_words"),
+    [
+        ({"postal_code": "9410"}, "ZIP code"),
+        ({"postal_code": "ABCDE"}, "ZIP code"),
+        ({"region": "Narnia"}, "state"),
+        ({"country": "Atlantis"}, "country"),
+    ],
+)
+async def test_invalid_fields_are_named_and_asked_again(
+    settings: Settings, bad_fields: dict[str, str], field_words: str
+) -> None:
+    model = ScriptedLLM(
+        [
+            Call("update_address", {"order_id": "100102"}),
+            check_identity(JORDAN),
+            record(**bad_fields),
+            relay,
+            record(),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="change the address on 100102")
+        await session.run(user_input=JORDAN_SAYS)
+        rejected = await session.run(user_input="the new address is ...")
+        output = rejected.expect.contains_function_call_output(is_error=True)
+        assert field_words in output.event().item.output
+        assert agent_lines(session)[-1] == output.event().item.output
+        corrected = await session.run(user_input="sorry, 1 Market Street, Suite 5, ...")
+        corrected.expect.contains_function_call_output(
+            output=f"I have {read_back(MARKET_STREET_ADDRESS)}. Is that right?"
+        )
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    ["'); DROP TABLE orders; --", "x" * 5000],
+    ids=["sql", "5000-characters"],
+)
+async def test_hostile_text_is_refused_and_the_store_is_intact(
+    settings: Settings, hostile: str
+) -> None:
+    model = ScriptedLLM(
+        [
+            Call("update_address", {"order_id": "100102"}),
+            check_identity(JORDAN),
+            record(street=hostile),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="change the address on 100102")
+        await session.run(user_input=JORDAN_SAYS)
+        result = await session.run(user_input=hostile)
+        output = result.expect.contains_function_call_output(is_error=True)
+        message = output.event().item.output
+        assert "street" in message
+        assert hostile not in message
+        assert len(message) < 300
+        store = session.userdata.store
+        assert len(await store.recent_orders("C-1001", limit=10)) == 2
+        order = await store.get_order("100102")
+        assert order is not None
+        assert order.shipping_address.street == "500 Howard St"
+
+
+async def test_confirmation_sent_with_a_correction_is_stale(settings: Settings) -> None:
+    corrected = {**MARKET_STREET, "unit": "Suite 7"}
+    model = ScriptedLLM(
+        [
+            Call("update_address", {"order_id": "100102"}),
+            check_identity(JORDAN),
+            record(),
+            relay,
+            # The caller corrects the unit; the model records it and confirms at once.
+            Parallel((Call("record_address", corrected), Call("confirm_address"))),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="change the address on 100102")
+        await session.run(user_input=JORDAN_SAYS)
+        await session.run(user_input="1 Market Street, Suite 5, San Francisco, CA 94105")
+        result = await session.run(user_input="No, it's suite 7")
+        outputs = {item.name: item for item in tool_outputs(session, "confirm_address")}
+        assert outputs["confirm_address"].is_error
+        assert outputs["confirm_address"].output in (
+            ADDRESS_CHANGED_SINCE_READ_BACK,
+            CONFIRMATION_NEEDED,
+        )
+        result.expect.contains_function_call(name="record_address")
+        order = await session.userdata.store.get_order("100102")
+        assert order is not None
+        assert order.shipping_address.street == "500 Howard St"
+
+
+async def test_confirming_before_the_caller_answers_is_refused(settings: Settings) -> None:
+    model = ScriptedLLM(
+        [
+            Call("update_address", {"order_id": "100102"}),
+            check_identity(JORDAN),
+            record(),
+            Call("confirm_address"),
+            Say("Please tell me if that's right."),
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="change the address on 100102")
+        await session.run(user_input=JORDAN_SAYS)
+        await session.run(user_input="1 Market Street, Suite 5, San Francisco 94105")
+        # Whichever check stops it (the confirm tool not offered yet within the turn, or
+        # no caller answer since the read-back), nothing is confirmed or changed.
+        (refused,) = tool_outputs(session, "confirm_address")
+        assert refused.is_error
+        assert await session.userdata.store.address_changes(order_id="100102") == []
+        assert isinstance(session.current_agent, AddressUpdateTask)
+
+
+async def test_double_confirmation_makes_one_change(settings: Settings) -> None:
+    model = ScriptedLLM(
+        [
+            Call("update_address", {"order_id": "100102"}),
+            check_identity(JORDAN),
+            record(),
+            relay,
+            Parallel((Call("confirm_address"), Call("confirm_address"))),
+            Call("record_consent", {"granted": True}),
+            relay,
+            # The model then asks for the very same change again.
+            Call("update_address", {"order_id": "100102"}),
+            record(),
+            relay,
+            Call("confirm_address"),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await change_100102(session)
+        await session.run(user_input="Change 100102 to that address again please")
+        await session.run(user_input="1 Market Street, Suite 5, San Francisco, CA 94105")
+        again = await session.run(user_input="yes")
+        again.expect.contains_function_call_output(
+            output=(
+                "Order 1 0 0 1 0 2 is already set to be delivered to "
+                f"{read_back(MARKET_STREET_ADDRESS)}."
+            )
+        )
+        store = session.userdata.store
+        assert len(await store.address_changes(order_id="100102")) == 1
+        assert len(await store.audit_events(kind="address_changed")) == 1
+    assert not model.overran
+
+
+async def test_give_up_changes_nothing(settings: Settings) -> None:
+    model = ScriptedLLM(
+        [
+            Call("update_address", {"order_id": "100102"}),
+            check_identity(JORDAN),
+            Call("give_up"),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="change the address on 100102")
+        await session.run(user_input=JORDAN_SAYS)
+        result = await session.run(user_input="actually, forget it")
+        result.expect.contains_function_call_output(output=ADDRESS_UPDATE_ABANDONED, is_error=True)
+        assert await session.userdata.store.address_changes(order_id="100102") == []
+
+
+async def test_another_customers_order_is_refused_like_an_unknown_one(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM(
+        [Call("update_address", {"order_id": "200202"}), check_identity(JORDAN), relay]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="change the address on order 200202")
+        result = await session.run(user_input=JORDAN_SAYS)
+        output = result.expect.contains_function_call_output(is_error=True)
+        assert output.event().item.output.startswith(
+            "I couldn't find an order with the number 2 0 0 2 0 2 on your account."
+        )
+        order = await session.userdata.store.get_order("200202")
+        assert order is not None
+        assert order.shipping_address.street == "350 5th Ave"
+        assert not isinstance(session.current_agent, AddressUpdateTask)

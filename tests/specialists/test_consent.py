@@ -1,0 +1,195 @@
+"""Consent: fixed wording, clear answers only, stored and respected by later calls."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from livekit.agents import AgentSession
+
+from customer_service.call.state import CallState
+from customer_service.call.transcripts import save_transcript
+from customer_service.call.wording import HOW_CAN_I_HELP, WELCOME
+from customer_service.settings import RecordingConsent, Settings
+from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
+from customer_service.testing import call_session, sqlite_url
+from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
+from support.scripted_llm import Call, Say, ScriptedLLM, Step
+from support.scripted_llm import relay_tool_output as relay
+
+SMS = ConsentTopic.ORDER_UPDATES_SMS
+SMS_QUESTION = CONSENT_WORDING[SMS].question
+ASK_AGAIN = Say(SMS_QUESTION)
+
+
+def sms_script(*answers: Step) -> list[Step]:
+    return [
+        Call("request_consent", {"topic": "order_updates_sms"}),
+        check_identity(JORDAN),
+        *answers,
+        relay,
+    ]
+
+
+async def ask_sms(session: AgentSession[CallState], *caller_answers: str) -> None:
+    await session.run(user_input="Can you send me text updates?")
+    await session.run(user_input=JORDAN_SAYS)
+    for answer in caller_answers:
+        await session.run(user_input=answer)
+
+
+async def test_granted_is_stored_and_not_asked_again_in_a_later_call(
+    settings: Settings, tmp_path: Path
+) -> None:
+    database_url = sqlite_url(tmp_path / "store.sqlite3")
+    model = ScriptedLLM(sms_script(Call("record_consent", {"granted": True})))
+    async with call_session(model, settings=settings, database_url=database_url) as session:
+        await ask_sms(session, "Yes please")
+        assert SMS_QUESTION in agent_lines(session)
+        assert agent_lines(session)[-1] == "You'll get text updates about your orders."
+        record = await session.userdata.store.latest_consent(topic=SMS, customer_id="C-1001")
+        assert record is not None
+        assert record.granted
+        assert record.wording_version == CONSENT_WORDING[SMS].version
+        assert record.call_id == session.userdata.call_id
+    assert not model.overran
+
+    # A later call changes an address: the text-update offer that follows a change is
+    # not made again, because the answer is on record.
+    later = ScriptedLLM(
+        [
+            Call("update_address", {"order_id": "100102"}),
+            check_identity(JORDAN),
+            Call(
+                "record_address",
+                {
+                    "street": "1 Market Street",
+                    "city": "San Francisco",
+                    "region": "CA",
+                    "postal_code": "94105",
+                    "country": "US",
+                },
+            ),
+            relay,
+            Call("confirm_address"),
+            relay,
+        ]
+    )
+    async with call_session(later, settings=settings, database_url=database_url) as session:
+        await session.run(user_input="Change the address on order 100102")
+        await session.run(user_input=JORDAN_SAYS)
+        await session.run(user_input="1 Market Street, San Francisco, CA 94105")
+        await session.run(user_input="yes")
+        (changed,) = tool_outputs(session, "update_address")
+        assert changed.output.startswith("Done. Order 1 0 0 1 0 2 will now be delivered to")
+        assert "text updates" not in changed.output
+        assert SMS_QUESTION not in agent_lines(session)
+    assert not later.overran
+
+
+async def test_a_caller_can_change_a_stored_answer(settings: Settings) -> None:
+    model = ScriptedLLM(
+        [
+            *sms_script(Call("record_consent", {"granted": True})),
+            Call("request_consent", {"topic": "order_updates_sms"}),
+            Call("record_consent", {"granted": False}),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await ask_sms(session, "Yes please")
+        await session.run(user_input="Actually, please stop the texts")
+        await session.run(user_input="No")
+        assert agent_lines(session)[-1] == "You won't get text updates about your orders."
+        record = await session.userdata.store.latest_consent(topic=SMS, customer_id="C-1001")
+        assert record is not None
+        assert not record.granted
+    assert not model.overran
+
+
+async def test_declined_is_stored_as_no(settings: Settings) -> None:
+    model = ScriptedLLM(sms_script(Call("record_consent", {"granted": False})))
+    async with call_session(model, settings=settings) as session:
+        await ask_sms(session, "No")
+        record = await session.userdata.store.latest_consent(topic=SMS, customer_id="C-1001")
+        assert record is not None
+        assert not record.granted
+
+
+async def test_unclear_twice_counts_as_not_granted(settings: Settings) -> None:
+    # The model keeps asking; the task's code stops it after the second unclear answer.
+    model = ScriptedLLM(sms_script(ASK_AGAIN, ASK_AGAIN))
+    async with call_session(model, settings=settings) as session:
+        await ask_sms(session, "Hmm, what does it cost?", "I'm not sure, maybe")
+        asked = [line for line in agent_lines(session) if line == SMS_QUESTION]
+        assert len(asked) == 2
+        assert agent_lines(session)[-1] == "You won't get text updates about your orders."
+        record = await session.userdata.store.latest_consent(topic=SMS, customer_id="C-1001")
+        assert record is not None
+        assert not record.granted
+    assert not model.overran
+
+
+async def test_unclear_then_clear_yes_is_granted(settings: Settings) -> None:
+    model = ScriptedLLM(sms_script(ASK_AGAIN, Call("record_consent", {"granted": True})))
+    async with call_session(model, settings=settings) as session:
+        await ask_sms(session, "What?", "Yes")
+        record = await session.userdata.store.latest_consent(topic=SMS, customer_id="C-1001")
+        assert record is not None
+        assert record.granted
+
+
+async def test_unknown_topic_is_refused_without_asking(settings: Settings) -> None:
+    model = ScriptedLLM([Call("request_consent", {"topic": "marketing_calls"}), relay])
+    async with call_session(model, settings=settings) as session:
+        result = await session.run(user_input="Stop calling me with offers")
+        result.expect.contains_function_call_output(is_error=True)
+        assert tool_outputs(session, "request_consent")[0].output == (
+            "I can only record choices about call recording or text updates."
+        )
+
+
+def recording_settings(settings: Settings, tmp_path: Path) -> Settings:
+    return settings.model_copy(
+        update={
+            "recording_consent": RecordingConsent.ASK,
+            "transcript_dir": tmp_path / "transcripts",
+        }
+    )
+
+
+async def test_recording_is_asked_first_and_a_no_turns_it_off(
+    settings: Settings, tmp_path: Path
+) -> None:
+    model = ScriptedLLM([Call("record_consent", {"granted": False})])
+    configured = recording_settings(settings, tmp_path)
+    async with call_session(model, settings=configured) as session:
+        question = CONSENT_WORDING[ConsentTopic.CALL_RECORDING].question
+        assert agent_lines(session) == [WELCOME, question]
+        await session.run(user_input="No, please don't record")
+        assert agent_lines(session)[-1] == (
+            f"Thank you. This call will not be recorded. {HOW_CAN_I_HELP}"
+        )
+        state = session.userdata
+        assert not state.recording
+        record = await state.store.latest_consent(
+            topic=ConsentTopic.CALL_RECORDING, call_id=state.call_id
+        )
+        assert record is not None
+        assert not record.granted
+        assert save_transcript(state, session.history) is None
+    assert not (tmp_path / "transcripts").exists()
+
+
+async def test_recording_yes_keeps_the_transcript(settings: Settings, tmp_path: Path) -> None:
+    model = ScriptedLLM([Call("record_consent", {"granted": True})])
+    configured = recording_settings(settings, tmp_path)
+    async with call_session(model, settings=configured) as session:
+        await session.run(user_input="Yes, that's fine")
+        state = session.userdata
+        assert state.recording
+        path = save_transcript(state, session.history)
+        assert path is not None
+        saved = json.loads(path.read_text())
+        assert saved["call_id"] == state.call_id
+        assert {"role": "user", "text": "Yes, that's fine"} in saved["transcript"]

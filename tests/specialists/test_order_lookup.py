@@ -1,0 +1,216 @@
+"""Order lookup, driven through real sessions with a scripted model."""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+import pytest
+
+from customer_service.call import wording
+from customer_service.call.state import CallState
+from customer_service.domain import Order
+from customer_service.settings import Settings
+from customer_service.specialists import order_lookup
+from customer_service.specialists.order_lookup import (
+    OPENING_QUESTION,
+    TOO_MANY_MISSES,
+    OrderLookupTask,
+    not_found_message,
+)
+from customer_service.store import Store
+from customer_service.testing import call_session, sqlite_url
+from support.conversation import (
+    JORDAN,
+    JORDAN_SAYS,
+    agent_lines,
+    audit_kinds,
+    check_identity,
+    tool_outputs,
+)
+from support.scripted_llm import ORDER_LOOKUP_TOOLS, Call, ScriptedLLM
+from support.scripted_llm import relay_tool_output as relay
+
+
+async def test_prefilled_number_is_not_asked_for_again(settings: Settings) -> None:
+    model = ScriptedLLM(
+        [Call("lookup_order", {"order_id": "100101"}), check_identity(JORDAN), relay]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Where is my order 100101?")
+        result = await session.run(user_input=JORDAN_SAYS)
+        result.expect.next_event().is_function_call(name="check_identity")
+        result.expect.next_event().is_function_call_output(is_error=False)
+        result.expect.skip_next_event_if(type="agent_handoff")
+        output = result.expect.next_event().is_function_call_output(is_error=False)
+        assert "has shipped with UPS, tracking number 1Z999AA10123456784" in (
+            output.event().item.output
+        )
+        result.expect.next_event().is_message(role="assistant")
+        result.expect.no_more_events()
+
+        assert OPENING_QUESTION not in agent_lines(session)
+        assert session.userdata.disclosed_order_ids == ["100101"]
+        assert "order_disclosed" in await audit_kinds(session)
+    # Routing, the identity check, and the reply: no specialist turn asks for the number.
+    assert len(model.turns) == 3
+    assert not any(turn.offers(ORDER_LOOKUP_TOOLS) for turn in model.turns)
+
+
+@pytest.mark.parametrize("spoken", ["one zero zero one zero two", "100-102", "1 0 0 1 0 2"])
+async def test_lookup_by_spoken_or_written_digits(settings: Settings, spoken: str) -> None:
+    model = ScriptedLLM(
+        [Call("lookup_order"), check_identity(JORDAN), Call("lookup", {"order_id": spoken}), relay]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="I want to check on an order")
+        asked = await session.run(user_input=JORDAN_SAYS)
+        asked.expect.contains_agent_handoff(new_agent_type=OrderLookupTask)
+        assert agent_lines(session)[-1] == OPENING_QUESTION
+
+        result = await session.run(user_input=spoken)
+        result.expect.next_event().is_function_call(name="lookup", arguments={"order_id": spoken})
+        result.expect.next_event().is_function_call_output(is_error=False)
+        result.expect.skip_next_event_if(type="agent_handoff")
+        output = result.expect.next_event().is_function_call_output(is_error=False)
+        assert output.event().item.output.startswith("Order 100102,")
+        assert "is processing" in output.event().item.output
+    assert model.turns[2].offers(ORDER_LOOKUP_TOOLS)
+    assert not model.overran
+
+
+async def transcript_of_lookup(settings: Settings, order_id: str) -> list[str]:
+    model = ScriptedLLM(
+        [Call("lookup_order", {"order_id": order_id}), check_identity(JORDAN), relay]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input=f"Where is order {order_id}?")
+        await session.run(user_input=JORDAN_SAYS)
+        outputs = [item.output for item in tool_outputs(session, "lookup_order")]
+        return [*agent_lines(session), *outputs]
+
+
+async def test_unknown_order(settings: Settings) -> None:
+    lines = await transcript_of_lookup(settings, "999999")
+    assert lines[-1] == not_found_message("999999")
+    assert lines[-2] == not_found_message("999999")
+
+
+async def test_another_customers_order_reads_like_an_unknown_one(settings: Settings) -> None:
+    unknown = await transcript_of_lookup(settings, "999999")
+    someone_elses = await transcript_of_lookup(settings, "200201")
+
+    def anonymised(lines: list[str], order_id: str) -> list[str]:
+        spaced = " ".join(order_id)
+        return [line.replace(spaced, "<order>").replace(order_id, "<order>") for line in lines]
+
+    assert anonymised(someone_elses, "200201") == anonymised(unknown, "999999")
+    assert not any("Priya" in line or "delivered" in line for line in someone_elses)
+
+
+async def test_list_recent_orders_then_pick_one(settings: Settings) -> None:
+    model = ScriptedLLM(
+        [
+            Call("lookup_order"),
+            check_identity(JORDAN),
+            Call("list_recent_orders"),
+            relay,
+            Call("lookup", {"order_id": "100101"}),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Can you check my order?")
+        await session.run(user_input=JORDAN_SAYS)
+        listed = await session.run(user_input="I don't know the number")
+        listed.expect.next_event().is_function_call(name="list_recent_orders")
+        listing = listed.expect.next_event().is_function_call_output(is_error=False)
+        text = listing.event().item.output
+        assert re.search(r"order 100102.*order 100101", text), text
+        assert "2002" not in text
+        picked = await session.run(user_input="the first one, 100101")
+        picked.expect.contains_function_call_output(is_error=False)
+        assert "1Z999AA10123456784" in agent_lines(session)[-1]
+
+
+async def test_three_misses_end_the_lookup_with_an_offer_of_a_colleague(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM(
+        [
+            Call("lookup_order"),
+            check_identity(JORDAN),
+            Call("lookup", {"order_id": "999991"}),
+            relay,
+            Call("lookup", {"order_id": "999992"}),
+            relay,
+            Call("lookup", {"order_id": "999993"}),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="check an order")
+        await session.run(user_input=JORDAN_SAYS)
+        await session.run(user_input="999991")
+        await session.run(user_input="999992")
+        last = await session.run(user_input="999993")
+        last.expect.contains_function_call_output(output=TOO_MANY_MISSES, is_error=True)
+        assert agent_lines(session)[-1] == TOO_MANY_MISSES
+    assert not model.overran
+
+
+async def test_give_up_during_lookup(settings: Settings) -> None:
+    model = ScriptedLLM([Call("lookup_order"), check_identity(JORDAN), Call("give_up"), relay])
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="check an order")
+        await session.run(user_input=JORDAN_SAYS)
+        result = await session.run(user_input="never mind")
+        result.expect.next_event().is_function_call(name="give_up")
+        result.expect.contains_function_call_output(is_error=True)
+        assert session.userdata.disclosed_order_ids == []
+        # The caller stays verified: giving up a lookup is not giving up the call.
+        assert session.userdata.verified_customer is not None
+
+
+async def test_hang_up_in_the_middle_of_a_task_writes_nothing(
+    settings: Settings, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    model = ScriptedLLM([Call("lookup_order", {"order_id": "100101"})])
+    database_url = sqlite_url(tmp_path / "store.sqlite3")
+    async with call_session(model, settings=settings, database_url=database_url) as session:
+        asked = await session.run(user_input="Where is my order 100101?")
+        asked.expect.contains_agent_handoff()
+        state: CallState = session.userdata
+    # Leaving the block closes the session, as a hang-up does, while identity is asking.
+    store = await Store.open(database_url)
+    try:
+        assert await store.audit_events(call_id=state.call_id) == []
+    finally:
+        await store.close()
+    assert state.verified_customer is None
+    assert state.disclosed_order_ids == []
+    assert not model.overran
+    assert [record for record in caplog.records if record.levelno >= logging.WARNING] == []
+
+
+async def test_a_result_that_fails_validation_is_retried_once_then_a_colleague_offered(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Fault injection: the lookup hands back another customer's order, as a bug or a
+    # corrupted read would. The supervisor's checks must catch it both times.
+    async def wrong_order(state: CallState, spoken_order_id: str) -> Order:
+        order = await state.store.get_order("200201")
+        assert order is not None
+        return order
+
+    monkeypatch.setattr(order_lookup, "find_callers_order", wrong_order)
+    model = ScriptedLLM(
+        [Call("lookup_order", {"order_id": "100101"}), check_identity(JORDAN), relay]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Where is my order 100101?")
+        result = await session.run(user_input=JORDAN_SAYS)
+        result.expect.contains_function_call_output(output=wording.RESULT_UNUSABLE, is_error=True)
+        assert session.userdata.disclosed_order_ids == []
+        assert not any("Priya" in line or "200201" in line for line in agent_lines(session))
