@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from livekit.agents import llm
 
+from customer_service.domain import OrderStatus
 from customer_service.offline_llm.routing import DECLINED_OFFER
+from customer_service.specialists.address_update import not_changeable_message
 from support.offline_chat import (
     ACCEPTED_OFFER,
     ANYTHING_ELSE,
@@ -89,10 +91,7 @@ async def test_yes_or_no_to_anything_else() -> None:
     assert said(await answer(SUPERVISOR, *before, user("yes"))) == "What else can I help you with?"
 
 
-OFFER = (
-    "Order 1 0 0 1 0 1 has already shipped, so I can't change its delivery address any "
-    "more. I can transfer you to a colleague who can help with the parcel."
-)
+OFFER = not_changeable_message("100101", OrderStatus.SHIPPED)
 
 
 def offered_a_colleague() -> list[llm.ChatItem]:

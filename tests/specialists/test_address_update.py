@@ -339,3 +339,62 @@ async def test_another_customers_order_is_refused_like_an_unknown_one(
         assert order is not None
         assert order.shipping_address.street == "350 5th Ave"
         assert not isinstance(session.current_agent, AddressUpdateTask)
+
+
+SAVED_WITHOUT_OFFER = (
+    "The new address for order 1 0 0 1 0 2 is saved. I couldn't set up text updates just "
+    "now; nothing was set."
+)
+
+
+async def change_until_confirmed(session: Any) -> None:
+    await session.run(user_input="I need to change the delivery address for order 100102")
+    await session.run(user_input=JORDAN_SAYS)
+    await session.run(user_input="1 Market Street, Suite 5, San Francisco, California 94105")
+    await session.run(user_input="Yes, that's right")
+
+
+async def test_a_bound_tripped_by_the_text_update_offer_never_reports_the_change_failed(
+    settings: Settings,
+) -> None:
+    # Identity and the address update use both delegations the call allows, so the
+    # text-update offer that follows the saved change is refused by the bound.
+    bounded = settings.model_copy(update={"max_delegations_per_call": 2})
+    model = ScriptedLLM(
+        [
+            Call("update_address", {"order_id": "100102"}),
+            check_identity(JORDAN),
+            record(),
+            relay,
+            Call("confirm_address"),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=bounded) as session:
+        await change_until_confirmed(session)
+        (output,) = tool_outputs(session, "update_address")
+        assert not output.is_error
+        assert output.output == SAVED_WITHOUT_OFFER
+        order = await session.userdata.store.get_order("100102")
+        assert order is not None
+        assert order.shipping_address == MARKET_STREET_ADDRESS
+    assert not model.overran
+
+
+async def test_an_error_in_the_text_update_offer_never_reports_the_change_failed(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken_write(self: Store, *args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("a bug in the consent write")
+
+    monkeypatch.setattr(Store, "record_consent", broken_write)
+    model = ScriptedLLM(change_100102_script())
+    async with call_session(model, settings=settings) as session:
+        await change_100102(session)
+        (output,) = tool_outputs(session, "update_address")
+        assert not output.is_error
+        assert output.output == SAVED_WITHOUT_OFFER
+        assert "Nothing has been changed" not in " ".join(agent_lines(session))
+        changes = await session.userdata.store.address_changes(order_id="100102")
+        assert [change.new_address for change in changes] == [MARKET_STREET_ADDRESS]
+    assert not model.overran

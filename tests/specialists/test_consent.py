@@ -6,12 +6,15 @@ import json
 from pathlib import Path
 
 from livekit.agents import AgentSession
+from livekit.agents.llm import FunctionTool
+from livekit.agents.llm.utils import build_legacy_openai_schema, build_strict_openai_schema
 
 from customer_service.call.state import CallState
 from customer_service.call.transcripts import save_transcript
 from customer_service.call.wording import HOW_CAN_I_HELP, WELCOME
 from customer_service.settings import RecordingConsent, Settings
 from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
+from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import call_session, sqlite_url
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
 from support.scripted_llm import Call, Say, ScriptedLLM, Step
@@ -193,3 +196,11 @@ async def test_recording_yes_keeps_the_transcript(settings: Settings, tmp_path: 
         saved = json.loads(path.read_text())
         assert saved["call_id"] == state.call_id
         assert {"role": "user", "text": "Yes, that's fine"} in saved["transcript"]
+
+
+def test_the_topic_schema_the_model_sees_lists_the_topics() -> None:
+    (tool,) = [tool for tool in CustomerServiceAgent().tools if tool.id == "request_consent"]
+    assert isinstance(tool, FunctionTool)
+    for schema in (build_strict_openai_schema(tool), build_legacy_openai_schema(tool)):
+        topic = schema["function"]["parameters"]["properties"]["topic"]
+        assert topic["enum"] == ["call_recording", "order_updates_sms"]

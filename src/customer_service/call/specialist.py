@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterable
 from typing import Generic, TypeVar
 
-from livekit.agents import AgentTask, RunContext, ToolError, function_tool
+from livekit.agents import (
+    Agent,
+    AgentTask,
+    FlushSentinel,
+    ModelSettings,
+    RunContext,
+    ToolError,
+    function_tool,
+    llm,
+)
 from livekit.agents.llm import ToolFlag
 from pydantic import JsonValue
 
@@ -48,6 +58,19 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
         """Completes the task once; a second outcome after the first is ignored."""
         if not self.done():
             self.complete(result)
+
+    async def llm_node(
+        self,
+        chat_ctx: llm.ChatContext,
+        tools: list[llm.Tool],
+        model_settings: ModelSettings,
+    ) -> AsyncIterable[llm.ChatChunk | str | FlushSentinel]:
+        if self.done():
+            # Finished by one of several tool calls in a reply: the others' outputs would
+            # otherwise cost one more round trip, and the caller would hear stale words.
+            return
+        async for chunk in Agent.default.llm_node(self, chat_ctx, tools, model_settings):
+            yield chunk
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
     @guarded(count_repeats=False)

@@ -6,6 +6,7 @@ identity specialist's checks call. Nothing the caller says can set it.
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import uuid
 from collections import Counter
@@ -21,6 +22,10 @@ class IdentityState:
     customer: Customer | None = None
     failed_checks: int = 0
     locked: bool = False
+    checking: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held for the whole of one identity check: checks in one call run one at a time,
+    so a lock tripped by earlier guesses is seen by every later one, however many the
+    model sends in one reply."""
 
 
 class DelegationOutcome(enum.StrEnum):
@@ -94,6 +99,9 @@ class CallState:
 
     @property
     def verified_customer(self) -> Customer | None:
+        """The verified caller; never anyone once verification is locked."""
+        if self.identity.locked:
+            return None
         return self.identity.customer
 
     @property
@@ -101,6 +109,8 @@ class CallState:
         return max(0, self.settings.identity_max_attempts - self.identity.failed_checks)
 
     def mark_verified(self, customer: Customer) -> None:
+        if self.identity.locked:
+            raise RuntimeError("verification is locked for this call")
         self.identity.customer = customer
 
     def record_failed_identity_check(self) -> None:

@@ -15,7 +15,6 @@ from textwrap import dedent
 from typing import Annotated
 
 from livekit.agents import (
-    Agent,
     FlushSentinel,
     ModelSettings,
     RunContext,
@@ -161,7 +160,7 @@ class ConsentTask(Specialist[ConsentResult]):
             for item in chat_ctx.items
             if isinstance(item, llm.ChatMessage) and item.role == "user"
         )
-        stream = Agent.default.llm_node(self, chat_ctx, tools, model_settings)
+        stream = super().llm_node(chat_ctx, tools, model_settings)
         if answers < MAX_ANSWERS:
             async for chunk in stream:
                 yield chunk

@@ -56,6 +56,14 @@ VERIFICATION_DECLINED = (
     "That's fine. I can't share or change anything on an account without verifying the "
     "caller, but I'm happy to help with anything else."
 )
+MAX_DETAIL_LENGTH = 200
+"""Longest name, postal code, phone or email accepted; longer is refused before it
+reaches the store, the audit log or a log line."""
+DETAILS_TOO_LONG = (
+    "That's more than I can take for one detail. Please tell me just your full name, the "
+    "postal code, and the phone number or email address on the account."
+)
+CHECK_ALREADY_DONE = "Your identity check is already finished."
 MISSING_DETAILS = (
     "I need all three details to verify you: your full name, the postal code on the "
     "account, and the phone number or email address on the account."
@@ -133,25 +141,38 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             phone_or_email: The phone number or email address on the account, as they said it.
         """
         state = context.userdata
-        if not (full_name.strip() and postal_code.strip() and phone_or_email.strip()):
+        details = (full_name, postal_code, phone_or_email)
+        if any(len(detail) > MAX_DETAIL_LENGTH for detail in details):
+            raise ToolError(DETAILS_TOO_LONG)
+        if not all(detail.strip() for detail in details):
             raise ToolError(MISSING_DETAILS)
-        if state.identity.locked:
-            self.finish(IdentityResult(outcome=IdentityOutcome.LOCKED))
-            return None
-
-        customer = await find_matching_customer(state.store, full_name, postal_code, phone_or_email)
-        if customer is not None:
-            state.mark_verified(customer)
-            await audit.record(state, "identity_verified", customer_id=customer.customer_id)
-            self.finish(
-                IdentityResult(
-                    outcome=IdentityOutcome.VERIFIED,
-                    customer_id=customer.customer_id,
-                    full_name=customer.full_name,
-                )
+        async with state.identity.checking:
+            # Decided under the lock: the outcome of every earlier check is known here.
+            if self.done():
+                raise ToolError(CHECK_ALREADY_DONE)
+            if state.identity.locked:
+                self.finish(IdentityResult(outcome=IdentityOutcome.LOCKED))
+                return None
+            customer = await find_matching_customer(
+                state.store, full_name, postal_code, phone_or_email
             )
-            return None
+            if customer is not None:
+                await self._verified(state, customer)
+            else:
+                await self._failed(state, full_name)
 
+    async def _verified(self, state: CallState, customer: Customer) -> None:
+        state.mark_verified(customer)
+        await audit.record(state, "identity_verified", customer_id=customer.customer_id)
+        self.finish(
+            IdentityResult(
+                outcome=IdentityOutcome.VERIFIED,
+                customer_id=customer.customer_id,
+                full_name=customer.full_name,
+            )
+        )
+
+    async def _failed(self, state: CallState, full_name: str) -> None:
         state.record_failed_identity_check()
         await audit.record(
             state,
@@ -161,7 +182,7 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
         )
         if state.identity.locked:
             self.finish(IdentityResult(outcome=IdentityOutcome.LOCKED))
-            return None
+            return
         raise ToolError(mismatch_message(state.identity_attempts_left))
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
@@ -191,10 +212,10 @@ def validated_identity(result: object, state: CallState) -> Customer | IdentityO
 async def verified_customer(state: CallState, history: ChatContext) -> Customer:
     """The verified caller; runs the identity specialist first when there is none, and
     raises a speakable `ToolError` when the caller cannot be verified."""
-    if state.verified_customer is not None:
-        return state.verified_customer
     if state.identity.locked:
         raise ToolError(VERIFICATION_LOCKED)
+    if state.verified_customer is not None:
+        return state.verified_customer
 
     async def verify() -> Customer | IdentityOutcome:
         result = await delegate(

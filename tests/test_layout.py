@@ -1,0 +1,105 @@
+"""The package's floor plan: folders that name concerns, files that hold one thing,
+and imports that run one way."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "customer_service"
+MAX_LINES = 400
+MAX_TOP_LEVEL_MODULES = 14
+FOLDERS = {"call", "specialists", "addresses", "pipeline", "store", "offline_llm"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _runtime_imports(tree: ast.Module) -> Iterator[ast.ImportFrom | ast.Import]:
+    """Every import, except those only type checkers see."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(child) for inner in node.body for child in ast.walk(inner))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom) and id(node) not in skipped:
+            yield node
+
+
+def imported_modules(name: str) -> set[str]:
+    tree = ast.parse(MODULES[name].read_text())
+    found: set[str] = set()
+    for node in _runtime_imports(tree):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        else:
+            base = node.module or ""
+            # `from package import module` names a module; `from module import name` not.
+            targets = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
+                for alias in node.names
+            ]
+        found.update(target for target in targets if target in MODULES and target != name)
+    return found
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    graph = {name: imported_modules(name) for name in MODULES}
+    visiting: list[str] = []
+    done: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(name: str) -> None:
+        if name in done:
+            return
+        if name in visiting:
+            cycles.append([*visiting[visiting.index(name) :], name])
+            return
+        visiting.append(name)
+        for target in sorted(graph[name]):
+            visit(target)
+        visiting.pop()
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name)
+    assert cycles == []
+
+
+@pytest.mark.parametrize("path", sorted(MODULES.values()), ids=lambda path: path.name)
+def test_no_source_file_passes_the_size_that_means_it_holds_two_things(path: Path) -> None:
+    assert len(path.read_text().splitlines()) <= MAX_LINES
+
+
+def test_the_top_level_is_folders_that_name_concerns_and_a_few_modules() -> None:
+    top_level = [path.name for path in PACKAGE.glob("*.py")]
+    assert len(top_level) <= MAX_TOP_LEVEL_MODULES, top_level
+    assert {path.name for path in PACKAGE.iterdir() if path.is_dir()} >= FOLDERS
+
+
+def test_offline_model_module_names_do_not_shadow_product_modules() -> None:
+    offline = {path.stem for path in (PACKAGE / "offline_llm").glob("*.py")} - {"__init__"}
+    product = {
+        name.rsplit(".", 1)[-1]
+        for name in MODULES
+        if not name.startswith("customer_service.offline_llm")
+    }
+    assert offline & product == set()
+
+
+def test_each_specialist_file_holds_its_task_its_result_and_their_check() -> None:
+    for path in sorted((PACKAGE / "specialists").glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        tree = ast.parse(path.read_text())
+        classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+        assert any(name.endswith("Task") for name in classes), path.name
+        assert any(name.endswith("Result") for name in classes), path.name
