@@ -46,10 +46,12 @@ async def test_a_whole_call_logs_no_personal_data(
 ) -> None:
     with caplog.at_level(logging.DEBUG, logger="customer_service"):
         async with call_session(OfflineLLM(), settings=settings) as session:
-            for turn in CALLER_TURNS:
+            for turn in CALLER_TURNS[:-1]:
                 await session.run(user_input=turn)
-            # And the unhappy path: the store refusing writes mid-call.
+            # And the unhappy path: the store refusing writes mid-call, so the hand-off
+            # record is logged instead of stored.
             fail_writes(session.userdata.store)
+            await session.run(user_input=CALLER_TURNS[-1])
             await session.run(user_input="Please transfer me to a human, I'm Jordan Lee")
     ours = [record for record in caplog.records if record.name.startswith("customer_service")]
     assert any(record.getMessage() == "escalation not stored" for record in ours)

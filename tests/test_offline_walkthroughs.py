@@ -11,7 +11,7 @@ import pytest
 from customer_service.addresses import AddressProblem, read_back, validated_address
 from customer_service.call.wording import GREETING, HOW_CAN_I_HELP, WELCOME
 from customer_service.call.wording import HANDOFF as HANDOFF_MESSAGE
-from customer_service.domain import Order, OrderStatus, PostalAddress
+from customer_service.domain import OrderStatus, PostalAddress
 from customer_service.offline_llm import OfflineLLM
 from customer_service.offline_llm.routing import (
     ACCEPTED_OFFER,
@@ -31,13 +31,10 @@ from customer_service.specialists.identity import VERIFICATION_LOCKED, mismatch_
 from customer_service.specialists.order_lookup import OPENING_QUESTION as ORDER_QUESTION
 from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import Store
-from customer_service.store.seed import DEMO_ORDERS
 from customer_service.testing import call_session, sqlite_url
 from support.conversation import agent_lines
-from support.offline_chat import chat
+from support.offline_chat import GOODBYE, JORDAN, chat, demo_order, stored_order
 
-GOODBYE = "Thank you for calling. Goodbye!"
-JORDAN = "Jordan Lee, 94107, jordan.lee@example.com"
 PRIYA = "Priya Natarajan, 10001, priya.n@example.com"
 SMS = ConsentTopic.ORDER_UPDATES_SMS
 RECORDING = ConsentTopic.CALL_RECORDING
@@ -48,17 +45,6 @@ RECORDING_QUESTION = CONSENT_WORDING[RECORDING].question
 @pytest.fixture
 def database_url(tmp_path: Path) -> str:
     return sqlite_url(tmp_path / "store.sqlite3")
-
-
-def demo_order(order_id: str) -> Order:
-    return next(order for order in DEMO_ORDERS if order.order_id == order_id)
-
-
-async def stored_order(database_url: str, order_id: str) -> Order:
-    async with await Store.open(database_url) as store:
-        order = await store.get_order(order_id)
-    assert order is not None
-    return order
 
 
 # --- orders ------------------------------------------------------------------------------

@@ -21,6 +21,9 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 ENV_FILE_NAMES = (".env.local", ".env")
+IGNORE_ENV_FILES_VARIABLE = "CUSTOMER_SERVICE_IGNORE_ENV_FILES"
+"""Set to 1 to read the environment alone: the test suite sets it so that a developer's
+`.env.local` can neither fail it nor point it at their store."""
 
 
 class ModelProvider(enum.StrEnum):
@@ -177,7 +180,10 @@ class Settings(BaseSettings):
 
 
 def env_files(cwd: Path | None = None) -> list[Path]:
-    """The configuration files that exist, highest priority first."""
+    """The configuration files that exist, highest priority first (none when
+    `CUSTOMER_SERVICE_IGNORE_ENV_FILES=1`)."""
+    if os.environ.get(IGNORE_ENV_FILES_VARIABLE) == "1":
+        return []
     directories = [cwd or Path.cwd(), PROJECT_ROOT]
     seen: set[Path] = set()
     found = []

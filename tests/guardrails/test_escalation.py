@@ -19,7 +19,7 @@ from customer_service.specialists.identity import mismatch_message
 from customer_service.store import EscalationRecord
 from customer_service.testing import call_session
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, audit_kinds, check_identity
-from support.scripted_llm import Call, ScriptedLLM
+from support.scripted_llm import Call, Parallel, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
 WRONG_POSTAL_CODE = check_identity(JORDAN, postal_code="00000")
@@ -48,6 +48,7 @@ def collected(
     delegations: int,
 ) -> dict[str, Any]:
     return {
+        "reason_source": "model",
         "identity_failed_checks": failed_checks,
         "verification_locked": False,
         "disclosed_order_ids": disclosed or [],
@@ -276,7 +277,8 @@ async def test_a_second_escalation_from_a_specialist_is_still_an_escalation(
     settings: Settings,
 ) -> None:
     # Without SIP the call goes on after a hand-off; the caller asks for a person again
-    # from inside a specialist. That run ended in an escalation, not a failure.
+    # from inside a specialist. That run ended in an escalation, not a failure, and the
+    # hand-off already on record is the one a colleague works from: no second record.
     model = ScriptedLLM(
         [
             transfer("caller asked for a person"),
@@ -293,11 +295,8 @@ async def test_a_second_escalation_from_a_specialist_is_still_an_escalation(
 
         state = session.userdata
         records = await state.store.escalations(call_id=state.call_id)
-        assert [record.reason for record in records] == [
-            "caller asked for a person",
-            "still wants a person",
-        ]
-        assert records[1].collected["active_specialist"] == IDENTITY
+        assert [record.reason for record in records] == ["caller asked for a person"]
+        assert agent_lines(session)[-1] == HANDOFF_MESSAGE
         assert state.guardrails.delegations == [Delegation(IDENTITY, DelegationOutcome.ESCALATED)]
         assert state.guardrails.last_failure is None
     assert not model.overran
@@ -325,4 +324,23 @@ async def test_from_address_update_the_record_names_the_order_being_changed(
         await session.run(user_input="Let me talk to a person")
         record = await the_escalation(session, from_specialist=ADDRESS_UPDATE)
         assert "100102" in json.dumps(record.collected) + record.summary
+    assert not model.overran
+
+
+async def test_repeated_and_parallel_transfers_make_one_record(settings: Settings) -> None:
+    model = ScriptedLLM(
+        [
+            Parallel((transfer("caller asked for a person"), transfer("again"))),
+            relay,
+            transfer("and again"),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Give me a person")
+        await session.run(user_input="A person, now!")
+        record = await the_escalation(session)
+        assert record.reason == "caller asked for a person"
+        assert record.collected["reason_source"] == "model"
+        assert record.verified is False
     assert not model.overran

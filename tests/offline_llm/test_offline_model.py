@@ -12,13 +12,16 @@ from livekit.agents.llm import function_tool
 
 from customer_service.offline_llm import OfflineLLM
 from customer_service.specialists.address_update import AddressUpdateTask
+from customer_service.specialists.cancellation import CancellationTask
 from customer_service.specialists.consent import ConsentTask, ConsentTopic
 from customer_service.specialists.identity import VerifyIdentityTask
-from customer_service.specialists.order_lookup import OrderLookupTask
+from customer_service.specialists.order_lookup import OrderLookupResult, OrderLookupTask
+from customer_service.store.seed import DEMO_ORDERS
 from customer_service.supervisor import CustomerServiceAgent
 from support.offline_chat import (
     ADDRESS,
     ANYTHING_ELSE,
+    CANCELLATION,
     CAPABILITIES,
     CONSENT,
     FULL_SUPERVISOR,
@@ -49,11 +52,13 @@ def _signatures(tools: Sequence[llm.Tool | llm.Toolset]) -> dict[str, set[str]]:
 async def test_stand_in_tools_match_the_real_agents() -> None:
     # Each stand-in offers what the real agent offers, with the same parameters; the
     # address task offers confirm_address only after a record, so it is left out here.
+    processing = next(order for order in DEMO_ORDERS if order.order_id == "100102")
     real = {
         "supervisor": CustomerServiceAgent().tools,
         "identity": VerifyIdentityTask().tools,
         "order lookup": OrderLookupTask().tools,
         "address": AddressUpdateTask(order_id="100102").tools,
+        "cancellation": CancellationTask(order=OrderLookupResult.from_order(processing)).tools,
         "consent": ConsentTask(ConsentTopic.ORDER_UPDATES_SMS).tools,
     }
     stand_ins = {
@@ -61,6 +66,7 @@ async def test_stand_in_tools_match_the_real_agents() -> None:
         "identity": IDENTITY,
         "order lookup": ORDER_LOOKUP,
         "address": without(ADDRESS, "confirm_address"),
+        "cancellation": CANCELLATION,
         "consent": CONSENT,
     }
     for agent_name, tools in real.items():

@@ -204,3 +204,35 @@ def test_the_topic_schema_the_model_sees_lists_the_topics() -> None:
     for schema in (build_strict_openai_schema(tool), build_legacy_openai_schema(tool)):
         topic = schema["function"]["parameters"]["properties"]["topic"]
         assert topic["enum"] == ["call_recording", "order_updates_sms"]
+
+
+async def test_a_third_clear_yes_in_a_call_is_stored_as_a_yes(settings: Settings) -> None:
+    # The repeated-call guard counts loops, not answers: the same answer to three
+    # questions is three answers.
+    yes = Call("record_consent", {"granted": True})
+    model = ScriptedLLM(
+        [
+            *sms_script(yes),
+            Call("request_consent", {"topic": "call_recording"}),
+            yes,
+            relay,
+            Call("request_consent", {"topic": "order_updates_sms"}),
+            yes,
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await ask_sms(session, "Yes please")
+        await session.run(user_input="And you may record this call")
+        await session.run(user_input="Yes")
+        await session.run(user_input="Please keep the texts on, to be sure")
+        await session.run(user_input="Yes")
+        outputs = tool_outputs(session, "record_consent")
+        assert len(outputs) == 3
+        assert not any(output.is_error for output in outputs)
+        state = session.userdata
+        record = await state.store.latest_consent(topic=SMS, customer_id="C-1001")
+        assert record is not None
+        assert record.granted
+        assert agent_lines(session)[-1] == "You'll get text updates about your orders."
+    assert not model.overran

@@ -7,9 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from dotenv import dotenv_values
-
-from customer_service.settings import PROJECT_ROOT, Settings, env_files
+from customer_service.settings import PROJECT_ROOT, Settings
 
 AGENT = PROJECT_ROOT / "src" / "agent.py"
 
@@ -17,18 +15,15 @@ AGENT = PROJECT_ROOT / "src" / "agent.py"
 def child_environment(tmp_path: Path) -> dict[str, str]:
     """The environment of a fresh machine: no LiveKit variables, no home configuration.
 
-    The agent also reads .env files from the project root; a developer's own LiveKit
-    values there are masked with empty strings, which the env files never override.
+    The suite's own environment (tests/conftest.py) already ignores .env files and the
+    developer's settings; the child inherits that, with its home in `tmp_path`.
     """
     env = {
         name: value
         for name, value in os.environ.items()
         if not name.startswith("LIVEKIT_") and name.lower() not in Settings.model_fields
     }
-    for path in env_files(cwd=tmp_path):
-        for name in dotenv_values(path):
-            if name.startswith("LIVEKIT_"):
-                env[name] = ""
+    env.pop("XDG_DATA_HOME", None)  # the default store goes under the temporary home
     env["HOME"] = str(tmp_path)
     env["HF_HOME"] = str(tmp_path / "hf")
     env.pop("PYTHONPATH", None)  # the package must come from the installed environment

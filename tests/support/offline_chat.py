@@ -18,7 +18,10 @@ from livekit.agents import llm
 from livekit.agents.llm import function_tool
 
 from customer_service.chat import converse
+from customer_service.domain import Order
 from customer_service.offline_llm import OfflineLLM
+from customer_service.store import Store
+from customer_service.store.seed import DEMO_ORDERS
 
 GREETING = "Hello, thanks for calling. How can I help you today?"
 ANYTHING_ELSE = "Is there anything else I can help you with?"
@@ -26,9 +29,11 @@ CAPABILITIES = (
     "I can check the status of an order, or put you through to a person. What would you like to do?"
 )
 CAPABILITIES_WITH_ADDRESS = (
-    "I can check the status of an order, change a delivery address, or put you through "
-    "to a person. What would you like to do?"
+    "I can check the status of an order, change a delivery address, cancel an order, or "
+    "put you through to a person. What would you like to do?"
 )
+"""What the full supervisor (`FULL_SUPERVISOR`: address changes and cancellations too)
+says it can do."""
 ORDER_QUESTION = (
     "What's the six-digit order number? If you don't have it, I can list your recent orders."
 )
@@ -71,11 +76,18 @@ class Supervisor:
         """End the call."""
 
 
-class SupervisorWithAddressAndConsent(Supervisor):
+class FullSupervisor(Supervisor):
+    """The supervisor as it runs: address changes, cancellations and consent too."""
+
     @function_tool()
     async def update_address(self, order_id: str | None = None) -> str:
         """Change an order's delivery address."""
         return "updated"
+
+    @function_tool()
+    async def cancel_order(self, order_id: str | None = None) -> str:
+        """Cancel an order that has not shipped."""
+        return "cancelled"
 
     @function_tool()
     async def request_consent(self, topic: str) -> str:
@@ -131,6 +143,12 @@ class AddressUpdate(SpecialistTools):
         """Confirm it (offered only after a record)."""
 
 
+class Cancellation(SpecialistTools):
+    @function_tool()
+    async def confirm_cancellation(self) -> None:
+        """Cancel the order read back, after a clear yes."""
+
+
 class Consent(SpecialistTools):
     @function_tool()
     async def record_consent(self, granted: bool) -> None:
@@ -146,10 +164,11 @@ def without(tools: list[llm.Tool], *names: str) -> list[llm.Tool]:
 
 
 SUPERVISOR = tools_of(Supervisor())
-FULL_SUPERVISOR = tools_of(SupervisorWithAddressAndConsent())
+FULL_SUPERVISOR = tools_of(FullSupervisor())
 IDENTITY = tools_of(Identity())
 ORDER_LOOKUP = tools_of(OrderLookup())
 ADDRESS = tools_of(AddressUpdate())
+CANCELLATION = tools_of(Cancellation())
 CONSENT = tools_of(Consent())
 
 
@@ -201,6 +220,23 @@ def called(response: llm.CollectedResponse) -> tuple[str, dict[str, Any]]:
 
 
 # --- whole chats -------------------------------------------------------------------------
+
+GOODBYE = "Thank you for calling. Goodbye!"
+JORDAN = "Jordan Lee, 94107, jordan.lee@example.com"
+"""Jordan's identity details, as a caller types them (orders 100101 and 100102)."""
+
+
+def demo_order(order_id: str) -> Order:
+    """A demo order as every fresh store starts with it."""
+    return next(order for order in DEMO_ORDERS if order.order_id == order_id)
+
+
+async def stored_order(database_url: str, order_id: str) -> Order:
+    """The order as the chat left it in the store."""
+    async with await Store.open(database_url) as store:
+        order = await store.get_order(order_id)
+    assert order is not None
+    return order
 
 
 @dataclass(frozen=True)

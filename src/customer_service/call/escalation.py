@@ -55,7 +55,16 @@ async def escalate(
     from_specialist: str | None = None,
     collected: dict[str, JsonValue] | None = None,
 ) -> str:
-    """Records the hand-off and returns what the caller should hear next."""
+    """Records the hand-off, once per call, and returns what the caller should hear next.
+
+    The reason is the model's account, stored as such; whether the caller was verified
+    comes from call state alone.
+    """
+    if state.escalated:
+        # The same hand-off asked for again (or several times in one reply): one record.
+        return HANDOFF
+    # Claimed before the first await, so parallel calls find it taken.
+    state.mark_escalated()
     failure = state.guardrails.last_failure
     try:
         events = await state.store.audit_events(call_id=state.call_id)
@@ -68,6 +77,7 @@ async def escalate(
         verified=customer is not None,
         customer_id=customer.customer_id if customer else None,
         collected={
+            "reason_source": "model",
             "identity_failed_checks": state.identity.failed_checks,
             "verification_locked": state.identity.locked,
             "disclosed_order_ids": list(state.disclosed_order_ids),
@@ -92,5 +102,4 @@ async def escalate(
         logger.info(
             "escalated", extra={"call_id": state.call_id, "escalation_id": record.escalation_id}
         )
-    state.mark_escalated()
     return HANDOFF

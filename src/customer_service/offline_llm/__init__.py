@@ -2,15 +2,16 @@
 
 `OfflineLLM` is what `make chat` and the conversation tests use when no provider keys
 or LiveKit credentials are configured. It lets a new user walk through every flow
-(verify identity, look up an order, change an address, give consent, ask for a person,
-hang up) in a terminal with no keys and no network. It is a stand-in for trying the
-flows, not a product model: it understands only the phrasings its rules look for, and
-a real deployment configures a real LLM.
+(verify identity, look up an order, change an address, cancel an order, give consent,
+ask for a person, hang up) in a terminal with no keys and no network. It is a
+stand-in for trying the flows, not a product model: it understands only the phrasings
+its rules look for, and a real deployment configures a real LLM.
 
 How it answers, on each request:
 
-1. It recognises the active agent by the tools offered (`agents.PROFILES`: the
-   supervisor, or the identity, order lookup, address update or consent specialist).
+1. It recognises the active agent by the tools offered (`profiles.PROFILES`: the
+   supervisor, or the identity, order lookup, address update, cancellation or consent
+   specialist).
 2. When the last item is a tool output, it speaks it (tool outputs are sentences
    written for the caller); the supervisor adds "Is there anything else I can help you
    with?" after a successful one, except after `end_call` or `transfer_to_human`.
@@ -18,15 +19,20 @@ How it answers, on each request:
 4. Otherwise it reads the caller's words with plain rules (keywords, numbers, emails,
    names, addresses, yes or no) and either calls one offered tool or speaks one line:
    - `supervisor`: a person, goodbye, text updates or recording (`request_consent`
-     with topic "order_updates_sms" or "call_recording"), an address change, an order,
-     verification; a yes or no answers the agent's last line ("I can transfer you to a
-     colleague ..." -> `transfer_to_human`; "anything else?" -> `end_call` on a no).
+     with topic "order_updates_sms" or "call_recording"), a cancellation
+     (`cancel_order`), an address change or an order (with the order number when one
+     was said), verification; a yes or no answers the agent's last line ("I can
+     transfer you to a colleague ..." -> `transfer_to_human`; "anything else?" ->
+     `end_call` on a no).
    - `specialists`: each one hands a caller who asks for a person (or accepts a
      colleague a tool offered) to `transfer_to_human`; the address specialist reads a
      one-line address, its read-back answer, or a correction of the one part a
      problem message named ("The ZIP code 9410 doesn't look right" -> "94105"); the
-     consent specialist records a clear yes or no and repeats its question, word for
-     word, after anything else.
+     cancellation specialist confirms on a clear yes (`confirm_cancellation`), gives
+     up on a no or on keeping the order, and repeats its read-back, word for word,
+     after anything else (a yes about another order too); the consent specialist
+     records a clear yes or no and repeats its question, word for word, after
+     anything else.
 
 The caller's words are data: whatever they say, only a tool that was offered is ever
 called. The same conversation always gets the same answer (only call ids differ).

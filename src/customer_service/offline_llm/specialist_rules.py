@@ -159,16 +159,30 @@ def address_update(conversation: Conversation) -> Reply:
 # --- cancellation ----------------------------------------------------------------------
 
 
+# Not `REFUSALS`: there "cancel" means stop, and here it is what the caller asked for.
+_KEEP_ORDER = Phrases(
+    ["keep", "leave it", "never mind", "nevermind", "forget it", "stop", "give up"]
+)
+
+
+def _names_another_order(conversation: Conversation, line: str) -> bool:
+    """Whether the caller's line names an order other than the one read back."""
+    said = find_order_number(line)
+    read_back = find_order_number(first_question(conversation))
+    return said is not None and (read_back is None or said.digits != read_back.digits)
+
+
 def cancellation(conversation: Conversation) -> Reply:
     if (transfer := _transfer(conversation)) is not None:
         return transfer
     line = conversation.last_caller_line or ""
     answer = polarity(line)
-    if answer is True:
+    if answer is True and not _names_another_order(conversation, line):
         return CallTool("confirm_cancellation")
-    if answer is False or REFUSALS.found_in(normalise(line)):
+    if answer is False or (answer is None and _KEEP_ORDER.found_in(normalise(line))):
         return CallTool("give_up")
-    # Unclear: the read-back and its question again, word for word.
+    # Unclear ("hmm", "cancel it", a yes about another order): the read-back and its
+    # question again, word for word. The task's own code checks any yes again.
     return Say(first_question(conversation))
 
 

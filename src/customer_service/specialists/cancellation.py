@@ -24,6 +24,7 @@ from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, spaced_digits
 from customer_service.domain import ORDER_ID_PATTERN, OrderStatus
+from customer_service.normalize import digits_from_speech
 from customer_service.specialists.order_lookup import OrderLookupResult, not_found_message
 from customer_service.store import CancellationOutcome
 
@@ -104,7 +105,7 @@ class CancellationTask(Specialist[CancellationResult]):
             # The caller cannot have agreed to words they did not hear: say them again.
             self._speak_read_back()
             return None
-        if polarity(self._latest_answer() or "") is True:
+        if self._is_clear_yes(self._latest_answer() or ""):
             self.finish(CancellationResult(order_id=self._order.order_id))
             return None
         self._refused += 1
@@ -132,6 +133,12 @@ class CancellationTask(Specialist[CancellationResult]):
     def _read_back_heard(self) -> bool:
         handle = self._read_back
         return handle is not None and handle.done() and self._answers_from is not None
+
+    def _is_clear_yes(self, answer: str) -> bool:
+        """A yes that names no other order: "yes, cancel 100101" read back for 100102
+        is not a yes to this one."""
+        digits = digits_from_speech(answer)
+        return polarity(answer) is True and digits in ("", self._order.order_id)
 
     def _latest_answer(self) -> str | None:
         """The caller's latest words after the read-back finished, if any."""

@@ -133,7 +133,8 @@ class ConsentTask(Specialist[ConsentResult]):
         self.session.say(self._wording.question)
 
     @function_tool()
-    @guarded()
+    # Its argument is the caller's answer: a third yes in a call is still a yes.
+    @guarded(count_repeats=False)
     async def record_consent(self, context: RunContext[CallState], granted: bool) -> None:
         """Record the caller's clear yes or no to the question you asked.
 

@@ -1,0 +1,108 @@
+"""Cancelling an order in `make chat`, end to end: the real supervisor, specialists and
+store, driven by the offline model through `converse` (as `make chat` runs it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from customer_service.call.wording import GREETING, HANDOFF
+from customer_service.domain import OrderStatus
+from customer_service.offline_llm.routing import ANYTHING_ELSE, ASKED_FOR_PERSON, DECLINED_OFFER
+from customer_service.specialists.cancellation import (
+    kept_message,
+    not_cancellable_message,
+    read_back,
+)
+from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
+from customer_service.specialists.order_lookup import OPENING_QUESTION as ORDER_QUESTION
+from customer_service.specialists.order_lookup import OrderLookupResult
+from customer_service.store import Store
+from customer_service.testing import sqlite_url
+from support.offline_chat import GOODBYE, JORDAN, chat, demo_order, stored_order
+
+READ_BACK = read_back(OrderLookupResult.from_order(demo_order("100102")))
+CANCELLED = "Done. Order 1 0 0 1 0 2 is cancelled."
+
+
+@pytest.fixture
+def database_url(tmp_path: Path) -> str:
+    return sqlite_url(tmp_path / "store.sqlite3")
+
+
+async def statuses(database_url: str) -> tuple[OrderStatus, OrderStatus]:
+    """Jordan's two orders as the chat left them: 100101 (shipped) and 100102."""
+    return (
+        (await stored_order(database_url, "100101")).status,
+        (await stored_order(database_url, "100102")).status,
+    )
+
+
+async def cancellations(database_url: str) -> list[str | None]:
+    async with await Store.open(database_url) as store:
+        events = await store.audit_events(kind="order_cancelled")
+    return [event.order_id for event in events]
+
+
+async def test_cancel_then_ask_where_the_order_is(database_url: str) -> None:
+    said = (
+        await chat(
+            database_url,
+            "I'd like to cancel order 100102",
+            JORDAN,
+            "yes",
+            "where is order 100102",
+            "no",
+        )
+    ).agent
+    assert READ_BACK.startswith("Order 1 0 0 1 0 2 contains Ceramic pour-over coffee set.")
+    assert said[:4] == [GREETING, IDENTITY_QUESTION, READ_BACK, f"{CANCELLED} {ANYTHING_ELSE}"]
+    # Later in the same call the order is looked up from the store: cancelled.
+    assert said[4].startswith("Order 100102")
+    assert "is cancelled" in said[4]
+    assert said[5:] == [GOODBYE]
+    assert await statuses(database_url) == (OrderStatus.SHIPPED, OrderStatus.CANCELLED)
+    assert await cancellations(database_url) == ["100102"]
+
+
+async def test_no_keeps_the_order(database_url: str) -> None:
+    said = (await chat(database_url, "I'd like to cancel order 100102", JORDAN, "no")).agent
+    assert said[2:] == [READ_BACK, kept_message("100102")]
+    assert kept_message("100102") == "All right, I haven't cancelled order 1 0 0 1 0 2."
+    assert await statuses(database_url) == (OrderStatus.SHIPPED, OrderStatus.PROCESSING)
+    assert await cancellations(database_url) == []
+
+
+async def test_an_unclear_answer_hears_the_read_back_again_then_yes(database_url: str) -> None:
+    said = (
+        await chat(database_url, "please cancel my order", JORDAN, "100102", "hmm what?", "yes")
+    ).agent
+    assert said[1:] == [
+        IDENTITY_QUESTION,
+        ORDER_QUESTION,
+        READ_BACK,
+        READ_BACK,
+        f"{CANCELLED} {ANYTHING_ELSE}",
+    ]
+    assert await statuses(database_url) == (OrderStatus.SHIPPED, OrderStatus.CANCELLED)
+
+
+async def test_a_shipped_order_is_not_cancelled(database_url: str) -> None:
+    said = (await chat(database_url, "cancel order 100101", JORDAN, "no")).agent
+    refusal = not_cancellable_message("100101", OrderStatus.SHIPPED)
+    assert refusal.startswith("Order 1 0 0 1 0 1 has already shipped, so I can't cancel it")
+    assert said[2:] == [refusal, DECLINED_OFFER]
+    assert await statuses(database_url) == (OrderStatus.SHIPPED, OrderStatus.PROCESSING)
+    assert await cancellations(database_url) == []
+
+
+async def test_a_person_instead_of_answering_the_read_back(database_url: str) -> None:
+    said = (await chat(database_url, "cancel order 100102", JORDAN, "a person please", "bye")).agent
+    assert said[2:] == [READ_BACK, HANDOFF, GOODBYE]
+    async with await Store.open(database_url) as store:
+        [escalation] = await store.escalations()
+    assert (escalation.reason, escalation.verified) == (ASKED_FOR_PERSON, True)
+    assert escalation.collected["active_specialist"] == "cancellation_task"
+    assert escalation.collected["order_id"] == "100102"
+    assert await statuses(database_url) == (OrderStatus.SHIPPED, OrderStatus.PROCESSING)
