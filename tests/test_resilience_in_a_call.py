@@ -137,3 +137,16 @@ async def test_the_fallback_model_answers_when_the_first_fails(settings: Setting
         result.expect.no_more_events()
     assert first.attempts >= 1
     assert len(second.turns) == 1
+
+
+async def test_a_model_that_stalls_is_heard_as_the_apology_not_silence(
+    settings: Settings,
+) -> None:
+    stalled = StandInLLM(hang=True)
+    impatient = settings.model_copy(update={"llm_response_timeout_s": 0.2})
+    async with call_session(stalled, settings=impatient) as session:
+        result: RunResult[None] = await session.run(user_input="Where is my order?")
+        apology = result.expect.next_event().is_message(role="assistant").event().item
+        assert apology.text_content == LLM_FAILURE_APOLOGY
+        assert agent_lines(session)[-1] == LLM_FAILURE_APOLOGY
+    assert stalled.attempts >= 1

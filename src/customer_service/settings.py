@@ -119,6 +119,9 @@ class Settings(BaseSettings):
     """Seconds a specialist may run without completing."""
     max_tool_steps: int = Field(default=3, ge=1, le=10)
     """Tool calls an agent may chain within one turn before it must answer."""
+    llm_response_timeout_s: float = Field(default=15.0, gt=0)
+    """Seconds a model may take to start answering before the caller hears the apology;
+    a configured fallback model is tried within it (5 s per model)."""
     repeated_tool_call_limit: int = Field(default=3, ge=2, le=10)
     """Identical tool calls (same arguments) in a call that stop that path."""
 

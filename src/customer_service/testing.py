@@ -50,7 +50,7 @@ async def call_session(
         try:
             state = CallState(store=store, settings=settings)
             session: AgentSession[CallState] = AgentSession(
-                llm=speak_failures(llm),
+                llm=speak_failures(llm, response_timeout_s=settings.llm_response_timeout_s),
                 userdata=state,
                 max_tool_steps=settings.session_max_tool_steps,
             )

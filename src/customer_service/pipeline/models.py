@@ -145,7 +145,7 @@ def build_models(settings: Settings, *, vad: VAD | None, text_only: bool = False
             stt=None,
             # Wrapped like every other model, although the rules do not fail: the session
             # gets the same kind of object whichever provider is configured.
-            llm=speak_failures(OfflineLLM()),
+            llm=speak_failures(OfflineLLM(), response_timeout_s=settings.llm_response_timeout_s),
             tts=None,
             vad=None,
             turn_detection=None,
@@ -162,7 +162,10 @@ def build_models(settings: Settings, *, vad: VAD | None, text_only: bool = False
     turn_detection = None if text_only else build_turn_detection(settings.turn_detection, vad=vad)
     return SessionModels(
         stt=stt,
-        llm=speak_failures(with_fallbacks(primary, fallbacks)),
+        llm=speak_failures(
+            with_fallbacks(primary, fallbacks),
+            response_timeout_s=settings.llm_response_timeout_s,
+        ),
         tts=tts,
         vad=None if text_only else vad,
         turn_detection=turn_detection,

@@ -34,20 +34,32 @@ from livekit.agents.types import (
 
 from customer_service.call.wording import LLM_FAILURE_APOLOGY
 
-__all__ = ["LLM_FAILURE_APOLOGY", "ApologizingLLM", "ApologizingLLMStream", "speak_failures"]
+__all__ = [
+    "LLM_FAILURE_APOLOGY",
+    "ApologizingLLM",
+    "ApologizingLLMStream",
+    "LLMResponseTimeout",
+    "speak_failures",
+]
 
 logger = logging.getLogger(__name__)
 
 
-def speak_failures(model: llm.LLM[Any]) -> llm.LLM[Any]:
+class LLMResponseTimeout(Exception):
+    """The model sent nothing the caller could hear within the response deadline."""
+
+
+def speak_failures(model: llm.LLM[Any], *, response_timeout_s: float | None = None) -> llm.LLM[Any]:
     """`model`, wrapped so its failures reach the caller as `LLM_FAILURE_APOLOGY`.
 
+    `response_timeout_s` is the deadline for the first text or tool call of a turn; a
+    model that stalls past it is a failure like any other, not silence on the line.
     Wrapping is idempotent: an already wrapped model is returned unchanged, so every
     place that builds a session can apply it without knowing whether another did.
     """
     if isinstance(model, ApologizingLLM):
         return model
-    return ApologizingLLM(model)
+    return ApologizingLLM(model, response_timeout_s=response_timeout_s)
 
 
 class ApologizingLLM(llm.LLM[Never]):
@@ -57,9 +69,10 @@ class ApologizingLLM(llm.LLM[Never]):
     is the inner model's, so logs, traces and session reports show the real provider.
     """
 
-    def __init__(self, inner: llm.LLM[Any]) -> None:
+    def __init__(self, inner: llm.LLM[Any], *, response_timeout_s: float | None = None) -> None:
         super().__init__()
         self._inner = inner
+        self.response_timeout_s = response_timeout_s
         # The base class reads `_label` directly when it reports errors and metrics.
         self._label = inner.label
         # The wrapper's own streams report no metrics (see `ApologizingLLMStream`); the
@@ -187,7 +200,20 @@ class ApologizingLLMStream(llm.LLMStream):
                 tool_choice=self._tool_choice,
                 extra_kwargs=self._extra_kwargs,
             ) as stream:
-                async for chunk in stream:
+                chunks = stream.__aiter__()
+                deadline = self._wrapper.response_timeout_s
+                started = time.monotonic()
+                while True:
+                    try:
+                        if output_sent or deadline is None:
+                            chunk = await anext(chunks)
+                        else:
+                            left = deadline - (time.monotonic() - started)
+                            chunk = await asyncio.wait_for(anext(chunks), max(left, 0.0))
+                    except StopAsyncIteration:
+                        break
+                    except TimeoutError:
+                        raise LLMResponseTimeout from None
                     # Text or a tool call, as the framework counts output; token counts and
                     # provider metadata alone leave the turn still empty for the caller.
                     output_sent = output_sent or chunk.has_response()
