@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from customer_service.settings import Settings
+from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.specialists.identity import VERIFICATION_LOCKED
 from customer_service.specialists.order_lookup import INVALID_ORDER_NUMBER, not_found_message
 from customer_service.testing import call_session
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
-from support.scripted_llm import IDENTITY_TOOLS, Call, Say, ScriptedLLM, Turn
+from support.scripted_llm import IDENTITY_TOOLS, Call, Parallel, Say, ScriptedLLM, Turn
 from support.scripted_llm import relay_tool_output as relay
 
 
@@ -98,3 +99,29 @@ async def test_a_model_that_retries_identity_forever_is_stopped_by_the_lock(
         assert session.userdata.identity.failed_checks == settings.identity_max_attempts
         assert session.userdata.verified_customer is None
         assert VERIFICATION_LOCKED in agent_lines(session)
+
+
+async def test_two_specialist_starting_tools_in_one_reply_run_in_turn(
+    settings: Settings,
+) -> None:
+    # "Where are orders 100101 and 100102?" from an unverified caller: the model asks
+    # for both at once. The caller is asked to verify once, and both are answered.
+    both = Parallel(
+        (
+            Call("lookup_order", {"order_id": "100101"}),
+            Call("lookup_order", {"order_id": "100102"}),
+        )
+    )
+    model = ScriptedLLM([both, check_identity(JORDAN), relay])
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Where are orders 100101 and 100102?")
+        await session.run(user_input=JORDAN_SAYS)
+        assert agent_lines(session).count(IDENTITY_QUESTION) == 1
+        outputs = [output.output for output in tool_outputs(session, "lookup_order")]
+        assert len(outputs) == 2
+        assert outputs[0].startswith("Order 100101")
+        assert "1Z999AA10123456784" in outputs[0]
+        assert outputs[1].startswith("Order 100102")
+        assert "is processing" in outputs[1]
+        assert session.userdata.guardrails.attempts("verify_identity_task") == 1
+    assert not model.overran

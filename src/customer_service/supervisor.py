@@ -103,14 +103,14 @@ class CustomerServiceAgent(Agent):
         self.session.say(f"Thank you. {answer} {HOW_CAN_I_HELP}")
 
     @function_tool()
-    @guarded()
+    @guarded(one_at_a_time=True)
     async def verify_identity(self, context: RunContext[CallState]) -> str:
         """Verify the caller's identity. Use only when no other tool fits the request."""
         customer = await verified_customer(context.userdata, self._recent_history())
         return f"Thank you, {customer.full_name}, you are verified."
 
     @function_tool()
-    @guarded()
+    @guarded(one_at_a_time=True)
     async def lookup_order(
         self, context: RunContext[CallState], order_id: str | None = None
     ) -> str:
@@ -125,7 +125,7 @@ class CustomerServiceAgent(Agent):
         return await disclose(state, order)
 
     @function_tool()
-    @guarded()
+    @guarded(one_at_a_time=True)
     async def update_address(
         self, context: RunContext[CallState], order_id: str | None = None
     ) -> str:
@@ -144,7 +144,7 @@ class CustomerServiceAgent(Agent):
         return await self._offer_text_updates(context, customer, saved, order.order_id)
 
     @function_tool()
-    @guarded()
+    @guarded(one_at_a_time=True)
     async def cancel_order(
         self, context: RunContext[CallState], order_id: str | None = None
     ) -> str:
@@ -161,7 +161,7 @@ class CustomerServiceAgent(Agent):
         return await apply_cancellation(state, order)
 
     @function_tool()
-    @guarded()
+    @guarded(one_at_a_time=True)
     async def request_consent(
         self, context: RunContext[CallState], topic: ConsentTopicChoice
     ) -> str:

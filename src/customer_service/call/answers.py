@@ -88,6 +88,8 @@ _NO = Phrases(
         "no thank you",
     ]
 )
+# A yes-word with one of these is no yes: "absolutely not", "never", "of course not".
+_NEGATION = Phrases(["not", "never", "no way"])
 _YES = Phrases(
     [
         "yes",
@@ -119,12 +121,16 @@ _YES = Phrases(
 
 
 def polarity(text: str) -> bool | None:
-    """True for a clear yes, False for a clear no, None when unclear or mixed."""
+    """True for a clear yes, False for a clear no, None when unclear or mixed.
+
+    A question is not an answer ("ok?", "are you sure?"), and a yes-word negated is a
+    no ("absolutely not", "of course not").
+    """
     said = normalise(text)
-    if _UNSURE.found_in(said):
+    if _UNSURE.found_in(said) or said.endswith("?"):
         return None
     plain = _POSITIVE_IDIOMS.removed_from(said)
-    answered_no = _NO.found_in(plain)
+    answered_no = _NO.found_in(plain) or _NEGATION.found_in(plain)
     # "that's not right" says no; the "right" inside it is not a yes.
     answered_yes = _POSITIVE_IDIOMS.found_in(said) or _YES.found_in(_NO.removed_from(plain))
     if answered_yes == answered_no:

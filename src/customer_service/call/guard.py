@@ -38,10 +38,12 @@ def call_key(name: str, arguments: dict[str, Any]) -> str:
 
 
 def guarded(
-    *, count_repeats: bool = True
+    *, count_repeats: bool = True, one_at_a_time: bool = False
 ) -> Callable[[ToolMethod[SelfT, P, R]], ToolMethod[SelfT, P, R]]:
     """Wraps a tool method. `count_repeats=False` exempts tools that must always work
-    (handing over to a person, ending the call, giving up)."""
+    (handing over to a person, ending the call, giving up). `one_at_a_time=True` is for
+    tools that may start a specialist: two of them sent in one reply run in turn, so the
+    caller is never asked two things at once and the second sees what the first did."""
 
     def decorate(method: ToolMethod[SelfT, P, R]) -> ToolMethod[SelfT, P, R]:
         signature = inspect.signature(method)
@@ -69,7 +71,10 @@ def guarded(
                     )
                     raise ToolError(REPEATED_CALL)
             try:
-                return await method(self, context, *args, **kwargs)
+                if not one_at_a_time:
+                    return await method(self, context, *args, **kwargs)
+                async with state.one_request_at_a_time:
+                    return await method(self, context, *args, **kwargs)
             except (ToolError, StopResponse):
                 raise
             except StoreUnavailable:

@@ -96,6 +96,9 @@ class CallState:
     """Whether this call may be recorded; a caller's no to recording turns it off."""
     ending: bool = False
     """The agent has said goodbye; no further caller turn belongs to this call."""
+    one_request_at_a_time: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held by each supervisor tool that may start a specialist: several such tools in
+    one model reply run one after another, each seeing what the one before it did."""
 
     @property
     def verified_customer(self) -> Customer | None:

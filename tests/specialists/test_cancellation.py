@@ -1,0 +1,387 @@
+"""Order cancellation, driven through real sessions with a scripted model."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from livekit.agents import AgentSession, ModelSettings
+
+from customer_service.call.state import CallState
+from customer_service.call.wording import OFFER_HUMAN
+from customer_service.domain import OrderStatus
+from customer_service.settings import Settings
+from customer_service.specialists import cancellation
+from customer_service.specialists.cancellation import NOT_A_CLEAR_YES, CancellationTask
+from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
+from customer_service.specialists.identity import VERIFICATION_DECLINED
+from customer_service.specialists.order_lookup import not_found_message
+from customer_service.store import AuditEvent, Store
+from customer_service.supervisor import CustomerServiceAgent
+from customer_service.testing import call_session, sqlite_url
+from support.conversation import (
+    JORDAN,
+    JORDAN_SAYS,
+    PRIYA,
+    agent_lines,
+    check_identity,
+    tool_outputs,
+)
+from support.scripted_llm import Call, Decision, Parallel, Say, ScriptedLLM, Step, Turn
+from support.scripted_llm import relay_tool_output as relay
+
+CANCELLATION_TOOLS = frozenset({"confirm_cancellation", "give_up"})
+READ_BACK = (
+    "Order 1 0 0 1 0 2 contains Ceramic pour-over coffee set. Do you want me to cancel this "
+    "order? Please say yes or no."
+)
+CANCELLED = "Done. Order 1 0 0 1 0 2 is cancelled."
+KEPT = "All right, I haven't cancelled order 1 0 0 1 0 2."
+CONFIRM: list[Step] = [Call("confirm_cancellation"), relay]
+HANG_GUARD_S = 10.0  # a generous bound: a hang must fail the test, not stall it
+
+
+def until_read_back(order_id: str = "100102", details: dict[str, Any] = JORDAN) -> list[Step]:
+    return [Call("cancel_order", {"order_id": order_id}), check_identity(details)]
+
+
+async def reach_read_back(
+    session: AgentSession[CallState], order_id: str = "100102", says: str = JORDAN_SAYS
+) -> None:
+    await session.run(user_input=f"I'd like to cancel order {order_id}")
+    await session.run(user_input=says)
+
+
+async def status_of(session: AgentSession[CallState], order_id: str = "100102") -> OrderStatus:
+    order = await session.userdata.store.get_order(order_id)
+    assert order is not None
+    return order.status
+
+
+async def cancellations(store: Store) -> list[AuditEvent]:
+    return await store.audit_events(kind="order_cancelled")
+
+
+async def assert_nothing_cancelled(session: AgentSession[CallState]) -> None:
+    for order_id in ("100102", "200202", "300301"):
+        assert await status_of(session, order_id) is OrderStatus.PROCESSING
+    assert await cancellations(session.userdata.store) == []
+
+
+async def test_clear_yes_cancels_once_and_later_requests_see_it(settings: Settings) -> None:
+    later = [Call(tool, {"order_id": "100102"}) for tool in ("lookup_order", "update_address")]
+    model = ScriptedLLM([*until_read_back(), *CONFIRM, later[0], relay, later[1], relay])
+    async with call_session(model, settings=settings) as session:
+        await reach_read_back(session)
+        assert agent_lines(session)[-1] == READ_BACK
+        assert await status_of(session) is OrderStatus.PROCESSING
+
+        confirmed = await session.run(user_input="Yes, please")
+        confirmed.expect.next_event().is_function_call(name="confirm_cancellation")
+        confirmed.expect.next_event().is_function_call_output(is_error=False)
+        confirmed.expect.next_event().is_agent_handoff(new_agent_type=CustomerServiceAgent)
+        confirmed.expect.next_event().is_function_call_output(output=CANCELLED, is_error=False)
+        confirmed.expect.next_event().is_message(role="assistant")
+        confirmed.expect.no_more_events()
+        assert agent_lines(session)[-2:] == [READ_BACK, CANCELLED]
+        assert await status_of(session) is OrderStatus.CANCELLED
+        [event] = await cancellations(session.userdata.store)
+        assert event.call_id == session.userdata.call_id
+        assert (event.customer_id, event.order_id, event.detail) == (
+            "C-1001",
+            "100102",
+            {"items": 1},
+        )
+
+        looked_up = await session.run(user_input="What's the status of 100102 now?")
+        summary = looked_up.expect.contains_function_call_output(is_error=False)
+        assert summary.event().item.output.startswith(
+            "Order 100102, placed on November 4, is cancelled."
+        )
+        moved = await session.run(user_input="Then send 100102 to my office instead")
+        moved.expect.contains_function_call_output(
+            output="Order 1 0 0 1 0 2 is cancelled, so there is no delivery to change.",
+            is_error=True,
+        )
+        assert await session.userdata.store.address_changes(order_id="100102") == []
+        assert len(await cancellations(session.userdata.store)) == 1
+    assert not model.overran
+
+
+async def test_a_number_asked_for_is_read_back_with_every_item(settings: Settings) -> None:
+    maria = dict(zip(JORDAN, ["María García", "28013", "maria.garcia@example.es"], strict=True))
+    lookup = Call("lookup", {"order_id": "three zero zero three zero one"})
+    model = ScriptedLLM([Call("cancel_order"), check_identity(maria), lookup, *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="I want to cancel an order")
+        await session.run(user_input=", ".join(maria.values()))
+        await session.run(user_input="three zero zero three zero one")
+        assert agent_lines(session)[-1] == (
+            "Order 3 0 0 3 0 1 contains Linen duvet cover, double; Feather pillow, quantity 2. "
+            "Do you want me to cancel this order? Please say yes or no."
+        )
+        await session.run(user_input="Yes please")
+        assert agent_lines(session)[-1] == "Done. Order 3 0 0 3 0 1 is cancelled."
+        assert await status_of(session, "300301") is OrderStatus.CANCELLED
+        assert [e.detail for e in await cancellations(session.userdata.store)] == [{"items": 2}]
+    assert not model.overran
+
+
+@pytest.mark.parametrize(
+    ("details", "order_id", "refusal"),
+    [
+        (JORDAN, "100101", "Order 1 0 0 1 0 1 has already shipped, so I can't cancel it any more."),
+        (PRIYA, "200201", "Order 2 0 0 2 0 1 has been delivered, so I can't cancel it any more."),
+        (JORDAN, "100102", "Order 1 0 0 1 0 2 is already cancelled."),
+    ],
+    ids=["shipped", "delivered", "already-cancelled"],
+)
+async def test_orders_past_processing_are_refused_without_the_specialist(
+    settings: Settings, tmp_path: Path, details: dict[str, Any], order_id: str, refusal: str
+) -> None:
+    database_url = sqlite_url(tmp_path / "store.sqlite3")
+    async with await Store.open(database_url) as store:
+        await store.cancel_order(order_id="100102", customer_id="C-1001", call_id="earlier")
+        before = await store.get_order(order_id)
+    model = ScriptedLLM([*until_read_back(order_id, details), relay])
+    async with call_session(model, settings=settings, database_url=database_url) as session:
+        await reach_read_back(session, order_id, ", ".join(details.values()))
+        (output,) = tool_outputs(session, "cancel_order")
+        offer = "" if order_id == "100102" else f" {OFFER_HUMAN}"
+        assert (output.output, output.is_error) == (refusal + offer, True)
+        assert agent_lines(session)[-2:] == [IDENTITY_QUESTION, output.output]
+        assert await session.userdata.store.get_order(order_id) == before
+        assert [e.call_id for e in await cancellations(session.userdata.store)] == ["earlier"]
+    assert not any(turn.offers(CANCELLATION_TOOLS) for turn in model.turns)
+    assert not model.overran
+
+
+async def test_no_then_give_up_cancels_nothing(settings: Settings) -> None:
+    model = ScriptedLLM([*until_read_back(), Call("give_up"), relay])
+    async with call_session(model, settings=settings) as session:
+        await reach_read_back(session)
+        result = await session.run(user_input="No, I'll keep it")
+        result.expect.contains_function_call_output(output=KEPT, is_error=True)
+        assert agent_lines(session)[-2:] == [READ_BACK, KEPT]
+        assert isinstance(session.current_agent, CustomerServiceAgent)
+        await assert_nothing_cancelled(session)
+    assert not model.overran
+
+
+@pytest.mark.parametrize(
+    "first_answer", ["what would that cost? maybe?", "No, keep it", "Don't cancel it"]
+)
+async def test_unclear_or_no_answers_refuse_the_models_confirmations_up_to_the_cap(
+    settings: Settings, first_answer: str
+) -> None:
+    # The model confirms whatever the caller says; the caller's own words decide.
+    model = ScriptedLLM([*until_read_back(), *CONFIRM, *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_read_back(session)
+        first = await session.run(user_input=first_answer)
+        first.expect.contains_function_call_output(output=NOT_A_CLEAR_YES, is_error=True)
+        assert agent_lines(session)[-1] == NOT_A_CLEAR_YES
+        assert isinstance(session.current_agent, CancellationTask)
+        await assert_nothing_cancelled(session)
+
+        await session.run(user_input="Hmm, I'm not sure")
+        refused = tool_outputs(session, "confirm_cancellation")
+        assert len(refused) == cancellation.MAX_REFUSED_CONFIRMATIONS
+        (output,) = tool_outputs(session, "cancel_order")
+        assert (output.output, output.is_error) == (KEPT, True)
+        assert agent_lines(session)[-1] == KEPT
+        assert isinstance(session.current_agent, CustomerServiceAgent)
+        await assert_nothing_cancelled(session)
+    assert not model.overran
+
+
+async def test_confirming_before_the_caller_answers_the_read_back_cancels_nothing(
+    settings: Settings,
+) -> None:
+    early = Parallel((Call("cancel_order", {"order_id": "100102"}), Call("confirm_cancellation")))
+    model = ScriptedLLM(
+        [Call("verify_identity"), check_identity(JORDAN), relay, early, *CONFIRM, *CONFIRM]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Please verify me")
+        await session.run(user_input=JORDAN_SAYS)
+        # The caller says "yes" with the request, and the model confirms in the same reply.
+        asked = await session.run(user_input="Yes, cancel order 100102, yes")
+        unknown = asked.expect.contains_function_call_output(is_error=True).event().item
+        assert unknown.name == "confirm_cancellation"
+        assert agent_lines(session)[-1] == READ_BACK
+        await assert_nothing_cancelled(session)
+
+        # The model takes a turn of its own right after the read-back and confirms again.
+        await asyncio.wait_for(session.generate_reply(), HANG_GUARD_S)
+        (refused,) = tool_outputs(session, "confirm_cancellation")
+        assert (refused.output, refused.is_error) == (NOT_A_CLEAR_YES, True)
+        assert isinstance(session.current_agent, CancellationTask)
+        await assert_nothing_cancelled(session)
+
+        # The caller's own yes, after the read-back, is what counts.
+        await session.run(user_input="Yes")
+        assert agent_lines(session)[-1] == CANCELLED
+        assert len(await cancellations(session.userdata.store)) == 1
+    assert not model.overran
+
+
+class HeldReadBack(CancellationTask):
+    """Holds its first read-back until the test releases it, so the caller can interrupt it."""
+
+    held = asyncio.Event()
+    release = asyncio.Event()
+
+    async def transcription_node(
+        self, text: AsyncIterable[str], model_settings: ModelSettings
+    ) -> AsyncIterable[str]:
+        if not HeldReadBack.held.is_set():
+            HeldReadBack.held.set()
+            await HeldReadBack.release.wait()
+        async for chunk in text:
+            yield chunk
+
+
+async def test_a_yes_to_an_interrupted_read_back_cancels_nothing(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(HeldReadBack, "held", asyncio.Event())
+    monkeypatch.setattr(HeldReadBack, "release", asyncio.Event())
+    monkeypatch.setattr(cancellation, "CancellationTask", HeldReadBack)
+    model = ScriptedLLM([*until_read_back(), Call("confirm_cancellation"), *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="I'd like to cancel order 100102")
+        giving = asyncio.ensure_future(session.run(user_input=JORDAN_SAYS))
+        await asyncio.wait_for(HeldReadBack.held.wait(), HANG_GUARD_S)
+        await asyncio.wait_for(session.interrupt(), HANG_GUARD_S)
+        HeldReadBack.release.set()
+        await asyncio.wait_for(giving, HANG_GUARD_S)
+        assert READ_BACK not in agent_lines(session)
+
+        # The model takes the caller's "yes" as confirmation of words they never heard.
+        await asyncio.wait_for(session.run(user_input="Yes?"), HANG_GUARD_S)
+        assert agent_lines(session)[-1] == READ_BACK
+        await assert_nothing_cancelled(session)
+
+        await asyncio.wait_for(session.run(user_input="Yes, cancel it"), HANG_GUARD_S)
+        assert agent_lines(session)[-2:] == [READ_BACK, CANCELLED]
+        assert len(await cancellations(session.userdata.store)) == 1
+    assert not model.overran
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["Yes confirm confirm", "Yes confirm give_up", "Yes give_up confirm", "No confirm confirm"],
+)
+async def test_parallel_tool_calls_cancel_at_most_once(settings: Settings, case: str) -> None:
+    answer, *calls = case.replace("confirm", "confirm_cancellation").split()
+    model = ScriptedLLM([*until_read_back(), Parallel(tuple(map(Call, calls))), relay])
+    async with call_session(model, settings=settings) as session:
+        await reach_read_back(session)
+        await session.run(user_input=answer)
+        (output,) = tool_outputs(session, "cancel_order")
+        events = await cancellations(session.userdata.store)
+        if calls[0] == calls[1]:
+            assert (output.output, len(events)) == ((CANCELLED, 1), (KEPT, 0))[answer == "No"]
+        # What the caller hears always matches the store.
+        if output.output == CANCELLED:
+            assert await status_of(session) is OrderStatus.CANCELLED
+            assert len(events) == 1
+        else:
+            assert (output.output, output.is_error) == (KEPT, True)
+            await assert_nothing_cancelled(session)
+        assert agent_lines(session)[-1] == output.output
+    assert not model.overran
+
+
+async def test_unverified_caller_is_asked_to_verify_first(settings: Settings) -> None:
+    model = ScriptedLLM([Call("cancel_order", {"order_id": "100102"}), Call("give_up"), relay])
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Cancel order 100102")
+        assert agent_lines(session)[-1] == IDENTITY_QUESTION
+        assert tool_outputs(session, "cancel_order") == []
+
+        declined = await session.run(user_input="I'd rather not say")
+        declined.expect.contains_function_call_output(output=VERIFICATION_DECLINED, is_error=True)
+        assert session.userdata.verified_customer is None
+        assert not any("Ceramic" in line or "1 0 0 1 0 2" in line for line in agent_lines(session))
+        await assert_nothing_cancelled(session)
+    assert not any(turn.offers(CANCELLATION_TOOLS) for turn in model.turns)
+    assert not model.overran
+
+
+async def transcript_of_cancelling(
+    settings: Settings, order_id: str, request: str | None = None
+) -> list[str]:
+    model = ScriptedLLM([*until_read_back(order_id), relay])
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input=request or f"I'd like to cancel order {order_id}")
+        await session.run(user_input=JORDAN_SAYS)
+        outputs = tool_outputs(session, "cancel_order")
+        assert [(item.output, item.is_error) for item in outputs] == [
+            (not_found_message(order_id), True)
+        ]
+        await assert_nothing_cancelled(session)
+        assert await session.userdata.store.audit_events(kind="order_not_found")
+        assert READ_BACK not in agent_lines(session)
+        lines = [*agent_lines(session), *(item.output for item in outputs)]
+    assert not any(turn.offers(CANCELLATION_TOOLS) for turn in model.turns)
+    assert not model.overran
+    return lines
+
+
+async def test_another_customers_or_an_invented_order_reads_exactly_like_an_unknown_one(
+    settings: Settings,
+) -> None:
+    unknown = await transcript_of_cancelling(settings, "999999")
+    someone_elses = await transcript_of_cancelling(settings, "200202")
+    # The caller gave no number; the model makes one up instead of asking for it.
+    invented = await transcript_of_cancelling(settings, "100103", "Cancel my coffee set order")
+
+    def anonymised(lines: list[str], order_id: str) -> list[str]:
+        return [line.replace(" ".join(order_id), "<order>") for line in lines]
+
+    assert anonymised(someone_elses, "200202") == anonymised(unknown, "999999")
+    assert anonymised(invented, "100103") == anonymised(unknown, "999999")
+    assert someone_elses[-2:] == [not_found_message("200202")] * 2
+    assert not any("Priya" in line or "water bottle" in line for line in someone_elses)
+
+
+@pytest.mark.parametrize("answer", ["Absolutely not!", "Of course not.", "Are you sure?"])
+async def test_a_no_or_a_question_never_reads_as_a_yes(settings: Settings, answer: str) -> None:
+    model = ScriptedLLM([*until_read_back(), *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_read_back(session)
+        await session.run(user_input=answer)
+        await assert_nothing_cancelled(session)
+
+
+def answering(turn: Turn) -> Decision:
+    """A model that relays tool results and takes a yes or a no at its word."""
+    if turn.last_tool_output is not None:
+        return relay(turn)
+    if turn.offers(CANCELLATION_TOOLS):
+        return Call("confirm_cancellation" if "yes" in turn.last_user_text.lower() else "give_up")
+    return Say("Is there anything else?")
+
+
+async def test_a_repeated_cancel_request_never_asks_about_or_denies_a_done_cancellation(
+    settings: Settings,
+) -> None:
+    twice = Parallel((Call("cancel_order", {"order_id": "100102"}),) * 2)
+    model = ScriptedLLM(
+        [Call("verify_identity"), check_identity(JORDAN), relay, twice], then=answering
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Please verify me")
+        await session.run(user_input=JORDAN_SAYS)
+        await session.run(user_input="Cancel order 100102. Cancel order 100102!")
+        await session.run(user_input="Yes")
+        await session.run(user_input="No")
+        assert await status_of(session) is OrderStatus.CANCELLED
+        assert len(await cancellations(session.userdata.store)) == 1
+        assert KEPT not in [item.output for item in tool_outputs(session, "cancel_order")]
+        assert agent_lines(session).count(READ_BACK) == 1
