@@ -88,7 +88,7 @@ _NO = Phrases(
         "no thank you",
     ]
 )
-# A yes-word with one of these is no yes: "absolutely not", "never", "of course not".
+# A yes-word with one of these is no yes: "absolutely not", "of course not".
 _NEGATION = Phrases(["not", "never", "no way"])
 _YES = Phrases(
     [
@@ -123,16 +123,18 @@ _YES = Phrases(
 def polarity(text: str) -> bool | None:
     """True for a clear yes, False for a clear no, None when unclear or mixed.
 
-    A question is not an answer ("ok?", "are you sure?"), and a yes-word negated is a
-    no ("absolutely not", "of course not").
+    A question is not an answer ("ok?", "are you sure?"), and a negated yes-word is no
+    yes ("absolutely not", "of course not" are unclear, never a yes).
     """
     said = normalise(text)
     if _UNSURE.found_in(said) or said.endswith("?"):
         return None
     plain = _POSITIVE_IDIOMS.removed_from(said)
-    answered_no = _NO.found_in(plain) or _NEGATION.found_in(plain)
+    answered_no = _NO.found_in(plain)
     # "that's not right" says no; the "right" inside it is not a yes.
     answered_yes = _POSITIVE_IDIOMS.found_in(said) or _YES.found_in(_NO.removed_from(plain))
+    if answered_yes and _NEGATION.found_in(plain):
+        return None
     if answered_yes == answered_no:
         return None
     return answered_yes

@@ -6,7 +6,7 @@ import datetime as dt
 import enum
 from typing import Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import JSON, ForeignKey, String, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -21,6 +21,7 @@ from customer_service.store.orders import OrderRow, order_from_row, set_shipping
 from customer_service.store.tables import (
     Base,
     UTCDateTime,
+    UTCTimestamp,
     record_from_row,
     row_from_record,
     serial_id,
@@ -56,12 +57,7 @@ class AddressChange(BaseModel):
     call_id: str = Field(min_length=1, max_length=128)
     old_address: PostalAddress
     new_address: PostalAddress
-    changed_at: AwareDatetime
-
-    @field_validator("changed_at")
-    @classmethod
-    def _to_utc(cls, value: dt.datetime) -> dt.datetime:
-        return value.astimezone(dt.UTC)
+    changed_at: UTCTimestamp
 
 
 class AddressChangeRow(Base):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue, field_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from sqlalchemy import JSON, String, select
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -13,6 +13,7 @@ from customer_service.store.core import StoreCore
 from customer_service.store.tables import (
     Base,
     UTCDateTime,
+    UTCTimestamp,
     record_from_row,
     row_from_record,
     serial_id,
@@ -40,12 +41,7 @@ class AuditEvent(BaseModel):
     customer_id: str | None = Field(default=None, max_length=32)
     order_id: str | None = Field(default=None, max_length=32)
     detail: dict[str, JsonValue] = Field(default_factory=dict)
-    created_at: AwareDatetime = Field(default_factory=utc_now)
-
-    @field_validator("created_at")
-    @classmethod
-    def _to_utc(cls, value: dt.datetime) -> dt.datetime:
-        return value.astimezone(dt.UTC)
+    created_at: UTCTimestamp = Field(default_factory=utc_now)
 
 
 class AuditEventRow(Base):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import Boolean, Index, String, select
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -13,6 +13,7 @@ from customer_service.store.core import StoreCore
 from customer_service.store.tables import (
     Base,
     UTCDateTime,
+    UTCTimestamp,
     record_from_row,
     row_from_record,
     serial_id,
@@ -29,18 +30,13 @@ class ConsentRecord(BaseModel):
     topic: str = Field(min_length=1, max_length=64)
     granted: bool
     wording_version: str = Field(min_length=1, max_length=32)
-    asked_at: AwareDatetime
+    asked_at: UTCTimestamp
     call_id: str = Field(min_length=1, max_length=128)
     customer_id: str | None = Field(
         default=None,
         max_length=32,
         description="None when the caller was not verified; the consent then binds the call.",
     )
-
-    @field_validator("asked_at")
-    @classmethod
-    def _to_utc(cls, value: dt.datetime) -> dt.datetime:
-        return value.astimezone(dt.UTC)
 
 
 class ConsentRow(Base):

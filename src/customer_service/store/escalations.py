@@ -6,7 +6,7 @@ import datetime as dt
 import uuid
 from typing import Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue, field_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from sqlalchemy import JSON, Boolean, String, Text, select
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -15,6 +15,7 @@ from customer_service.store.core import StoreCore
 from customer_service.store.tables import (
     Base,
     UTCDateTime,
+    UTCTimestamp,
     record_from_row,
     row_from_record,
     utc_now,
@@ -44,12 +45,7 @@ class EscalationRecord(BaseModel):
     failed_specialist: str | None = Field(max_length=64)
     failure: str | None
     summary: str = Field(max_length=2000)
-    created_at: AwareDatetime = Field(default_factory=utc_now)
-
-    @field_validator("created_at")
-    @classmethod
-    def _to_utc(cls, value: dt.datetime) -> dt.datetime:
-        return value.astimezone(dt.UTC)
+    created_at: UTCTimestamp = Field(default_factory=utc_now)
 
 
 class EscalationRow(Base):

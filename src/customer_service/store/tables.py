@@ -8,18 +8,30 @@ lives in the module of its concern, beside its record and the `Store` methods th
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import AfterValidator, AwareDatetime, BaseModel
 from sqlalchemy import BigInteger, DateTime, Dialect, Integer
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
-__all__ = ["Base", "UTCDateTime", "record_from_row", "row_from_record", "serial_id", "utc_now"]
+__all__ = [
+    "Base",
+    "UTCDateTime",
+    "UTCTimestamp",
+    "record_from_row",
+    "row_from_record",
+    "serial_id",
+    "utc_now",
+]
 
 
 def utc_now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
+
+
+UTCTimestamp = Annotated[AwareDatetime, AfterValidator(lambda value: value.astimezone(dt.UTC))]
+"""A record's timestamp: any timezone accepted, kept in UTC like the column it fills."""
 
 
 class UTCDateTime(TypeDecorator[dt.datetime]):
