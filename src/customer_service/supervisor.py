@@ -46,7 +46,11 @@ from customer_service.specialists.consent import (
 )
 from customer_service.specialists.consent import confirmation as consent_confirmation
 from customer_service.specialists.identity import verified_customer
-from customer_service.specialists.order_lookup import callers_order, disclose
+from customer_service.specialists.order_lookup import (
+    OrderLookupResult,
+    callers_order,
+    disclose,
+)
 from customer_service.store import StoreUnavailable
 
 logger = logging.getLogger(__name__)
@@ -120,8 +124,7 @@ class CustomerServiceAgent(Agent):
             order_id: The six-digit order number if the caller already said it, else omit.
         """
         state = context.userdata
-        await verified_customer(state, self._recent_history())
-        order = await callers_order(state, order_id, self._recent_history())
+        _, order = await self._callers_order(state, order_id)
         return await disclose(state, order)
 
     @function_tool()
@@ -135,8 +138,7 @@ class CustomerServiceAgent(Agent):
             order_id: The six-digit order number if the caller already said it, else omit.
         """
         state = context.userdata
-        customer = await verified_customer(state, self._recent_history())
-        order = await callers_order(state, order_id, self._recent_history())
+        customer, order = await self._callers_order(state, order_id)
         ensure_changeable(order)
         address = await confirmed_address(state, order.order_id, self._recent_history())
         saved = await apply_address_change(state, order, address)
@@ -154,8 +156,7 @@ class CustomerServiceAgent(Agent):
             order_id: The six-digit order number if the caller already said it, else omit.
         """
         state = context.userdata
-        await verified_customer(state, self._recent_history())
-        order = await callers_order(state, order_id, self._recent_history())
+        _, order = await self._callers_order(state, order_id)
         ensure_cancellable(order)
         await confirmed_cancellation(state, order)
         return await apply_cancellation(state, order)
@@ -196,6 +197,13 @@ class CustomerServiceAgent(Agent):
         await audit.record(context.userdata, "call_ended_by_agent")
         context.session.say(GOODBYE)
         context.session.shutdown(drain=True)
+
+    async def _callers_order(
+        self, state: CallState, order_id: str | None
+    ) -> tuple[Customer, OrderLookupResult]:
+        """The verified caller (verifying them first if needed) and their order, checked."""
+        customer = await verified_customer(state, self._recent_history())
+        return customer, await callers_order(state, order_id, self._recent_history())
 
     async def _offer_text_updates(
         self, context: RunContext[CallState], customer: Customer, saved: str, order_id: str

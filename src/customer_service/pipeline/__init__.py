@@ -6,19 +6,22 @@ LLM fallback chain, `turn_detection` the turn detector and its files, and `resil
 turns a failing model into a spoken apology. The names below are the package's face.
 """
 
+from customer_service.pipeline.fallback import LLMRoute, llm_fallbacks
 from customer_service.pipeline.models import (
-    DOWNLOAD_FILES_COMMAND,
-    PLUGIN_PROVIDERS,
-    LLMRoute,
-    PipelineError,
     SessionModels,
     build_models,
     build_noise_cancellation,
-    build_turn_detection,
-    llm_fallbacks,
     load_vad,
+)
+from customer_service.pipeline.providers import (
+    PLUGIN_PROVIDERS,
+    PipelineError,
     plugin_model_name,
     split_model,
+)
+from customer_service.pipeline.turn_detection import (
+    DOWNLOAD_FILES_COMMAND,
+    build_turn_detection,
     turn_detector_files_problem,
 )
 

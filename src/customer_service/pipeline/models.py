@@ -19,7 +19,7 @@ says what to change, before the framework fails somewhere deeper.
 
 The parts live in their own modules: `providers` (each provider's models, model strings,
 `PipelineError`), `fallback` (the fallback chain) and `turn_detection` (the turn
-detector and its model files). Their public names are importable from `customer_service.pipeline`.
+detector and its model files); `customer_service.pipeline` exports their public names.
 """
 
 from __future__ import annotations
@@ -41,41 +41,16 @@ from livekit.agents.voice.turn import TurnDetectionMode
 from livekit.plugins import silero
 
 from customer_service.pipeline.fallback import LLMRoute, llm_fallbacks, with_fallbacks
-from customer_service.pipeline.providers import (
-    PLUGIN_PROVIDERS,
-    PipelineError,
-    inference_models,
-    plugin_model_name,
-    plugin_models,
-    split_model,
-)
+from customer_service.pipeline.providers import inference_models, plugin_models
 from customer_service.pipeline.resilience import speak_failures
-from customer_service.pipeline.turn_detection import (
-    DOWNLOAD_FILES_COMMAND,
-    build_turn_detection,
-    turn_detector_files_problem,
-)
+from customer_service.pipeline.turn_detection import build_turn_detection
 from customer_service.settings import (
     ModelProvider,
     NoiseCancellation,
     Settings,
 )
 
-__all__ = [
-    "DOWNLOAD_FILES_COMMAND",
-    "PLUGIN_PROVIDERS",
-    "LLMRoute",
-    "PipelineError",
-    "SessionModels",
-    "build_models",
-    "build_noise_cancellation",
-    "build_turn_detection",
-    "llm_fallbacks",
-    "load_vad",
-    "plugin_model_name",
-    "split_model",
-    "turn_detector_files_problem",
-]
+__all__ = ["SessionModels", "build_models", "build_noise_cancellation", "load_vad"]
 
 _PROVIDER_LABELS = {
     ModelProvider.INFERENCE: "LiveKit Inference",
