@@ -42,7 +42,11 @@ def main(argv: list[str]) -> int:
 
     from livekit.agents import cli
 
+    from customer_service.log_privacy import install_log_privacy
     from customer_service.server import server
+
+    # Before the framework adds its log handler, so that the handler gets the filter too.
+    install_log_privacy(get_settings())
 
     # `lk agent ...` is LiveKit's newer front end; this one stays the documented entry.
     warnings.filterwarnings("ignore", "the built-in Python CLI is deprecated", DeprecationWarning)

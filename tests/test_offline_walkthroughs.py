@@ -11,7 +11,7 @@ import pytest
 from customer_service.addresses import AddressProblem, read_back, validated_address
 from customer_service.call.wording import GREETING, HOW_CAN_I_HELP, WELCOME
 from customer_service.call.wording import HANDOFF as HANDOFF_MESSAGE
-from customer_service.domain import OrderStatus, PostalAddress
+from customer_service.domain import OrderStatus
 from customer_service.offline_llm import OfflineLLM
 from customer_service.offline_llm.routing import (
     ACCEPTED_OFFER,
@@ -24,6 +24,7 @@ from customer_service.specialists.address_update import not_changeable_message, 
 from customer_service.specialists.consent import (
     CONSENT_CONFIRMATIONS,
     CONSENT_WORDING,
+    UNCLEAR_CONFIRMATIONS,
     ConsentTopic,
 )
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
@@ -33,6 +34,7 @@ from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import Store
 from customer_service.testing import call_session, sqlite_url
 from support.conversation import agent_lines
+from support.demo_addresses import MARKET_STREET_SUITE_5
 from support.offline_chat import GOODBYE, JORDAN, chat, demo_order, stored_order
 
 PRIYA = "Priya Natarajan, 10001, priya.n@example.com"
@@ -130,14 +132,7 @@ async def test_three_lookups_in_one_call_are_all_answered(database_url: str) -> 
 
 # --- address changes -----------------------------------------------------------------------
 
-NEW_ADDRESS = PostalAddress(
-    street="1 Market Street",
-    unit="Suite 5",
-    city="San Francisco",
-    region="CA",
-    postal_code="94105",
-    country="US",
-)
+NEW_ADDRESS = MARKET_STREET_SUITE_5
 
 
 async def test_address_change_with_the_text_update_offer(database_url: str) -> None:
@@ -151,17 +146,17 @@ async def test_address_change_with_the_text_update_offer(database_url: str) -> N
             "no",
         )
     ).agent
-    assert said[1:6] == [
+    assert said[1:5] == [
         IDENTITY_QUESTION,
         opening_question("100102"),
         f"I have {read_back(NEW_ADDRESS)}. Is that right?",
         # The change is confirmed before the text-update question is asked.
-        f"Done. Order 1 0 0 1 0 2 will now be delivered to {read_back(NEW_ADDRESS)}.",
-        SMS_QUESTION,
+        f"Done. Order 1 0 0 1 0 2 will now be delivered to {read_back(NEW_ADDRESS)}. "
+        f"{SMS_QUESTION}",
     ]
-    assert said[6].startswith("The new address for order 1 0 0 1 0 2 is saved.")
-    assert CONSENT_CONFIRMATIONS[(SMS, False)] in said[6]
-    assert said[6].endswith(ANYTHING_ELSE)
+    assert said[5].startswith("The new address for order 1 0 0 1 0 2 is saved.")
+    assert CONSENT_CONFIRMATIONS[(SMS, False)] in said[5]
+    assert said[5].endswith(ANYTHING_ELSE)
     assert (await stored_order(database_url, "100102")).shipping_address == NEW_ADDRESS
     assert (await stored_order(database_url, "100101")).shipping_address == (
         demo_order("100101").shipping_address
@@ -215,13 +210,12 @@ async def test_an_invalid_zip_then_the_corrected_address(
             "yes",
         )
     ).agent
-    assert said[3:7] == [
+    assert said[3:6] == [
         zip_problem("9410"),
         f"I have {read_back(corrected)}. Is that right?",
-        f"Done. Order 1 0 0 1 0 2 will now be delivered to {read_back(corrected)}.",
-        SMS_QUESTION,
+        f"Done. Order 1 0 0 1 0 2 will now be delivered to {read_back(corrected)}. {SMS_QUESTION}",
     ]
-    assert CONSENT_CONFIRMATIONS[(SMS, True)] in said[7]
+    assert CONSENT_CONFIRMATIONS[(SMS, True)] in said[6]
     assert (await stored_order(database_url, "100102")).shipping_address == corrected
 
 
@@ -245,16 +239,19 @@ async def test_no_more_text_updates(database_url: str) -> None:
     assert await sms_consent(database_url) is False
 
 
-async def test_two_unclear_answers_to_the_text_question_are_a_no(database_url: str) -> None:
+async def test_two_unclear_answers_to_the_text_question_store_nothing(
+    database_url: str,
+) -> None:
     said = (
         await chat(database_url, "stop texting me", JORDAN, "maybe", "what does that cost?")
     ).agent
     assert said[2:] == [
         SMS_QUESTION,
         SMS_QUESTION,
-        f"{CONSENT_CONFIRMATIONS[(SMS, False)]} {ANYTHING_ELSE}",
+        f"{UNCLEAR_CONFIRMATIONS[SMS]} {ANYTHING_ELSE}",
     ]
-    assert await sms_consent(database_url) is False
+    # Neither a yes nor a no: the answer on record before the call still stands.
+    assert await sms_consent(database_url) is None
 
 
 async def test_an_unclear_answer_then_yes(database_url: str) -> None:
@@ -275,16 +272,16 @@ async def test_recording_consent_at_call_start(
 ) -> None:
     asking = settings.model_copy(update={"recording_consent": RecordingConsent.ASK})
     async with call_session(OfflineLLM(), settings=asking) as session:
-        assert agent_lines(session) == [WELCOME, RECORDING_QUESTION]
+        assert agent_lines(session) == [f"{WELCOME} {RECORDING_QUESTION}"]
         for answer in answers:
             await session.run(user_input=answer)
         state = session.userdata
         record = await state.store.latest_consent(topic=RECORDING, call_id=state.call_id)
-        questions = [RECORDING_QUESTION] * len(answers)
+        asked_again = [RECORDING_QUESTION] * (len(answers) - 1)
         confirmation = CONSENT_CONFIRMATIONS[(RECORDING, granted)]
         assert agent_lines(session) == [
-            WELCOME,
-            *questions,
+            f"{WELCOME} {RECORDING_QUESTION}",
+            *asked_again,
             f"Thank you. {confirmation} {HOW_CAN_I_HELP}",
         ]
         assert state.recording is granted

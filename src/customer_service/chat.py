@@ -17,6 +17,7 @@ from livekit.agents import AgentSession, llm
 from livekit.agents.voice import CloseEvent
 
 from customer_service.call.state import CallState
+from customer_service.log_privacy import install_log_privacy
 from customer_service.pipeline import build_models
 from customer_service.settings import ModelProvider, Settings, get_settings
 from customer_service.testing import call_session
@@ -91,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.INFO if args.verbose else logging.ERROR,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    # Quiet unless --verbose, which shows the agent's own logs at LOG_LEVEL.
+    install_log_privacy(get_settings(), own_level=None if args.verbose else logging.ERROR)
     model, description = choose_llm()
     interactive = sys.stdin.isatty()
     print(f"Model: {description}. Type /quit to leave.", file=sys.stdout, flush=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, TypedDict
 
 from livekit.agents import (
     AgentServer,
@@ -11,15 +11,20 @@ from livekit.agents import (
     APIConnectOptions,
     JobContext,
     JobProcess,
+    TurnHandlingOptions,
     room_io,
 )
+from livekit.agents.llm import LLM
+from livekit.agents.stt import STT
+from livekit.agents.tts import TTS
 from livekit.agents.types import NOT_GIVEN
+from livekit.agents.vad import VAD
 from livekit.agents.voice.agent_session import SessionConnectOptions
 
 from customer_service.call.state import CallState
 from customer_service.call.transcripts import save_transcript
 from customer_service.pipeline import build_models, build_noise_cancellation, load_vad
-from customer_service.settings import RecordingConsent, get_settings
+from customer_service.settings import RecordingConsent, Settings, get_settings
 from customer_service.store import Store
 from customer_service.supervisor import CustomerServiceAgent
 
@@ -55,6 +60,49 @@ async def report_session_end(ctx: JobContext) -> None:
     )
 
 
+class SessionTimers(TypedDict, total=False):
+    """The session's own timers. A call in a room leaves them to the framework (3 s of
+    echo warm-up, 2 s to wait for the caller's last words at close, 15 s of silence
+    before the caller counts as away); the voice tests run them on their faster clock."""
+
+    aec_warmup_duration: float | None
+    session_close_transcript_timeout: float
+    user_away_timeout: float | None
+
+
+def build_session(
+    settings: Settings,
+    state: CallState,
+    *,
+    stt: STT[Any] | None,
+    llm: LLM[Any],
+    tts: TTS[Any] | None,
+    vad: VAD | None,
+    turn_handling: TurnHandlingOptions,
+    timers: SessionTimers | None = None,
+) -> AgentSession[CallState]:
+    """The call's `AgentSession`, the same in a room and under `customer_service.testing`.
+
+    The models come as they are: `build_models` has already wrapped `llm` with
+    `speak_failures`.
+    """
+    return AgentSession(
+        stt=stt if stt is not None else NOT_GIVEN,
+        llm=llm,
+        tts=tts if tts is not None else NOT_GIVEN,
+        vad=vad,
+        turn_handling=turn_handling,
+        max_tool_steps=settings.session_max_tool_steps,
+        # One quick retry: every retry of a failing model is silence on the line, and the
+        # fallback models and the spoken apology take over after it.
+        conn_options=SessionConnectOptions(
+            llm_conn_options=APIConnectOptions(max_retry=1, retry_interval=0.5)
+        ),
+        userdata=state,
+        **(timers if timers is not None else SessionTimers()),
+    )
+
+
 @server.rtc_session(agent_name=get_settings().agent_name, on_session_end=report_session_end)
 async def entrypoint(ctx: JobContext) -> None:
     settings = get_settings()
@@ -65,19 +113,14 @@ async def entrypoint(ctx: JobContext) -> None:
     ctx.add_shutdown_callback(store.close)
     state = CallState(store=store, settings=settings, call_id=call_id_for(ctx))
 
-    session: AgentSession[CallState] = AgentSession(
-        stt=models.stt if models.stt is not None else NOT_GIVEN,
+    session = build_session(
+        settings,
+        state,
+        stt=models.stt,
         llm=models.llm,
-        tts=models.tts if models.tts is not None else NOT_GIVEN,
+        tts=models.tts,
         vad=models.vad,
         turn_handling=models.turn_handling(),
-        max_tool_steps=settings.session_max_tool_steps,
-        # One quick retry: every retry of a failing model is silence on the line, and the
-        # fallback models and the spoken apology take over after it.
-        conn_options=SessionConnectOptions(
-            llm_conn_options=APIConnectOptions(max_retry=1, retry_interval=0.5)
-        ),
-        userdata=state,
     )
     # LiveKit's recorder cannot be stopped mid-call, so when the caller is asked first it
     # is not started at all; the consented transcript is kept instead.

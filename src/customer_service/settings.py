@@ -10,6 +10,7 @@ because the LiveKit framework and its plugins read their own keys from there.
 from __future__ import annotations
 
 import enum
+import logging
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -102,6 +103,11 @@ class Settings(BaseSettings):
 
     # Policy
     identity_max_attempts: int = Field(default=3, ge=1, le=10)
+    identity_account_max_failures: int = Field(default=5, ge=1, le=100)
+    """Failed identity checks naming an account, over all calls within
+    `identity_account_window_h`, after which that account cannot be verified by phone."""
+    identity_account_window_h: float = Field(default=24.0, gt=0)
+    """Hours a failed identity check counts against the accounts it named."""
     order_lookup_max_attempts: int = Field(default=3, ge=1, le=10)
     recent_orders_limit: int = Field(default=5, ge=1, le=20)
     result_validation_retries: int = Field(default=1, ge=0, le=3)
@@ -125,7 +131,13 @@ class Settings(BaseSettings):
     repeated_tool_call_limit: int = Field(default=3, ge=2, le=10)
     """Identical tool calls (same arguments) in a call that stop that path."""
 
+    # Logging
     log_level: str = "INFO"
+    """Level of the agent's own loggers (`customer_service.*`); the framework's level is
+    the command's `--log-level` (LIVEKIT_LOG_LEVEL)."""
+    log_transcripts: bool = False
+    """For local debugging only: let transcripts, tool arguments and the framework's other
+    personal-data log fields (`lk.pii.*`) through to the logs."""
 
     @field_validator("llm_fallback_models", mode="before")
     @classmethod
@@ -140,6 +152,16 @@ class Settings(BaseSettings):
     def _empty_means_unset(cls, value: object) -> object:
         # `TRANSCRIPT_DIR=` copied from .env.example must not mean the current directory.
         return None if value == "" else value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _known_log_level(cls, value: object) -> object:
+        # `debug` is as good as `DEBUG`; a typo fails here, not when logging starts.
+        if isinstance(value, str):
+            value = value.strip().upper()
+            if not isinstance(logging.getLevelName(value), int):
+                raise ValueError(f"unknown log level {value!r}")
+        return value
 
     @property
     def session_max_tool_steps(self) -> int:

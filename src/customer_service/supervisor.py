@@ -79,6 +79,14 @@ SUPERVISOR_INSTRUCTIONS = PERSONA + dedent(
 )
 
 TEXT_UPDATES_NOT_SET = "I couldn't set up text updates just now; nothing was set."
+NOT_RECORDED = "This call will not be recorded."
+ANSWER_EARLIER_WORDS = (
+    "The caller spoke before the recording question was finished. Reply to what they "
+    "said then; do not ask how you can help."
+)
+EARLIER_WORDS_PENDING = (
+    "The caller also said something during the text-update question; reply to it now."
+)
 
 HISTORY_FOR_SPECIALISTS = 6
 """Recent turns a specialist sees, so it can use details the caller already gave."""
@@ -95,16 +103,22 @@ class CustomerServiceAgent(Agent):
         if state.settings.recording_consent != RecordingConsent.ASK:
             self.session.say(GREETING)
             return
-        self.session.say(WELCOME)
         try:
-            answer = consent_confirmation(await obtain_consent(state, ConsentTopic.CALL_RECORDING))
+            consent = await obtain_consent(state, ConsentTopic.CALL_RECORDING, lead_in=WELCOME)
         except StopResponse:
             return  # the caller hung up during the question
         except (StoreUnavailable, ToolError, ValueError):
             # Without an answer that is stored and trusted, the call is not recorded.
             state.stop_recording()
-            answer = "This call will not be recorded."
-        self.session.say(f"Thank you. {answer} {HOW_CAN_I_HELP}")
+            self.session.say(f"Thank you. {NOT_RECORDED} {HOW_CAN_I_HELP}")
+            return
+        if not consent.caller_spoke_first:
+            self.session.say(f"Thank you. {consent_confirmation(consent)} {HOW_CAN_I_HELP}")
+            return
+        # The caller spoke before the question: their words are in the history, and the
+        # reply answers them instead of asking how to help.
+        self.session.say(f"Thank you. {consent_confirmation(consent)}")
+        self.session.generate_reply(instructions=ANSWER_EARLIER_WORDS)
 
     @function_tool()
     @guarded(one_at_a_time=True)
@@ -211,17 +225,16 @@ class CustomerServiceAgent(Agent):
         """Offers text updates once after a saved change. Whatever happens to the offer,
         the model hears that the change was saved."""
         state = context.userdata
+        saved_summary = f"The new address for order {spaced_digits(order_id)} is saved."
         try:
             if not await order_updates_offer_due(state, customer):
                 return saved
         except StoreUnavailable:
             return saved
-        # The caller hears the change is done before the text-update question, not after.
-        context.session.say(saved)
         try:
-            answer = consent_confirmation(
-                await obtain_consent(state, ConsentTopic.ORDER_UPDATES_SMS)
-            )
+            # The confirmation leads in to the question, spoken by the consent task itself:
+            # the caller's words over it are then heard, not dropped in the hand-over.
+            consent = await obtain_consent(state, ConsentTopic.ORDER_UPDATES_SMS, lead_in=saved)
         except StopResponse:
             raise  # the caller hung up; nobody is left to hear a reply
         except Exception as error:
@@ -230,8 +243,11 @@ class CustomerServiceAgent(Agent):
                 "text-update offer failed after a saved change",
                 extra={"call_id": state.call_id, "error": type(error).__name__},
             )
-            answer = TEXT_UPDATES_NOT_SET
-        return f"The new address for order {spaced_digits(order_id)} is saved. {answer}"
+            return f"{saved_summary} {TEXT_UPDATES_NOT_SET}"
+        summary = f"{saved_summary} {consent_confirmation(consent)}"
+        if consent.caller_spoke_first:
+            return f"{summary} {EARLIER_WORDS_PENDING}"
+        return summary
 
     def _recent_history(self) -> ChatContext:
         return self.chat_ctx.copy(

@@ -204,7 +204,6 @@ async def test_from_inside_address_update_after_the_read_back(settings: Settings
             relay,
             Call("update_address", {"order_id": "100102"}),
             Call("record_address", NEW_ADDRESS),
-            relay,
             transfer("wants to discuss delivery options"),
             relay,
         ]
@@ -312,7 +311,6 @@ async def test_from_address_update_the_record_names_the_order_being_changed(
             Call("update_address", {"order_id": "100102"}),
             check_identity(JORDAN),
             Call("record_address", NEW_ADDRESS),
-            relay,
             transfer("wants a person"),
             relay,
         ]

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from customer_service.addresses import read_back
-from customer_service.domain import PostalAddress
 from customer_service.settings import Settings
 from customer_service.specialists.address_update import (
     ADDRESS_CHANGED_SINCE_READ_BACK,
@@ -20,6 +19,7 @@ from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
 from customer_service.store import Store
 from customer_service.testing import call_session, sqlite_url
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
+from support.demo_addresses import MARKET_STREET_SUITE_5
 from support.scripted_llm import Call, Parallel, Say, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
@@ -31,14 +31,7 @@ MARKET_STREET: dict[str, Any] = {
     "postal_code": "94105",
     "country": "USA",
 }
-MARKET_STREET_ADDRESS = PostalAddress(
-    street="1 Market Street",
-    unit="Suite 5",
-    city="San Francisco",
-    region="CA",
-    postal_code="94105",
-    country="US",
-)
+MARKET_STREET_ADDRESS = MARKET_STREET_SUITE_5
 
 
 def record(**changes: Any) -> Call:
@@ -50,7 +43,6 @@ def change_100102_script(*, sms_answer: bool = False) -> list[Any]:
         Call("update_address", {"order_id": "100102"}),
         check_identity(JORDAN),
         record(),
-        relay,
         Call("confirm_address"),
         Call("record_consent", {"granted": sms_answer}),
         relay,
@@ -82,8 +74,11 @@ async def test_full_change_is_seen_by_a_later_lookup_and_a_later_call(
             user_input="1 Market Street, Suite 5, San Francisco, California 94105"
         )
         heard.expect.next_event().is_function_call(name="record_address")
-        heard.expect.next_event().is_function_call_output(
-            output=f"I have {read_back(MARKET_STREET_ADDRESS)}. Is that right?", is_error=False
+        heard.expect.next_event().is_function_call_output(is_error=False)
+        # The task reads the address back itself, in fixed words.
+        heard.expect.next_event().is_message(role="assistant")
+        assert agent_lines(session)[-1] == (
+            f"I have {read_back(MARKET_STREET_ADDRESS)}. Is that right?"
         )
         confirmed = await session.run(user_input="Yes, that's right")
         confirmed.expect.next_event().is_function_call(name="confirm_address")
@@ -91,10 +86,9 @@ async def test_full_change_is_seen_by_a_later_lookup_and_a_later_call(
         done = (
             f"Done. Order 1 0 0 1 0 2 will now be delivered to {read_back(MARKET_STREET_ADDRESS)}."
         )
-        assert agent_lines(session)[-2:] == [
-            done,
-            CONSENT_WORDING[ConsentTopic.ORDER_UPDATES_SMS].question,
-        ]
+        assert agent_lines(session)[-1] == (
+            f"{done} {CONSENT_WORDING[ConsentTopic.ORDER_UPDATES_SMS].question}"
+        )
         order = await session.userdata.store.get_order("100102")
         assert order is not None
         assert order.shipping_address == MARKET_STREET_ADDRESS
@@ -170,7 +164,6 @@ async def test_invalid_fields_are_named_and_asked_again(
             record(**bad_fields),
             relay,
             record(),
-            relay,
         ]
     )
     async with call_session(model, settings=settings) as session:
@@ -181,8 +174,9 @@ async def test_invalid_fields_are_named_and_asked_again(
         assert field_words in output.event().item.output
         assert agent_lines(session)[-1] == output.event().item.output
         corrected = await session.run(user_input="sorry, 1 Market Street, Suite 5, ...")
-        corrected.expect.contains_function_call_output(
-            output=f"I have {read_back(MARKET_STREET_ADDRESS)}. Is that right?"
+        corrected.expect.contains_function_call_output(is_error=False)
+        assert agent_lines(session)[-1] == (
+            f"I have {read_back(MARKET_STREET_ADDRESS)}. Is that right?"
         )
 
 
@@ -225,7 +219,6 @@ async def test_confirmation_sent_with_a_correction_is_stale(settings: Settings) 
             Call("update_address", {"order_id": "100102"}),
             check_identity(JORDAN),
             record(),
-            relay,
             # The caller corrects the unit; the model records it and confirms at once.
             Parallel((Call("record_address", corrected), Call("confirm_address"))),
             relay,
@@ -253,8 +246,8 @@ async def test_confirming_before_the_caller_answers_is_refused(settings: Setting
         [
             Call("update_address", {"order_id": "100102"}),
             check_identity(JORDAN),
-            record(),
-            Call("confirm_address"),
+            # The model confirms in the same reply that records the address.
+            Parallel((record(), Call("confirm_address"))),
             Say("Please tell me if that's right."),
         ]
     )
@@ -276,14 +269,12 @@ async def test_double_confirmation_makes_one_change(settings: Settings) -> None:
             Call("update_address", {"order_id": "100102"}),
             check_identity(JORDAN),
             record(),
-            relay,
             Parallel((Call("confirm_address"), Call("confirm_address"))),
             Call("record_consent", {"granted": True}),
             relay,
             # The model then asks for the very same change again.
             Call("update_address", {"order_id": "100102"}),
             record(),
-            relay,
             Call("confirm_address"),
             relay,
         ]
@@ -365,7 +356,6 @@ async def test_a_bound_tripped_by_the_text_update_offer_never_reports_the_change
             Call("update_address", {"order_id": "100102"}),
             check_identity(JORDAN),
             record(),
-            relay,
             Call("confirm_address"),
             relay,
         ]

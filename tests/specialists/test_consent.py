@@ -13,7 +13,11 @@ from customer_service.call.state import CallState
 from customer_service.call.transcripts import save_transcript
 from customer_service.call.wording import HOW_CAN_I_HELP, WELCOME
 from customer_service.settings import RecordingConsent, Settings
-from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
+from customer_service.specialists.consent import (
+    CONSENT_WORDING,
+    UNCLEAR_CONFIRMATIONS,
+    ConsentTopic,
+)
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import call_session, sqlite_url
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
@@ -73,7 +77,6 @@ async def test_granted_is_stored_and_not_asked_again_in_a_later_call(
                     "country": "US",
                 },
             ),
-            relay,
             Call("confirm_address"),
             relay,
         ]
@@ -119,17 +122,20 @@ async def test_declined_is_stored_as_no(settings: Settings) -> None:
         assert not record.granted
 
 
-async def test_unclear_twice_counts_as_not_granted(settings: Settings) -> None:
-    # The model keeps asking; the task's code stops it after the second unclear answer.
+async def test_unclear_twice_stores_nothing(settings: Settings) -> None:
+    # The model keeps asking; the task's code stops it after the second unclear answer,
+    # and an unclear answer is stored as neither a yes nor a no.
     model = ScriptedLLM(sms_script(ASK_AGAIN, ASK_AGAIN))
     async with call_session(model, settings=settings) as session:
         await ask_sms(session, "Hmm, what does it cost?", "I'm not sure, maybe")
         asked = [line for line in agent_lines(session) if line == SMS_QUESTION]
         assert len(asked) == 2
-        assert agent_lines(session)[-1] == "You won't get text updates about your orders."
-        record = await session.userdata.store.latest_consent(topic=SMS, customer_id="C-1001")
-        assert record is not None
-        assert not record.granted
+        assert agent_lines(session)[-1] == UNCLEAR_CONFIRMATIONS[SMS]
+        store = session.userdata.store
+        assert await store.latest_consent(topic=SMS, customer_id="C-1001") is None
+        assert await store.latest_consent(topic=SMS, call_id=session.userdata.call_id) is None
+        [unclear] = await store.audit_events(kind="consent_unclear")
+        assert unclear.detail["topic"] == SMS.value
     assert not model.overran
 
 
@@ -168,7 +174,7 @@ async def test_recording_is_asked_first_and_a_no_turns_it_off(
     configured = recording_settings(settings, tmp_path)
     async with call_session(model, settings=configured) as session:
         question = CONSENT_WORDING[ConsentTopic.CALL_RECORDING].question
-        assert agent_lines(session) == [WELCOME, question]
+        assert agent_lines(session) == [f"{WELCOME} {question}"]
         await session.run(user_input="No, please don't record")
         assert agent_lines(session)[-1] == (
             f"Thank you. This call will not be recorded. {HOW_CAN_I_HELP}"

@@ -18,7 +18,7 @@ from customer_service.store import (
 from support.faults import fail_everything, fail_writes
 
 ORIGINAL_TABLES = {"customers", "orders", "audit_events"}
-NEW_TABLES = {"address_changes", "consents", "escalations"}
+NEW_TABLES = {"address_changes", "consents", "escalations", "identity_failures"}
 NEW_ADDRESS = PostalAddress(
     street="2 Mission St", city="San Francisco", region="CA", postal_code="94105", country="US"
 )

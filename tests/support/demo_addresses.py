@@ -21,3 +21,21 @@ MARIA_ADDRESS = PostalAddress(
     postal_code="28013",
     country="ES",
 )
+
+# The new address most conversation tests move order 100102 to.
+MARKET_STREET_SUITE_5 = PostalAddress(
+    street="1 Market Street",
+    unit="Suite 5",
+    city="San Francisco",
+    region="CA",
+    postal_code="94105",
+    country="US",
+)
+MARKET_ST_ARGUMENTS = {
+    "street": "1 Market St",
+    "city": "San Francisco",
+    "region": "CA",
+    "postal_code": "94105",
+    "country": "US",
+}
+"""`record_address` arguments for "1 Market St, San Francisco, CA 94105"."""

@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["Phrases", "normalise", "polarity"]
+from customer_service.normalize import digits_from_speech
+
+__all__ = ["Phrases", "confirms", "normalise", "polarity"]
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'"})
 # Typed text often drops the apostrophe; speech-to-text rarely does.
@@ -138,3 +140,16 @@ def polarity(text: str) -> bool | None:
     if answered_yes == answered_no:
         return None
     return answered_yes
+
+
+# Words that turn a yes into a correction: "yes, but the zip is 94108".
+_CORRECTION = Phrases(["but", "except", "actually", "instead", "change", "wait", "hang on"])
+
+
+def confirms(answer: str, *, read_back: str) -> bool:
+    """Whether `answer` is a clear yes to `read_back` that corrects nothing: no "but",
+    and no digits the read-back did not say ("yes, cancel 100102" confirms no read-back
+    of order 100101)."""
+    if polarity(answer) is not True or _CORRECTION.found_in(normalise(answer)):
+        return False
+    return digits_from_speech(answer) in digits_from_speech(read_back)

@@ -101,7 +101,17 @@ async def delegate(
     logger.info("delegation started", extra=log_context)
     try:
         result = await task
-    except ToolError:
+    except (ToolError, RuntimeError) as error:
+        if not task.entered:
+            # The framework would not start it: the session is closing (the caller hung
+            # up) or the reply that asked for it was cut off. Nothing ran, so there is no
+            # run to record, and the caller's new words get their own reply.
+            logger.info(
+                "delegation never started", extra={**log_context, "error": type(error).__name__}
+            )
+            raise StopResponse() from None
+        if isinstance(error, RuntimeError):
+            raise
         if task.cancelled:
             outcome = DelegationOutcome.CANCELLED
         elif task.timed_out:

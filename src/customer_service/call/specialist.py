@@ -1,4 +1,12 @@
-"""What every specialist shares: one way to finish, knowing how it ended, and a way out."""
+"""What every specialist shares: one way to finish, knowing how it ended, and a way out.
+
+Parallel tool calls stay on, for specialists and the supervisor alike. Turning them off
+(`parallel_tool_calls=False`) is a request a model or provider may ignore, so every rule
+must hold in code when several calls arrive in one reply anyway: identity checks are
+serialised and counted under a lock, a confirmation yields to a correction sent with
+it, `finish` takes the first outcome only, and supervisor tools that start specialists
+run one at a time. With that in place, turning them off would only cost round trips.
+"""
 
 from __future__ import annotations
 
@@ -36,6 +44,16 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
     cancelled = False
     timed_out = False
     escalated = False
+    entered = False
+    """Whether the framework started this specialist: one created as the caller hung up
+    never runs, and a run that never happened cannot have failed."""
+
+    async def on_enter(self) -> None:
+        self.entered = True
+        await self.opening()
+
+    async def opening(self) -> None:
+        """What the specialist says or does first; it speaks before the caller does."""
 
     def cancel(self) -> None:
         if not self.done() and not self.timed_out:

@@ -94,6 +94,9 @@ class CallState:
     escalated: bool = False
     recording: bool = True
     """Whether this call may be recorded; a caller's no to recording turns it off."""
+    consent_topics_asked: set[str] = field(default_factory=set)
+    """Consent questions asked on this call, answered clearly or not: an unclear answer
+    is not stored, and an offer is still not repeated within the call."""
     ending: bool = False
     """The agent has said goodbye; no further caller turn belongs to this call."""
     one_request_at_a_time: asyncio.Lock = field(default_factory=asyncio.Lock)

@@ -49,11 +49,17 @@ class Conversation:
 
     turns: tuple[_Turn, ...]
     tools: frozenset[str]
+    instructions: str = ""
 
     @classmethod
     def of(cls, chat_ctx: llm.ChatContext, tool_names: Iterable[str]) -> Conversation:
         turns = tuple(item for item in chat_ctx.items if _is_turn(item))
-        return cls(turns=turns, tools=frozenset(tool_names))
+        instructions = "\n".join(
+            item.text_content or ""
+            for item in chat_ctx.items
+            if isinstance(item, llm.ChatMessage) and item.role in ("system", "developer")
+        )
+        return cls(turns=turns, tools=frozenset(tool_names), instructions=instructions)
 
     def offers(self, tool: str) -> bool:
         return tool in self.tools

@@ -6,6 +6,8 @@ handed over from wherever they are.
 
 from __future__ import annotations
 
+import re
+
 from customer_service.call.answers import Phrases, normalise, polarity
 from customer_service.offline_llm.address_parsing import (
     field_in_problem,
@@ -222,5 +224,15 @@ def consent(conversation: Conversation) -> Reply:
     if _MOVE_ON.found_in(normalise(line)):
         return CallTool("give_up")
     # Unclear ("maybe", "what does that cost?"): the same question again. The task's
-    # own code ends it as a no after a second unclear answer.
-    return Say(first_question(conversation))
+    # own code ends it, storing nothing, after a second unclear answer.
+    return Say(question_in_instructions(conversation) or first_question(conversation))
+
+
+_QUOTED_QUESTION = re.compile(r'exactly this: "([^"]+)"')
+
+
+def question_in_instructions(conversation: Conversation) -> str | None:
+    """The question the instructions say was asked, word for word: the task's first
+    line may have led in with other words."""
+    quoted = _QUOTED_QUESTION.search(conversation.instructions)
+    return quoted.group(1) if quoted else None

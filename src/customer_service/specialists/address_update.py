@@ -15,8 +15,6 @@ from typing import Any
 from livekit.agents import RunContext, ToolError, function_tool
 from livekit.agents.llm import (
     ChatContext,
-    ChatMessage,
-    FunctionCallOutput,
     FunctionTool,
     ToolFlag,
 )
@@ -24,8 +22,10 @@ from livekit.agents.types import NOT_GIVEN, NotGivenOr
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from customer_service.addresses import AddressProblem, read_back, validated_address
+from customer_service.call.answers import confirms
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
+from customer_service.call.heard import SpokenQuestion
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, spaced_digits
@@ -38,11 +38,12 @@ ADDRESS_INSTRUCTIONS = PERSONA + dedent(
     """
     Your only job now is to collect the new delivery address for one order. When the
     caller has given it, call record_address with each part as they said it; the country
-    may be a name or a two-letter code. Then read back what the tool returns and wait.
-    Call confirm_address only after the caller clearly says the read-back is right; if
-    they correct anything, call record_address again with the corrected address. If a
-    part is invalid, say what the tool says and ask for that part again. If the caller
-    wants to stop, call give_up. Never invent or complete any part of an address.
+    may be a name or a two-letter code. The tool reads the address back to the caller
+    itself, so do not repeat it. Call confirm_address only after the caller clearly says
+    the read-back is right; if they correct anything, call record_address again with the
+    corrected address. If a part is invalid, say what the tool says and ask for that part
+    again. If the caller wants to stop, call give_up. Never invent or complete any part
+    of an address.
     """
 )
 
@@ -53,10 +54,19 @@ ADDRESS_CHANGED_SINCE_READ_BACK = (
 CONFIRMATION_NEEDED = (
     "Before I change anything, please tell me whether the address I read back is right."
 )
-READ_BACK_NOT_HEARD = (
-    "I'm not sure you heard the address I read back. Let me read it again before I change anything."
+NOT_A_CLEAR_YES = (
+    "I haven't changed anything. Is the address I read back right? Please say yes, or "
+    "tell me what to correct."
 )
+ADDRESS_NOT_CONFIRMED = "I haven't changed the address, since I couldn't confirm it with you."
+MAX_REFUSED_CONFIRMATIONS = 3
+"""Confirmations refused for want of a clear yes to one read-back before the task ends,
+changing nothing."""
 ADDRESS_UPDATE_ABANDONED = "No problem, I haven't changed the address."
+
+
+def read_back_question(address: PostalAddress) -> str:
+    return f"I have {read_back(address)}. Is that right?"
 
 
 def opening_question(order_id: str) -> str:
@@ -76,24 +86,24 @@ class AddressUpdateResult(BaseModel):
 
 
 class AddressUpdateTask(Specialist[AddressUpdateResult]):
-    """Captures and confirms a new delivery address for one order."""
+    """Captures a new delivery address for one order, reads it back itself and returns it
+    only when the caller heard that read-back in full and clearly said it is right."""
 
     def __init__(self, *, order_id: str, chat_ctx: NotGivenOr[ChatContext] = NOT_GIVEN) -> None:
         super().__init__(instructions=ADDRESS_INSTRUCTIONS, chat_ctx=chat_ctx)
         self._order_id = order_id
-        self._read_back: PostalAddress | None = None
-        self._read_back_after_turn = 0
+        self._recorded: PostalAddress | None = None
+        self._read_back = SpokenQuestion(self)
+        self._refused = 0
 
-    async def on_enter(self) -> None:
+    async def opening(self) -> None:
         self.session.say(opening_question(self._order_id))
 
     def collected(self) -> dict[str, JsonValue]:
-        read_back_so_far = self._read_back
+        recorded = self._recorded
         return {
             "order_id": self._order_id,
-            "address_read_back": mask_address(read_back_so_far.one_line())
-            if read_back_so_far
-            else None,
+            "address_read_back": mask_address(recorded.one_line()) if recorded else None,
         }
 
     @function_tool()
@@ -107,8 +117,8 @@ class AddressUpdateTask(Specialist[AddressUpdateResult]):
         postal_code: str,
         country: str,
         unit: str | None = None,
-    ) -> str:
-        """Record the new address the caller gave, to read it back to them.
+    ) -> None:
+        """Record the new address the caller gave; the tool reads it back to them itself.
 
         Args:
             street: House number and street name.
@@ -129,13 +139,13 @@ class AddressUpdateTask(Specialist[AddressUpdateResult]):
             )
         except AddressProblem as problem:
             raise ToolError(problem.message) from None
-        self._read_back = address
-        self._read_back_after_turn = self._caller_turns()
+        self._recorded = address
+        self._refused = 0
+        self._read_back.ask(read_back_question(address))
         # A confirm tool bound to this exact address: a confirmation meant for an earlier
         # read-back can never confirm a later one.
         tools = [tool for tool in self.tools if getattr(tool, "id", None) != "confirm_address"]
         await self.update_tools([*tools, self._confirm_tool(address)])
-        return f"I have {read_back(address)}. Is that right?"
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
     @guarded(count_repeats=False)
@@ -150,39 +160,25 @@ class AddressUpdateTask(Specialist[AddressUpdateResult]):
             # Let a record_address from the same model reply run first, so a correction
             # sent together with a confirmation is never lost.
             await asyncio.sleep(0)
-            if self._read_back is not address:
+            if self._recorded is not address:
                 raise ToolError(ADDRESS_CHANGED_SINCE_READ_BACK)
-            if self._caller_turns() <= self._read_back_after_turn:
+            if not self._read_back.heard:
+                # The caller cannot have agreed to words they did not hear: say them again.
+                self._read_back.ask(read_back_question(address))
+                return None
+            answer = self._read_back.answer()
+            if answer is None:
                 raise ToolError(CONFIRMATION_NEEDED)
-            if not self._read_back_was_heard():
-                raise ToolError(READ_BACK_NOT_HEARD)
-            self.finish(AddressUpdateResult(order_id=self._order_id, address=address))
+            if confirms(answer, read_back=read_back(address)):
+                self.finish(AddressUpdateResult(order_id=self._order_id, address=address))
+                return None
+            self._refused += 1
+            if self._refused >= MAX_REFUSED_CONFIRMATIONS:
+                self.finish(ToolError(ADDRESS_NOT_CONFIRMED))
+                return None
+            raise ToolError(NOT_A_CLEAR_YES)
 
         return confirm_address
-
-    def _read_back_was_heard(self) -> bool:
-        """Whether the agent finished saying something after the latest read-back was
-        recorded: a "yes" to an interrupted read-back confirms nothing."""
-        items = self.chat_ctx.items
-        recorded = max(
-            (
-                index
-                for index, item in enumerate(items)
-                if isinstance(item, FunctionCallOutput) and item.name == "record_address"
-            ),
-            default=-1,
-        )
-        return any(
-            isinstance(item, ChatMessage) and item.role == "assistant" and not item.interrupted
-            for item in items[recorded + 1 :]
-        )
-
-    def _caller_turns(self) -> int:
-        return sum(
-            1
-            for item in self.chat_ctx.items
-            if isinstance(item, ChatMessage) and item.role == "user"
-        )
 
 
 def not_changeable_message(order_id: str, status: OrderStatus) -> str:

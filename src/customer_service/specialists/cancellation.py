@@ -13,18 +13,17 @@ import logging
 from textwrap import dedent
 
 from livekit.agents import RunContext, ToolError, function_tool
-from livekit.agents.llm import ChatMessage, ToolFlag
-from livekit.agents.voice import SpeechHandle
+from livekit.agents.llm import ToolFlag
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
-from customer_service.call.answers import polarity
+from customer_service.call.answers import confirms
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
+from customer_service.call.heard import SpokenQuestion
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, spaced_digits
 from customer_service.domain import ORDER_ID_PATTERN, OrderStatus
-from customer_service.normalize import digits_from_speech
 from customer_service.specialists.order_lookup import OrderLookupResult, not_found_message
 from customer_service.store import CancellationOutcome
 
@@ -85,27 +84,26 @@ class CancellationTask(Specialist[CancellationResult]):
         # No earlier history: a "yes" said to something else must not answer this.
         super().__init__(instructions=CANCELLATION_INSTRUCTIONS)
         self._order = order
-        self._read_back: SpeechHandle | None = None
-        self._answers_from: int | None = None
-        """How many caller messages came before the read-back finished playing."""
+        self._read_back = SpokenQuestion(self)
         self._refused = 0
 
     def collected(self) -> dict[str, JsonValue]:
         return {"order_id": self._order.order_id}
 
-    async def on_enter(self) -> None:
-        self._speak_read_back()
+    async def opening(self) -> None:
+        self._read_back.ask(read_back(self._order))
 
     @function_tool()
     # Its own cap on refused confirmations is the bound here.
     @guarded(count_repeats=False)
     async def confirm_cancellation(self, context: RunContext[CallState]) -> None:
         """Cancel the order you read back. Call only after the caller clearly said yes."""
-        if not self._read_back_heard():
+        if not self._read_back.heard:
             # The caller cannot have agreed to words they did not hear: say them again.
-            self._speak_read_back()
+            self._read_back.ask(read_back(self._order))
             return None
-        if self._is_clear_yes(self._latest_answer() or ""):
+        answer = self._read_back.answer() or ""
+        if confirms(answer, read_back=self._order.order_id):
             self.finish(CancellationResult(order_id=self._order.order_id))
             return None
         self._refused += 1
@@ -119,38 +117,6 @@ class CancellationTask(Specialist[CancellationResult]):
     async def give_up(self, context: RunContext[CallState]) -> None:
         """Call when the caller wants to keep the order or to stop."""
         self.finish(ToolError(kept_message(self._order.order_id)))
-
-    def _speak_read_back(self) -> None:
-        self._answers_from = None
-        self._read_back = self.session.say(read_back(self._order))
-        self._read_back.add_done_callback(self._note_read_back_finished)
-
-    def _note_read_back_finished(self, handle: SpeechHandle) -> None:
-        if handle.interrupted or handle is not self._read_back:
-            return
-        self._answers_from = len(self._caller_lines())
-
-    def _read_back_heard(self) -> bool:
-        handle = self._read_back
-        return handle is not None and handle.done() and self._answers_from is not None
-
-    def _is_clear_yes(self, answer: str) -> bool:
-        """A yes that names no other order: "yes, cancel 100101" read back for 100102
-        is not a yes to this one."""
-        digits = digits_from_speech(answer)
-        return polarity(answer) is True and digits in ("", self._order.order_id)
-
-    def _latest_answer(self) -> str | None:
-        """The caller's latest words after the read-back finished, if any."""
-        answers = self._caller_lines()[self._answers_from or 0 :]
-        return answers[-1] if answers and self._answers_from is not None else None
-
-    def _caller_lines(self) -> list[str]:
-        return [
-            item.text_content or ""
-            for item in self.chat_ctx.items
-            if isinstance(item, ChatMessage) and item.role == "user"
-        ]
 
 
 def ensure_cancellable(order: OrderLookupResult) -> None:

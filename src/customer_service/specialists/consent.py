@@ -1,7 +1,10 @@
 """Consent: one question in fixed, versioned wording, and an answer recorded only when clear.
 
-A stored answer is reused (`obtain_consent`), unless the caller asks to change it; a
-new one is checked and stored with its topic, wording version and time.
+The task speaks the question itself. Only the caller's own words begun after it finished
+playing answer it, and whether they are a clear yes or no is read in code; the model's
+`granted` must agree. An unclear answer is never stored as a yes or a no. A stored
+answer to the current wording is reused (`obtain_consent`) unless the caller asks to
+change it; a new wording version asks again.
 """
 
 from __future__ import annotations
@@ -32,8 +35,11 @@ from pydantic import (
     WithJsonSchema,
 )
 
+from customer_service.call import audit
+from customer_service.call.answers import polarity
 from customer_service.call.delegation import delegate
 from customer_service.call.guard import guarded
+from customer_service.call.heard import SpokenQuestion, caller_messages
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import PERSONA
@@ -43,7 +49,8 @@ from customer_service.store import ConsentRecord
 logger = logging.getLogger(__name__)
 
 MAX_ANSWERS = 2
-"""A caller's answers the task will hear: an unclear one is asked again once, no more."""
+"""Answers to the question the task will hear: an unclear one is asked again once, no
+more. Words said before the question was heard are not counted."""
 
 
 class ConsentTopic(enum.StrEnum):
@@ -93,14 +100,25 @@ CONSENT_WORDING: dict[ConsentTopic, ConsentWording] = {
 }
 
 
+class ConsentAnswer(enum.StrEnum):
+    GRANTED = "granted"
+    DECLINED = "declined"
+    UNCLEAR = "unclear"
+    """No clear yes or no: nothing is stored, and nothing is granted."""
+
+
 class ConsentResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     topic: ConsentTopic
-    granted: bool
+    answer: ConsentAnswer
     wording_version: str
     asked_at: AwareDatetime
-    answer_was_clear: bool
+    caller_spoke_first: bool = False
+    """The caller said something before hearing the question; it still needs a reply."""
+
+
+LET_ME_ASK_FIRST = "Let me just ask this first."
 
 
 def consent_instructions(wording: ConsentWording) -> str:
@@ -108,29 +126,37 @@ def consent_instructions(wording: ConsentWording) -> str:
         f"""
         You have just asked the caller exactly this: "{wording.question}"
         If the caller clearly says yes, call record_consent with granted true. If they
-        clearly say no, call record_consent with granted false. If the answer is
-        anything else, repeat the question in the same words. Never reword it, never
-        persuade, and never treat a question or a condition as a yes.
+        clearly say no, call record_consent with granted false. If they want to skip the
+        question, call give_up. If the answer is anything else, repeat the question in
+        the same words. Never reword it, never persuade, and never treat a question or a
+        condition as a yes.
         """
     )
 
 
 class ConsentTask(Specialist[ConsentResult]):
-    """Asks one consent question and returns the caller's clear answer (unclear is a no)."""
+    """Asks one consent question itself and returns the caller's answer, read in code
+    from the caller's own words after the question finished playing."""
 
-    def __init__(self, topic: ConsentTopic) -> None:
+    def __init__(self, topic: ConsentTopic, *, lead_in: str = "") -> None:
         self._topic = topic
         self._wording = CONSENT_WORDING[topic]
+        self._lead_in = lead_in
         self._asked_at = dt.datetime.now(dt.UTC)
+        self._early_messages: set[str] = set()
+        """Caller messages begun before the question was heard: never answers."""
         # No earlier history: a "yes" said to something else must not answer this.
         super().__init__(instructions=consent_instructions(self._wording))
+        self._question = SpokenQuestion(self)
 
     def collected(self) -> dict[str, JsonValue]:
         return {"consent_topic": self._topic.value}
 
-    async def on_enter(self) -> None:
+    async def opening(self) -> None:
         self._asked_at = dt.datetime.now(dt.UTC)
-        self.session.say(self._wording.question)
+        # Whatever leads in is spoken by the task itself: while a tool's own speech plays
+        # and a task starts, the framework drops the caller's words.
+        self._question.ask(f"{self._lead_in} {self._wording.question}".strip())
 
     @function_tool()
     # Its argument is the caller's answer: a third yes in a call is still a yes.
@@ -141,13 +167,19 @@ class ConsentTask(Specialist[ConsentResult]):
         Args:
             granted: True for a clear yes, false for a clear no.
         """
-        self.finish(self._result(granted=granted, clear=True))
+        answer = self._question.answer() if self._question.heard else None
+        said = polarity(answer) if answer is not None else None
+        if said is None or said is not granted:
+            # The caller's own words decide; the model's reading of them does not.
+            self._unclear_answer()
+            return None
+        self.finish(self._result(ConsentAnswer.GRANTED if said else ConsentAnswer.DECLINED))
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
     @guarded(count_repeats=False)
     async def give_up(self, context: RunContext[CallState]) -> None:
-        """Call when the caller will not answer or wants to move on; counts as no."""
-        self.finish(self._result(granted=False, clear=False))
+        """Call when the caller will not answer or wants to skip the question."""
+        self.finish(self._result(ConsentAnswer.UNCLEAR))
 
     async def llm_node(
         self,
@@ -155,14 +187,14 @@ class ConsentTask(Specialist[ConsentResult]):
         tools: list[llm.Tool],
         model_settings: ModelSettings,
     ) -> AsyncIterable[llm.ChatChunk | str | FlushSentinel]:
-        # Counted here rather than in on_user_turn_completed, which text sessions skip.
-        answers = sum(
-            1
-            for item in chat_ctx.items
-            if isinstance(item, llm.ChatMessage) and item.role == "user"
-        )
+        if self._question.spoke_over(chat_ctx):
+            # Words said before the question was heard answer nothing. They are kept in
+            # the history the supervisor gets back, and it replies to them afterwards.
+            self._early_messages.add(caller_messages(chat_ctx)[-1].id)
+            self._question.ask(f"{LET_ME_ASK_FIRST} {self._wording.question}")
+            return
         stream = super().llm_node(chat_ctx, tools, model_settings)
-        if answers < MAX_ANSWERS:
+        if self._answers_heard(chat_ctx) < MAX_ANSWERS:
             async for chunk in stream:
                 yield chunk
             return
@@ -174,20 +206,30 @@ class ConsentTask(Specialist[ConsentResult]):
             for chunk in chunks
         )
         if not recorded:
-            # The question was asked twice without a clear answer: that is a no, and the
-            # model does not get to ask a third time.
-            self.finish(self._result(granted=False, clear=False))
+            # Asked twice without a clear answer: unclear, and no third asking.
+            self.finish(self._result(ConsentAnswer.UNCLEAR))
             return
         for chunk in chunks:
             yield chunk
 
-    def _result(self, *, granted: bool, clear: bool) -> ConsentResult:
+    def _unclear_answer(self) -> None:
+        if self._answers_heard(self.chat_ctx) >= MAX_ANSWERS:
+            self.finish(self._result(ConsentAnswer.UNCLEAR))
+        else:
+            self._question.ask(self._wording.question)
+
+    def _answers_heard(self, history: llm.ChatContext) -> int:
+        return sum(
+            1 for message in caller_messages(history) if message.id not in self._early_messages
+        )
+
+    def _result(self, answer: ConsentAnswer) -> ConsentResult:
         return ConsentResult(
             topic=self._topic,
-            granted=granted,
+            answer=answer,
             wording_version=self._wording.version,
             asked_at=self._asked_at,
-            answer_was_clear=clear,
+            caller_spoke_first=bool(self._early_messages),
         )
 
 
@@ -197,26 +239,56 @@ CONSENT_CONFIRMATIONS = {
     (ConsentTopic.ORDER_UPDATES_SMS, True): "You'll get text updates about your orders.",
     (ConsentTopic.ORDER_UPDATES_SMS, False): "You won't get text updates about your orders.",
 }
+UNCLEAR_CONFIRMATIONS = {
+    ConsentTopic.CALL_RECORDING: (
+        "I didn't get a clear yes or no, so this call will not be recorded."
+    ),
+    ConsentTopic.ORDER_UPDATES_SMS: (
+        "I didn't get a clear yes or no, so I haven't set up text updates."
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Consent:
+    """The answer in force after asking (or finding it on record)."""
+
+    topic: ConsentTopic
+    record: ConsentRecord | None
+    """None when the caller gave no clear answer: nothing was stored or granted."""
+    caller_spoke_first: bool = False
+    """The caller said something before hearing the question; it still needs a reply."""
+
+    @property
+    def granted(self) -> bool:
+        return self.record is not None and self.record.granted
 
 
 async def stored_answer(state: CallState, topic: ConsentTopic) -> ConsentRecord | None:
-    """The answer already on record: with the customer once verified, else with the call."""
+    """The answer on record to the current wording of the question: with the customer
+    once verified, else with the call. An answer to older wording is not reused."""
     customer = state.verified_customer
     if customer is not None:
-        return await state.store.latest_consent(topic=topic, customer_id=customer.customer_id)
-    return await state.store.latest_consent(topic=topic, call_id=state.call_id)
+        record = await state.store.latest_consent(topic=topic, customer_id=customer.customer_id)
+    else:
+        record = await state.store.latest_consent(topic=topic, call_id=state.call_id)
+    if record is None or record.wording_version != CONSENT_WORDING[topic].version:
+        return None
+    return record
 
 
 async def obtain_consent(
-    state: CallState, topic: ConsentTopic, *, ask_again: bool = False
-) -> ConsentRecord:
-    """The caller's answer: from the record when they were asked before (unless they want
-    to change it, `ask_again`), else asked now in the fixed wording and recorded.
-    Raises StoreUnavailable if it cannot be stored."""
+    state: CallState, topic: ConsentTopic, *, ask_again: bool = False, lead_in: str = ""
+) -> Consent:
+    """The caller's answer: from the record when they answered this wording before
+    (unless they want to change it, `ask_again`), else asked now, after `lead_in`, and
+    stored when clear. Raises StoreUnavailable if it cannot be stored."""
     if not ask_again and (existing := await stored_answer(state, topic)) is not None:
-        apply_consent(state, existing)
-        return existing
-    result = await delegate(state, ConsentTask(topic))
+        consent = Consent(topic=topic, record=existing)
+        apply_consent(state, consent)
+        return consent
+    state.consent_topics_asked.add(topic.value)
+    result = await delegate(state, ConsentTask(topic, lead_in=lead_in))
     try:
         answer = ConsentResult.model_validate(result)
     except ValidationError:
@@ -225,31 +297,52 @@ async def obtain_consent(
     if answer is None or answer.topic is not topic:
         # An answer that cannot be trusted is no answer: record nothing, grant nothing.
         raise ValueError("consent result does not answer the question asked")
+    consent = Consent(
+        topic=topic,
+        record=await _stored(state, answer),
+        caller_spoke_first=answer.caller_spoke_first,
+    )
+    apply_consent(state, consent)
+    return consent
+
+
+async def _stored(state: CallState, answer: ConsentResult) -> ConsentRecord | None:
+    """Stores a clear answer; an unclear one is only audited, never stored as a no."""
+    if answer.answer is ConsentAnswer.UNCLEAR:
+        await audit.record(
+            state,
+            "consent_unclear",
+            topic=answer.topic.value,
+            wording_version=answer.wording_version,
+        )
+        return None
     customer = state.verified_customer
     record = ConsentRecord(
         topic=answer.topic,
-        granted=answer.granted,
+        granted=answer.answer is ConsentAnswer.GRANTED,
         wording_version=answer.wording_version,
         asked_at=answer.asked_at,
         call_id=state.call_id,
         customer_id=customer.customer_id if customer else None,
     )
-    apply_consent(state, record)
     await state.store.record_consent(record)
     return record
 
 
-def apply_consent(state: CallState, record: ConsentRecord) -> None:
-    if record.topic == ConsentTopic.CALL_RECORDING and not record.granted:
+def apply_consent(state: CallState, consent: Consent) -> None:
+    if consent.topic is ConsentTopic.CALL_RECORDING and not consent.granted:
         state.stop_recording()
 
 
-def confirmation(record: ConsentRecord) -> str:
-    return CONSENT_CONFIRMATIONS[(ConsentTopic(record.topic), record.granted)]
+def confirmation(consent: Consent) -> str:
+    if consent.record is None:
+        return UNCLEAR_CONFIRMATIONS[consent.topic]
+    return CONSENT_CONFIRMATIONS[(consent.topic, consent.record.granted)]
 
 
 async def order_updates_offer_due(state: CallState, customer: Customer) -> bool:
-    """Text updates are offered once, to a customer with a phone number on file."""
-    if not customer.phone:
+    """Text updates are offered once per call and wording, to a customer with a phone
+    on file."""
+    if not customer.phone or ConsentTopic.ORDER_UPDATES_SMS.value in state.consent_topics_asked:
         return False
     return await stored_answer(state, ConsentTopic.ORDER_UPDATES_SMS) is None

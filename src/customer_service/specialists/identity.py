@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import enum
 import logging
 from textwrap import dedent
@@ -113,13 +114,32 @@ async def find_matching_customer(
     return None
 
 
+async def account_locked(state: CallState, customer: Customer) -> bool:
+    """Whether the account has had too many failed checks, over all calls, within the
+    window. A successful verification does not reset the count: failures only age out,
+    so a right guess among many cannot wipe the record of the wrong ones."""
+    settings = state.settings
+    since = dt.datetime.now(dt.UTC) - dt.timedelta(hours=settings.identity_account_window_h)
+    failures = await state.store.identity_failures_since(customer.customer_id, since)
+    return failures >= settings.identity_account_max_failures
+
+
+async def count_failure_against_named_accounts(
+    state: CallState, full_name: str, phone_or_email: str
+) -> None:
+    """Counts a failed check against every account matching the name, the phone or the
+    email given: guesses at one account add up across calls whichever detail is wrong."""
+    customer_ids = await state.store.customers_matching_any(full_name, phone_or_email)
+    await state.store.record_identity_failure(customer_ids, state.call_id)
+
+
 class VerifyIdentityTask(Specialist[IdentityResult]):
     """Collects name, postal code and phone or email, and checks them against the store."""
 
     def __init__(self, *, chat_ctx: NotGivenOr[ChatContext] = NOT_GIVEN) -> None:
         super().__init__(instructions=IDENTITY_INSTRUCTIONS, chat_ctx=chat_ctx)
 
-    async def on_enter(self) -> None:
+    async def opening(self) -> None:
         # A fixed question instead of a generated one saves a round trip of silence.
         self.session.say(OPENING_QUESTION)
 
@@ -156,10 +176,15 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             customer = await find_matching_customer(
                 state.store, full_name, postal_code, phone_or_email
             )
+            if customer is not None and await account_locked(state, customer):
+                # Reads exactly like a mismatch, and counts as one (so guessing on keeps
+                # the account locked): nothing tells the caller it exists or is locked.
+                await self._refused_locked_account(state, customer)
+                customer = None
             if customer is not None:
                 await self._verified(state, customer)
             else:
-                await self._failed(state, full_name)
+                await self._failed(state, full_name, phone_or_email)
 
     async def _verified(self, state: CallState, customer: Customer) -> None:
         state.mark_verified(customer)
@@ -172,8 +197,20 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             )
         )
 
-    async def _failed(self, state: CallState, full_name: str) -> None:
+    async def _refused_locked_account(self, state: CallState, customer: Customer) -> None:
+        logger.warning(
+            "identity check refused: account over its failed-check limit",
+            extra={
+                "call_id": state.call_id,
+                "limit": state.settings.identity_account_max_failures,
+                "window_h": state.settings.identity_account_window_h,
+            },
+        )
+        await audit.record(state, "identity_account_locked", customer_id=customer.customer_id)
+
+    async def _failed(self, state: CallState, full_name: str, phone_or_email: str) -> None:
         state.record_failed_identity_check()
+        await count_failure_against_named_accounts(state, full_name, phone_or_email)
         await audit.record(
             state,
             "identity_failed",

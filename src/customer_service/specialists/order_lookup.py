@@ -132,7 +132,7 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
     def __init__(self, *, chat_ctx: NotGivenOr[ChatContext] = NOT_GIVEN) -> None:
         super().__init__(instructions=ORDER_LOOKUP_INSTRUCTIONS, chat_ctx=chat_ctx)
 
-    async def on_enter(self) -> None:
+    async def opening(self) -> None:
         self.session.say(OPENING_QUESTION)
 
     @function_tool()

@@ -1,5 +1,5 @@
-"""Data access: customers, orders, address changes, cancellations, consents, escalations
-and audit events behind one async `Store`.
+"""Data access: customers, orders, address changes, cancellations, consents, escalations,
+failed identity checks and audit events behind one async `Store`.
 
 Nothing outside this package writes SQL. `Store.open(url)` works with
 `sqlite+aiosqlite:///path/to/file`, `sqlite+aiosqlite:///:memory:` and

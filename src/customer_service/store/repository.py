@@ -19,6 +19,7 @@ from customer_service.store.consents import ConsentStore
 from customer_service.store.customers import CustomerRow, CustomerStore, customer_to_row
 from customer_service.store.errors import StoreUnavailable, database_errors
 from customer_service.store.escalations import EscalationStore
+from customer_service.store.identity_failures import IdentityFailureStore
 from customer_service.store.orders import OrderStore, order_to_row
 from customer_service.store.seed import DEMO_CUSTOMERS, DEMO_ORDERS
 from customer_service.store.tables import Base
@@ -32,16 +33,22 @@ _OPEN_RETRY_DELAY_S = 0.05
 
 
 class Store(
-    CustomerStore, OrderStore, AddressChangeStore, ConsentStore, EscalationStore, AuditStore
+    CustomerStore,
+    OrderStore,
+    AddressChangeStore,
+    ConsentStore,
+    EscalationStore,
+    IdentityFailureStore,
+    AuditStore,
 ):
-    """Customers, orders, address changes, consents, escalations and audit events
-    behind one async interface.
+    """Customers, orders, address changes, consents, escalations, failed identity checks
+    and audit events behind one async interface.
 
     Every method opens its own short transaction. Any database or I/O failure is
     raised as `StoreUnavailable`, with the original error as its `__cause__`. Each
     concern's table, record and methods live in their own module (`customers`,
-    `orders`, `addresses`, `consents`, `escalations`, `audit`); this class is the one
-    to use.
+    `orders`, `addresses`, `consents`, `escalations`, `identity_failures`, `audit`); this
+    class is the one to use.
     """
 
     @classmethod
@@ -67,7 +74,8 @@ class Store(
             engine_options["pool_pre_ping"] = True
             with database_errors("create the database directory"):
                 _create_sqlite_directory(url)
-        engine = create_async_engine(url, **engine_options)
+        # Errors and SQL log lines would otherwise quote the bound values: caller data.
+        engine = create_async_engine(url, hide_parameters=True, **engine_options)
         store = cls(engine, serialize=in_memory)
         try:
             await store._prepare()

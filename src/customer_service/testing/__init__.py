@@ -6,6 +6,10 @@
 
 The session runs the real supervisor, specialists and store; only the LLM is yours. It is
 wrapped as in production, so a model that fails is heard as a spoken apology.
+
+For the voice path (timed audio, interruptions, hang-ups) use
+`customer_service.testing.voice.voice_call_session`, which runs the session the server
+builds with fake speech models and a scripted caller.
 """
 
 from __future__ import annotations

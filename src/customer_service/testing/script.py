@@ -1,0 +1,162 @@
+"""The caller's side of a voice test: timed lines, and the cues they wait for.
+
+Every duration is in script seconds: seconds of the call as a caller would live it.
+`customer_service.testing.voice` plays the script on a faster clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from customer_service.testing.caller_audio import AgentSpeech
+
+__all__ = [
+    "AgentDone",
+    "AgentEnds",
+    "AgentSays",
+    "AgentStarts",
+    "At",
+    "CallView",
+    "Cue",
+    "HangUp",
+    "Line",
+    "Moment",
+    "Utterance",
+]
+
+CALLER_WORDS_PER_SECOND = 2.5
+RESPONSE_PAUSE = 0.3
+"""Script seconds the agent must stay quiet before `AgentDone` counts it as done."""
+
+
+class CallView(Protocol):
+    """What a cue watches: the call as the caller lives it."""
+
+    started_at: float
+    """Loop time the call was answered."""
+
+    @property
+    def speeches(self) -> list[AgentSpeech]: ...
+
+    @property
+    def heard(self) -> str: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    def real(self, script_seconds: float) -> float: ...
+
+    def agent_quiet(self) -> bool: ...
+
+    async def until(self, ready: Callable[[], bool], *, deadline: float | None = None) -> None:
+        """Returns when `ready()`, the call is closed, or the loop time `deadline`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Moment:
+    """Where the call was when a cue began to wait."""
+
+    speeches: int
+    heard: int
+
+
+class Cue(ABC):
+    """When a line of the script begins (before its `delay`)."""
+
+    @abstractmethod
+    async def wait(self, call: CallView, since: Moment) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class At(Cue):
+    """`seconds` after the call was answered."""
+
+    seconds: float
+
+    async def wait(self, call: CallView, since: Moment) -> None:
+        await call.until(lambda: False, deadline=call.started_at + call.real(self.seconds))
+
+
+@dataclass(frozen=True, slots=True)
+class AgentStarts(Cue):
+    """The agent's `number`-th stretch of speech (1 is the greeting) has begun to play."""
+
+    number: int
+
+    async def wait(self, call: CallView, since: Moment) -> None:
+        await call.until(lambda: len(call.speeches) >= self.number)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentEnds(Cue):
+    """The agent's `number`-th stretch of speech has stopped: played out or cut off."""
+
+    number: int
+
+    async def wait(self, call: CallView, since: Moment) -> None:
+        await call.until(
+            lambda: len(call.speeches) >= self.number and call.speeches[self.number - 1].ended
+        )
+
+
+def _normalized(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSays(Cue):
+    """The caller has heard `words` (case and spacing aside) since the cue began."""
+
+    words: str
+
+    async def wait(self, call: CallView, since: Moment) -> None:
+        wanted = _normalized(self.words)
+        await call.until(lambda: wanted in _normalized(call.heard[since.heard :]))
+
+
+@dataclass(frozen=True, slots=True)
+class AgentDone(Cue):
+    """The agent has spoken since the cue began (after the caller's previous line), has
+    stopped, and has stayed quiet for `RESPONSE_PAUSE`: its reply is over."""
+
+    async def wait(self, call: CallView, since: Moment) -> None:
+        def done() -> bool:
+            return len(call.speeches) > since.speeches and call.agent_quiet()
+
+        while not call.closed:
+            await call.until(done)
+            pause_ends = asyncio.get_running_loop().time() + call.real(RESPONSE_PAUSE)
+            await call.until(lambda: not done(), deadline=pause_ends)
+            if done():
+                return
+
+
+@dataclass(frozen=True, slots=True)
+class Utterance:
+    """A line the caller says: `text` for `duration` script seconds, `delay` after `after`."""
+
+    text: str
+    after: Cue = AgentDone()
+    delay: float = 0.0
+    duration: float | None = None
+
+    @property
+    def seconds(self) -> float:
+        if self.duration is not None:
+            return self.duration
+        return max(0.6, len(self.text.split()) / CALLER_WORDS_PER_SECOND)
+
+
+@dataclass(frozen=True, slots=True)
+class HangUp:
+    """The caller hangs up, `delay` script seconds after `after`."""
+
+    after: Cue = AgentDone()
+    delay: float = 0.0
+
+
+Line = Utterance | HangUp

@@ -1,0 +1,360 @@
+"""The voice seam: the call `server.entrypoint` builds, heard and spoken to with timed audio.
+
+`voice_call_session` runs the real `CustomerServiceAgent` on the `AgentSession` that
+`server.build_session` builds for a room (same tool steps, connection options, LLM
+wrapping), with fakes as its speech-to-text, text-to-speech and voice activity detection
+(`speech_models`) and as the caller's microphone and earpiece (`caller_audio`). Only the
+LLM is yours. The caller follows a script of timed lines (`script`); everything else is
+the framework's doing: when a turn ends, whether talk-over interrupts, what the caller
+heard of a reply that was cut off.
+
+    caller = [
+        Utterance("Where is my order 100101?"),  # once the greeting has played
+        Utterance("Sorry, say that again?", after=AgentSays("order"), delay=0.3),
+        HangUp(after=AgentStarts(4), delay=1.0),
+    ]
+    async with voice_call_session(my_llm, caller) as call:
+        await call.finished()
+        assert call.speech(2).interrupted  # cut off by the second line
+        assert call.messages("assistant")[1].interrupted
+
+Time: every duration in a script is in script seconds, seconds of the call as a caller
+would live it. The call runs `speed` times faster (10 by default), so never measure
+wall-clock time; cue lines on what the agent does instead:
+
+- `At(s)`: s seconds after the call was answered.
+- `AgentStarts(n)`, `AgentEnds(n)`: the agent's n-th stretch of speech (1 is the
+  greeting) begins to play, or stops (played out or cut off).
+- `AgentSays(words)`: the caller has heard these words (spoken after the cue began).
+- `AgentDone()` (the default): the agent has spoken since the caller's previous line,
+  has stopped, and stayed quiet for a moment.
+
+`delay` adds script seconds after the cue; `duration` defaults to the words at a
+conversational pace. An empty `text` is a noise (a cough): heard, never transcribed.
+
+The session runs as in a room, with the framework's default turn handling and timers on
+the script's clock: speech must last 0.5 s to interrupt the agent, talk-over without
+words lets the agent resume after 2 s, the first 3 s of the agent's first speech cannot
+be interrupted (echo warm-up), and words said while the agent cannot be interrupted are
+never transcribed. Two differences: the end of a turn is detected from silence (`vad`),
+as the turn-detector models judge real speech, and interruption is VAD-based, as
+adaptive detection needs LiveKit Cloud. Preemptive generation is on, as in a room: a
+scripted LLM may be asked once more when a caller's turn grows after its first
+transcript.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import tempfile
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager, suppress
+from pathlib import Path
+from typing import Any, Literal
+
+from livekit.agents import AgentSession, CloseEvent, ErrorEvent, TurnHandlingOptions
+from livekit.agents.llm import LLM, ChatMessage
+from livekit.agents.voice import SpeechCreatedEvent, SpeechHandle, TranscriptSynchronizer
+from livekit.agents.voice.agent_activity import ActivityClosedError
+from livekit.agents.voice.agent_session import _DEFAULT_AEC_WARMUP_DURATION
+from livekit.agents.voice.turn import (
+    _ENDPOINTING_DEFAULTS,
+    _INTERRUPTION_DEFAULTS,
+    _PREEMPTIVE_GENERATION_DEFAULTS,
+)
+
+from customer_service.call.state import CallState
+from customer_service.pipeline.resilience import speak_failures
+from customer_service.server import SessionTimers, build_session
+from customer_service.settings import Settings, get_settings
+from customer_service.store import Store
+from customer_service.supervisor import CustomerServiceAgent
+from customer_service.testing import sqlite_url
+from customer_service.testing.caller_audio import (
+    AgentSpeech,
+    CallerSpeech,
+    FakeMicrophone,
+    FakeSpeaker,
+    HeardWords,
+)
+from customer_service.testing.script import (
+    RESPONSE_PAUSE,
+    AgentDone,
+    AgentEnds,
+    AgentSays,
+    AgentStarts,
+    At,
+    Cue,
+    HangUp,
+    Line,
+    Moment,
+    Utterance,
+)
+from customer_service.testing.speech_models import FakeSTT, FakeTTS, FakeVAD
+
+__all__ = [
+    "AgentDone",
+    "AgentEnds",
+    "AgentSays",
+    "AgentStarts",
+    "At",
+    "Cue",
+    "HangUp",
+    "Line",
+    "Utterance",
+    "VoiceCall",
+    "scaled_timers",
+    "scaled_turn_handling",
+    "voice_call_session",
+]
+
+DEFAULT_SPEED = 10.0
+AGENT_SECONDS_PER_WORD = 0.4
+STT_DELAY = 0.2
+"""Script seconds from the end of a caller's line to its final transcript."""
+
+
+def scaled_turn_handling(speed: float) -> TurnHandlingOptions:
+    """The framework's default turn handling, which a call in a room runs with, on a
+    clock `speed` times faster, with VAD turn detection and VAD interruption."""
+    endpointing = _ENDPOINTING_DEFAULTS.copy()
+    endpointing["min_delay"] = _ENDPOINTING_DEFAULTS["min_delay"] / speed
+    endpointing["max_delay"] = _ENDPOINTING_DEFAULTS["max_delay"] / speed
+    interruption = _INTERRUPTION_DEFAULTS.copy()
+    interruption["mode"] = "vad"
+    interruption["min_duration"] = _INTERRUPTION_DEFAULTS["min_duration"] / speed
+    timeout = _INTERRUPTION_DEFAULTS["false_interruption_timeout"]
+    interruption["false_interruption_timeout"] = None if timeout is None else timeout / speed
+    preemptive = _PREEMPTIVE_GENERATION_DEFAULTS.copy()
+    preemptive["max_speech_duration"] = (
+        _PREEMPTIVE_GENERATION_DEFAULTS["max_speech_duration"] / speed
+    )
+    return TurnHandlingOptions(
+        turn_detection="vad",
+        endpointing=endpointing,
+        interruption=interruption,
+        preemptive_generation=preemptive,
+    )
+
+
+def scaled_timers(speed: float) -> SessionTimers:
+    """The framework's defaults for the session's timers, on a clock `speed` times faster."""
+    defaults = inspect.signature(AgentSession).parameters
+    return SessionTimers(
+        aec_warmup_duration=_DEFAULT_AEC_WARMUP_DURATION / speed,
+        session_close_transcript_timeout=(
+            defaults["session_close_transcript_timeout"].default / speed
+        ),
+        user_away_timeout=defaults["user_away_timeout"].default / speed,
+    )
+
+
+class VoiceCall:
+    """A running voice call: the session, what the caller heard, and the caller's script."""
+
+    def __init__(
+        self, state: CallState, llm: LLM[Any], script: Sequence[Line], *, speed: float
+    ) -> None:
+        settings = state.settings
+        self.speed = speed
+        self.microphone = FakeMicrophone()
+        self.speaker = FakeSpeaker(on_change=self._notify)
+        self.tts = FakeTTS(seconds_per_word=AGENT_SECONDS_PER_WORD / speed)
+        self.session = build_session(
+            settings,
+            state,
+            stt=FakeSTT(final_delay=STT_DELAY / speed, language=settings.language),
+            llm=speak_failures(llm, response_timeout_s=settings.llm_response_timeout_s),
+            tts=self.tts,
+            vad=FakeVAD(min_speech=0.05 / speed, min_silence=0.55 / speed),  # Silero's
+            turn_handling=scaled_turn_handling(speed),
+            timers=scaled_timers(speed),
+        )
+        # As in a room: the transcript reaches the caller in step with the audio, so a
+        # cut-off reply is stored as the words that were heard.
+        self._transcript = TranscriptSynchronizer(
+            next_in_chain_audio=self.speaker,
+            next_in_chain_text=HeardWords(self.speaker),
+            speed=speed,
+        )
+        self.session.input.audio = self.microphone
+        self.session.output.audio = self._transcript.audio_output
+        self.session.output.transcription = self._transcript.text_output
+
+        self.speech_handles: list[SpeechHandle] = []
+        """Every speech the session created, in order."""
+        self.errors: list[ErrorEvent] = []
+        self.close_event: CloseEvent | None = None
+        self.waiting_for = ""
+        """What the script is waiting for, for failure messages."""
+        self.started_at = 0.0
+        self._script = list(script)
+        self._script_task: asyncio.Task[None] | None = None
+        self._changed = asyncio.Event()
+        self.session.on("speech_created", self._on_speech_created)
+        self.session.on("agent_state_changed", lambda _: self._notify())
+        self.session.on("error", self.errors.append)
+        self.session.on("close", self._on_close)
+
+    @property
+    def state(self) -> CallState:
+        return self.session.userdata
+
+    @property
+    def speeches(self) -> list[AgentSpeech]:
+        """The agent's speech as the caller heard it, in order (1 is the greeting)."""
+        return self.speaker.speeches
+
+    @property
+    def heard(self) -> str:
+        """Every word of the agent's the caller has heard, speeches separated by a space."""
+        return " ".join(speech.heard for speech in self.speeches)
+
+    @property
+    def closed(self) -> bool:
+        return self.close_event is not None
+
+    def speech(self, number: int) -> AgentSpeech:
+        """The agent's `number`-th stretch of speech, counted as the cues count (from 1)."""
+        return self.speeches[number - 1]
+
+    def messages(self, role: Literal["user", "assistant"]) -> list[ChatMessage]:
+        return [
+            item
+            for item in self.session.history.items
+            if isinstance(item, ChatMessage) and item.role == role
+        ]
+
+    def real(self, script_seconds: float) -> float:
+        return script_seconds / self.speed
+
+    def agent_quiet(self) -> bool:
+        """The agent is listening and none of its speech is playing."""
+        playing = bool(self.speeches) and not self.speeches[-1].ended
+        return self.session.agent_state == "listening" and not playing
+
+    async def until(self, ready: Callable[[], bool], *, deadline: float | None = None) -> None:
+        """Waits until `ready()`, the call is closed, or the loop time `deadline`."""
+        loop = asyncio.get_running_loop()
+        while not ready() and not self.closed:
+            changed = self._changed
+            timeout = None if deadline is None else deadline - loop.time()
+            if timeout is not None and timeout <= 0:
+                return
+            with suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), timeout)
+
+    async def wait(self, seconds: float) -> None:
+        """Lets `seconds` of script time pass."""
+        await asyncio.sleep(self.real(seconds))
+
+    async def finished(self, *, give_up_after: float = 20.0) -> None:
+        """Waits until every line was said and the call is quiet: no caller turn or
+        agent speech in flight. `give_up_after` is real seconds, a guard against a
+        script waiting for something that never happens, not a measurement."""
+        try:
+            async with asyncio.timeout(give_up_after):
+                if self._script_task is not None:
+                    await asyncio.wait([self._script_task])
+                    self._script_task.result()
+                await self._settled()
+        except TimeoutError:
+            stuck = self.waiting_for or "the session to go quiet"
+            raise AssertionError(f"the call did not finish: waiting for {stuck}") from None
+
+    async def hang_up(self) -> None:
+        """The caller hangs up: the script stops, the microphone goes dead, and the
+        session closes (in a room, LiveKit closes it when the caller leaves)."""
+        if self._script_task is not None and self._script_task is not asyncio.current_task():
+            self._script_task.cancel()
+        self.microphone.close()
+        await self.session.aclose()
+
+    async def start(self) -> None:
+        self.started_at = asyncio.get_running_loop().time()
+        await self.session.start(CustomerServiceAgent())
+        self._script_task = asyncio.create_task(self._run_script(), name="caller script")
+
+    async def close(self) -> None:
+        if self._script_task is not None:
+            self._script_task.cancel()
+            with suppress(asyncio.CancelledError, Exception):
+                await self._script_task
+        self.microphone.close()
+        await self.session.aclose()
+        await self._transcript.aclose()
+
+    async def _settled(self) -> None:
+        while not self.closed:
+            try:
+                await self.session.wait_for_idle()
+            except (ActivityClosedError, RuntimeError):
+                return  # closing or closed: nothing more will happen
+            quiet_since = len(self.speeches)
+            await self.wait(RESPONSE_PAUSE)
+            if (
+                self.agent_quiet()
+                and self.session.user_state != "speaking"
+                and len(self.speeches) == quiet_since
+            ):
+                return
+
+    async def _run_script(self) -> None:
+        for number, line in enumerate(self._script, start=1):
+            since = Moment(speeches=len(self.speeches), heard=len(self.heard))
+            self.waiting_for = f"line {number} ({line!r})"
+            await line.after.wait(self, since)
+            if line.delay:
+                deadline = asyncio.get_running_loop().time() + self.real(line.delay)
+                await self.until(lambda: False, deadline=deadline)
+            if self.closed:
+                break
+            if isinstance(line, HangUp):
+                await self.hang_up()
+                break
+            self.microphone.speaking = CallerSpeech(line.text, self.real(line.seconds))
+            try:
+                await self.wait(line.seconds)
+            finally:
+                self.microphone.speaking = None
+        self.waiting_for = ""
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    def _on_speech_created(self, event: SpeechCreatedEvent) -> None:
+        self.speech_handles.append(event.speech_handle)
+
+    def _on_close(self, event: CloseEvent) -> None:
+        self.close_event = event
+        self._notify()
+
+
+@asynccontextmanager
+async def voice_call_session(
+    llm: LLM[Any],
+    caller: Sequence[Line] = (),
+    *,
+    settings: Settings | None = None,
+    database_url: str | None = None,
+    speed: float = DEFAULT_SPEED,
+) -> AsyncIterator[VoiceCall]:
+    """A voice call answered by `CustomerServiceAgent`, the caller following `caller`.
+
+    The script starts as the session starts (the greeting plays first); the call is
+    closed when the block ends. The store and `settings` work as in `call_session`.
+    """
+    settings = settings or get_settings()
+    with tempfile.TemporaryDirectory(prefix="customer-service-voice-") as scratch:
+        store = await Store.open(database_url or sqlite_url(Path(scratch) / "store.sqlite3"))
+        try:
+            call = VoiceCall(CallState(store=store, settings=settings), llm, caller, speed=speed)
+            await call.start()
+            try:
+                yield call
+            finally:
+                await call.close()
+        finally:
+            await store.close()

@@ -1,0 +1,240 @@
+"""The identity limit per account, across calls: guesses spread over many calls add up,
+and an account over its limit reads exactly like details that match nothing.
+
+Several calls share one store by opening their sessions on the same database URL.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from customer_service.call.wording import offers_human
+from customer_service.settings import Settings
+from customer_service.specialists.identity import (
+    OPENING_QUESTION,
+    VERIFICATION_LOCKED,
+    mismatch_message,
+)
+from customer_service.store import Store
+from customer_service.testing import call_session, sqlite_url
+from support.conversation import JORDAN, PRIYA, agent_lines, audit_kinds, check_identity
+from support.scripted_llm import Call, ScriptedLLM
+from support.scripted_llm import relay_tool_output as relay
+
+JORDAN_ID = "C-1001"
+PRIYA_ID = "C-1002"
+TRACKING_NUMBER = "1Z999AA10123456784"
+NOBODY = {
+    "full_name": "Alex Nobody",
+    "postal_code": "60601",
+    "phone_or_email": "alex@example.org",
+}
+WRONG_POSTAL_CODES = ("94108", "94109", "94110", "94111")
+
+
+@pytest.fixture
+def database_url(tmp_path: Path) -> str:
+    return sqlite_url(tmp_path / "store.sqlite3")
+
+
+def _hours_ago(hours: float) -> dt.datetime:
+    return dt.datetime.now(dt.UTC) - dt.timedelta(hours=hours)
+
+
+async def _seed_failures(database_url: str, count: int, *, hours_ago: float) -> None:
+    """`count` failed checks against Jordan's account, from earlier calls."""
+    async with await Store.open(database_url) as store:
+        for index in range(count):
+            await store.record_identity_failure(
+                [JORDAN_ID], f"call-earlier-{index}", at=_hours_ago(hours_ago)
+            )
+
+
+async def _failures(database_url: str, customer_id: str) -> int:
+    async with await Store.open(database_url) as store:
+        return await store.identity_failures_since(customer_id, _hours_ago(24 * 365))
+
+
+def _three_tries(*details: dict[str, Any]) -> ScriptedLLM:
+    """A caller asking about order 100101, then giving these details three times (one
+    set repeated, or three), each answer relayed."""
+    tries = details * 3 if len(details) == 1 else details
+    steps: list[Any] = [Call("lookup_order", {"order_id": "100101"})]
+    for given in tries:
+        steps += [check_identity(given), relay]
+    return ScriptedLLM(steps)
+
+
+async def _call(
+    model: ScriptedLLM, *, database_url: str, settings: Settings
+) -> tuple[list[str], bool, list[str]]:
+    """One call of three tries: what the agent said, whether the caller ended up
+    verified, and the call's audit kinds."""
+    async with call_session(model, database_url=database_url, settings=settings) as session:
+        await session.run(user_input="Where is my order 100101?")
+        for _ in range(3):
+            await session.run(user_input="Here are my details")
+        state = session.userdata
+        assert state.identity.failed_checks == settings.identity_max_attempts
+        assert state.identity.locked
+        lines = agent_lines(session)
+        kinds = await audit_kinds(session)
+    assert not model.overran
+    return lines, state.verified_customer is not None, kinds
+
+
+LOCKED_CALL_LINES = [
+    OPENING_QUESTION,
+    mismatch_message(2),
+    mismatch_message(1),
+    VERIFICATION_LOCKED,
+]
+"""What a caller hears after the greeting in a call of three failed checks."""
+
+
+async def test_twelve_wrong_guesses_over_four_calls_lock_the_account_for_the_fifth(
+    settings: Settings, database_url: str
+) -> None:
+    for postal_code in WRONG_POSTAL_CODES:
+        guesses = [dict(JORDAN, postal_code=postal_code)] * 3
+        lines, verified, _ = await _call(
+            _three_tries(*guesses), database_url=database_url, settings=settings
+        )
+        assert not verified
+        assert lines[1:] == LOCKED_CALL_LINES
+    assert await _failures(database_url, JORDAN_ID) == 12
+
+    # The fifth call has every detail right.
+    lines, verified, kinds = await _call(
+        _three_tries(JORDAN), database_url=database_url, settings=settings
+    )
+    assert not verified
+    # The same words as any failed call, ending with the offer of a colleague.
+    assert lines[1:] == LOCKED_CALL_LINES
+    assert offers_human(lines[-1])
+    assert not any(TRACKING_NUMBER in line or "shipped" in line for line in lines)
+    assert "identity_verified" not in kinds
+    assert "order_disclosed" not in kinds
+    assert kinds.count("identity_account_locked") == 3
+    assert kinds.count("identity_failed") == 3
+
+
+async def test_a_locked_account_reads_exactly_like_an_unknown_one(
+    settings: Settings, database_url: str, tmp_path: Path
+) -> None:
+    await _seed_failures(database_url, settings.identity_account_max_failures, hours_ago=1)
+    locked_lines, locked_verified, locked_kinds = await _call(
+        _three_tries(JORDAN), database_url=database_url, settings=settings
+    )
+    unknown_lines, unknown_verified, unknown_kinds = await _call(
+        _three_tries(NOBODY), database_url=sqlite_url(tmp_path / "other.sqlite3"), settings=settings
+    )
+
+    assert locked_lines == unknown_lines
+    assert locked_lines[1:] == LOCKED_CALL_LINES
+    assert not locked_verified
+    assert not unknown_verified
+    # Only the internal audit trail tells the two apart.
+    assert [kind for kind in locked_kinds if kind != "identity_account_locked"] == unknown_kinds
+
+
+async def test_the_account_locks_at_its_limit_and_not_before(
+    settings: Settings, database_url: str
+) -> None:
+    limit = settings.identity_account_max_failures
+    await _seed_failures(database_url, limit - 1, hours_ago=1)
+    model = ScriptedLLM([Call("verify_identity"), check_identity(JORDAN), relay])
+    async with call_session(model, database_url=database_url, settings=settings) as session:
+        await session.run(user_input="I'd like to check something on my account")
+        await session.run(user_input="Jordan Lee, 94107, jordan.lee@example.com")
+        customer = session.userdata.verified_customer
+        assert customer is not None
+        assert customer.customer_id == JORDAN_ID
+    # A success does not reset the count: failures only age out of the window.
+    assert await _failures(database_url, JORDAN_ID) == limit - 1
+
+    await _seed_failures(database_url, 1, hours_ago=1)
+    model = ScriptedLLM([Call("verify_identity"), check_identity(JORDAN), relay])
+    async with call_session(model, database_url=database_url, settings=settings) as session:
+        await session.run(user_input="I'd like to check something on my account")
+        result = await session.run(user_input="Jordan Lee, 94107, jordan.lee@example.com")
+        result.expect.next_event().is_function_call(name="check_identity")
+        result.expect.next_event().is_function_call_output(
+            output=mismatch_message(settings.identity_max_attempts - 1), is_error=True
+        )
+        assert session.userdata.verified_customer is None
+        assert session.userdata.identity.failed_checks == 1
+        assert "identity_account_locked" in await audit_kinds(session)
+        [event] = await session.userdata.store.audit_events(
+            call_id=session.userdata.call_id, kind="identity_account_locked"
+        )
+        assert event.customer_id == JORDAN_ID
+    # The refused check counts too, so guessing on keeps the account locked.
+    assert await _failures(database_url, JORDAN_ID) == limit + 1
+
+
+@pytest.mark.parametrize(
+    ("hours_ago", "window_h", "verified"),
+    [
+        (25, 24.0, True),
+        (23, 24.0, False),
+        (2, 1.0, True),
+        (0.5, 1.0, False),
+    ],
+    ids=["a day ago", "within the day", "past a short window", "within a short window"],
+)
+async def test_failures_older_than_the_window_no_longer_count(
+    settings: Settings, database_url: str, hours_ago: float, window_h: float, verified: bool
+) -> None:
+    settings = settings.model_copy(update={"identity_account_window_h": window_h})
+    await _seed_failures(database_url, 12, hours_ago=hours_ago)
+    model = ScriptedLLM([Call("verify_identity"), check_identity(JORDAN), relay])
+    async with call_session(model, database_url=database_url, settings=settings) as session:
+        await session.run(user_input="I'd like to check something on my account")
+        await session.run(user_input="Jordan Lee, 94107, jordan.lee@example.com")
+        assert (session.userdata.verified_customer is not None) is verified
+
+
+async def test_a_lower_limit_from_settings_applies(settings: Settings, database_url: str) -> None:
+    settings = settings.model_copy(update={"identity_account_max_failures": 1})
+    await _seed_failures(database_url, 1, hours_ago=1)
+    model = ScriptedLLM([Call("verify_identity"), check_identity(JORDAN), relay])
+    async with call_session(model, database_url=database_url, settings=settings) as session:
+        await session.run(user_input="I'd like to check something on my account")
+        await session.run(user_input="Jordan Lee, 94107, jordan.lee@example.com")
+        assert session.userdata.verified_customer is None
+
+
+FAILED_CHECKS = {
+    "name only": (dict(NOBODY, full_name="Jordan Lee"), {JORDAN_ID: 1, PRIYA_ID: 0}),
+    "phone only": (dict(NOBODY, phone_or_email="(415) 555-0134"), {JORDAN_ID: 1, PRIYA_ID: 0}),
+    "email only": (
+        dict(NOBODY, phone_or_email="Jordan.Lee@example.com"),
+        {JORDAN_ID: 1, PRIYA_ID: 0},
+    ),
+    "one account's name, another's email": (
+        dict(JORDAN, phone_or_email=PRIYA["phone_or_email"]),
+        {JORDAN_ID: 1, PRIYA_ID: 1},
+    ),
+    "nobody's details": (NOBODY, {JORDAN_ID: 0, PRIYA_ID: 0}),
+}
+
+
+@pytest.mark.parametrize(("given", "expected"), FAILED_CHECKS.values(), ids=FAILED_CHECKS.keys())
+async def test_a_failed_check_counts_against_every_account_it_names(
+    settings: Settings, database_url: str, given: dict[str, Any], expected: dict[str, int]
+) -> None:
+    model = ScriptedLLM([Call("verify_identity"), check_identity(given), relay])
+    async with call_session(model, database_url=database_url, settings=settings) as session:
+        await session.run(user_input="verify me")
+        result = await session.run(user_input="here are my details")
+        result.expect.contains_function_call_output(
+            output=mismatch_message(settings.identity_max_attempts - 1), is_error=True
+        )
+    assert {
+        customer_id: await _failures(database_url, customer_id) for customer_id in expected
+    } == expected

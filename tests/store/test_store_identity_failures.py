@@ -1,0 +1,232 @@
+"""Failed identity checks across calls: which accounts a failure counts against, and how
+many count within a window."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from sqlalchemy import func, inspect, select, text
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from customer_service.domain import Customer
+from customer_service.store import Store, StoreUnavailable
+from customer_service.store.customers import customer_to_row
+from customer_service.store.identity_failures import IdentityFailureRow
+from support.faults import fail_everything, fail_writes
+
+NOON = dt.datetime(2026, 11, 20, 12, 0, tzinfo=dt.UTC)
+DAY_BEFORE = NOON - dt.timedelta(hours=24)
+
+# Next to the demo customers (Jordan Lee C-1001, Priya Natarajan C-1002, María García
+# C-1003), accounts that share exactly one of Jordan's details.
+SAME_NAME = Customer(
+    customer_id="C-2001",
+    full_name="Jordan Lee",
+    phone="+13125550100",
+    email="jlee@example.net",
+    postal_code="60601",
+    country="US",
+)
+SAME_NAME_ACCENTED = Customer(
+    customer_id="C-2002",
+    full_name="Jordán LEE",
+    phone="+34600111222",
+    email="jordan@example.es",
+    postal_code="28001",
+    country="ES",
+)
+SAME_PHONE = Customer(
+    customer_id="C-2003",
+    full_name="Sam Park",
+    phone="+14155550134",
+    email="sam.park@example.com",
+    postal_code="94110",
+    country="US",
+)
+SAME_EMAIL_OTHER_CASE = Customer(
+    customer_id="C-2004",
+    full_name="Casey Moore",
+    phone="+16175550111",
+    email="Jordan.Lee@Example.com",
+    postal_code="02139",
+    country="US",
+)
+SAME_LAST_DIGITS = Customer(
+    customer_id="C-2005",
+    full_name="Robin Diaz",
+    phone="+12125550134",
+    email="robin@example.org",
+    postal_code="10002",
+    country="US",
+)
+"""A different number that ends in the same four digits as Jordan's: no match."""
+EXTRA_CUSTOMERS = (SAME_NAME, SAME_NAME_ACCENTED, SAME_PHONE, SAME_EMAIL_OTHER_CASE)
+
+
+async def _add_customers(store: Store, *customers: Customer) -> None:
+    async with AsyncSession(store.engine) as session, session.begin():
+        session.add_all(customer_to_row(customer) for customer in customers)
+
+
+async def _rows(store: Store) -> list[tuple[str, dt.datetime, str]]:
+    async with AsyncSession(store.engine) as session:
+        rows = await session.scalars(select(IdentityFailureRow).order_by(IdentityFailureRow.id))
+        return [(row.customer_id, row.failed_at, row.call_id) for row in rows]
+
+
+MATCHES = {
+    "name only": ("Jordan Lee", "nobody@example.org", ["C-1001", "C-2001", "C-2002"]),
+    "name without accents": ("Maria Garcia", "nobody@example.org", ["C-1003"]),
+    "name spelled apart": ("jordan  lee.", "nobody@example.org", ["C-1001", "C-2001", "C-2002"]),
+    "phone only, written": ("Alex Nobody", "(415) 555-0134", ["C-1001", "C-2003"]),
+    "phone only, spoken": (
+        "Alex Nobody",
+        "four one five five five five zero one three four",
+        ["C-1001", "C-2003"],
+    ),
+    "phone only, national in Spain": ("Alex Nobody", "911 23 45 67", ["C-1003"]),
+    "email only": ("Alex Nobody", "JORDAN.LEE@example.com", ["C-1001", "C-2004"]),
+    "email only, spoken": (
+        "Alex Nobody",
+        "jordan dot lee at example dot com",
+        ["C-1001", "C-2004"],
+    ),
+    "name and email of different accounts": (
+        "Priya Natarajan",
+        "jordan.lee@example.com",
+        ["C-1001", "C-1002", "C-2004"],
+    ),
+    "nothing matches": ("Alex Nobody", "alex@example.org", []),
+    "a partial name matches nothing": ("Jordan", "+1 415 555 0199", []),
+}
+
+
+@pytest.mark.parametrize(
+    ("full_name", "phone_or_email", "expected"), MATCHES.values(), ids=MATCHES.keys()
+)
+async def test_accounts_matching_any_one_detail(
+    store: Store, full_name: str, phone_or_email: str, expected: list[str]
+) -> None:
+    await _add_customers(store, *EXTRA_CUSTOMERS, SAME_LAST_DIGITS)
+    assert await store.customers_matching_any(full_name, phone_or_email) == expected
+
+
+async def test_name_matching_reads_every_batch_of_customers(store: Store) -> None:
+    # More customers than one batch of names, with a namesake in the last batch.
+    many = [
+        Customer(
+            customer_id=f"C-5{index:04d}",
+            full_name=f"Person {index}",
+            phone=f"+1312555{index:04d}",
+            email=f"person{index}@example.org",
+            postal_code="60601",
+            country="US",
+        )
+        for index in range(1200)
+    ]
+    namesake = SAME_NAME.model_copy(update={"customer_id": "C-9999"})
+    await _add_customers(store, *many, namesake)
+
+    assert await store.customers_matching_any("Jordan Lee", "x@example.org") == [
+        "C-1001",
+        "C-9999",
+    ]
+
+
+async def test_a_failure_is_one_row_per_account_in_one_write(store: Store) -> None:
+    await store.record_identity_failure(["C-1001", "C-2001", "C-1001"], "call-1", at=NOON)
+
+    assert await _rows(store) == [("C-1001", NOON, "call-1"), ("C-2001", NOON, "call-1")]
+    assert await store.identity_failures_since("C-1001", DAY_BEFORE) == 1
+    assert await store.identity_failures_since("C-2001", DAY_BEFORE) == 1
+    assert await store.identity_failures_since("C-1002", DAY_BEFORE) == 0
+
+
+async def test_a_failure_naming_no_account_writes_nothing(store: Store) -> None:
+    undo = fail_everything(store)
+    try:
+        # Not even a transaction is opened, so an outage cannot fail it either.
+        await store.record_identity_failure([], "call-1", at=NOON)
+    finally:
+        undo()
+    assert await _rows(store) == []
+
+
+async def test_failures_count_only_within_the_window_and_for_that_account(store: Store) -> None:
+    for hours_ago in (30, 24, 23, 1, 0):
+        at = NOON - dt.timedelta(hours=hours_ago)
+        await store.record_identity_failure(["C-1001"], f"call-{hours_ago}", at=at)
+    await store.record_identity_failure(["C-1002"], "call-other", at=NOON)
+
+    # At or after the start of the window counts; before it does not.
+    assert await store.identity_failures_since("C-1001", DAY_BEFORE) == 4
+    assert await store.identity_failures_since("C-1001", NOON - dt.timedelta(hours=2)) == 2
+    assert await store.identity_failures_since("C-1001", NOON + dt.timedelta(seconds=1)) == 0
+    assert await store.identity_failures_since("C-1002", DAY_BEFORE) == 1
+
+
+async def test_timestamps_in_any_timezone_count_by_their_instant(store: Store) -> None:
+    tokyo = dt.timezone(dt.timedelta(hours=9))
+    await store.record_identity_failure(["C-1001"], "call-1", at=NOON.astimezone(tokyo))
+
+    [(_, failed_at, _)] = await _rows(store)
+    assert failed_at == NOON
+    assert failed_at.utcoffset() == dt.timedelta(0)
+    assert await store.identity_failures_since("C-1001", NOON) == 1
+    assert await store.identity_failures_since("C-1001", NOON + dt.timedelta(microseconds=1)) == 0
+
+
+async def test_default_time_is_now(store: Store) -> None:
+    before = dt.datetime.now(dt.UTC)
+    await store.record_identity_failure(["C-1001"], "call-1")
+    [(_, failed_at, _)] = await _rows(store)
+    assert before <= failed_at <= dt.datetime.now(dt.UTC)
+
+
+async def test_write_failure_is_unavailable_and_records_nothing(store: Store) -> None:
+    undo = fail_writes(store)
+    try:
+        with pytest.raises(StoreUnavailable) as raised:
+            await store.record_identity_failure(["C-1001", "C-1002"], "call-1", at=NOON)
+    finally:
+        undo()
+
+    assert str(raised.value) == "The store could not record a failed identity check."
+    assert raised.value.__cause__ is not None
+    assert await _rows(store) == []
+
+
+async def test_read_failures_are_unavailable(store: Store) -> None:
+    undo = fail_everything(store)
+    try:
+        with pytest.raises(StoreUnavailable) as counting:
+            await store.identity_failures_since("C-1001", DAY_BEFORE)
+        with pytest.raises(StoreUnavailable) as matching:
+            await store.customers_matching_any("Jordan Lee", "jordan.lee@example.com")
+        with pytest.raises(StoreUnavailable):
+            await store.customers_matching_any("Jordan Lee", "no digits, no address")
+    finally:
+        undo()
+
+    assert str(counting.value) == "The store could not count failed identity checks."
+    assert str(matching.value) == "The store could not look up customers by one detail."
+
+
+def _table_names(connection: Connection) -> set[str]:
+    return set(inspect(connection).get_table_names())
+
+
+async def test_opening_a_database_from_before_the_table_adds_it(database_url: str) -> None:
+    async with await Store.open(database_url) as old, old.engine.begin() as connection:
+        await connection.execute(text("DROP TABLE identity_failures"))
+        assert "identity_failures" not in await connection.run_sync(_table_names)
+
+    async with await Store.open(database_url) as store:
+        async with store.engine.connect() as connection:
+            assert "identity_failures" in await connection.run_sync(_table_names)
+        await store.record_identity_failure(["C-1001"], "call-1", at=NOON)
+        assert await store.identity_failures_since("C-1001", DAY_BEFORE) == 1
+        async with AsyncSession(store.engine) as session:
+            assert await session.scalar(select(func.count()).select_from(IdentityFailureRow)) == 1

@@ -1,0 +1,206 @@
+"""The voice path: the session the server builds, spoken to and heard with timed audio.
+
+Every call here runs through `customer_service.testing.voice`: the caller's lines are
+audio frames, the end of a turn and any interruption are the framework's decisions, and
+the agent's speech plays at its own pace. Times in the scripts are script seconds; the
+tests wait on what the agent does, never on the clock.
+"""
+
+from __future__ import annotations
+
+import pytest
+from livekit.agents import AgentFalseInterruptionEvent, UserStateChangedEvent
+from livekit.agents.llm import ChatMessage
+from livekit.agents.voice import SpeechHandle
+
+from customer_service.call.state import DelegationOutcome
+from customer_service.call.wording import GREETING
+from customer_service.offline_llm import OfflineLLM
+from customer_service.pipeline.resilience import speak_failures
+from customer_service.settings import Settings
+from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
+from customer_service.supervisor import CustomerServiceAgent
+from customer_service.testing.voice import (
+    AgentStarts,
+    At,
+    HangUp,
+    Utterance,
+    VoiceCall,
+    voice_call_session,
+)
+from support.conversation import JORDAN_SAYS
+from support.scripted_llm import SUPERVISOR_TOOLS, Call, Say, ScriptedLLM
+
+QUESTION = "Hi, what are your opening hours?"
+REPLY = "Our phone line is open every day from eight in the morning to eight at night."
+LONG_REPLY = (
+    "Our return policy is simple. You can send back any item within thirty days of "
+    "delivery, as long as it is unused and in its original packaging, and we refund the "
+    "full price to the card you paid with once the parcel reaches our warehouse."
+)
+TALK_OVER = "Sorry, stop, I only need the return address."
+
+
+def handle_of(call: VoiceCall, message: ChatMessage) -> SpeechHandle:
+    return next(handle for handle in call.speech_handles if message in handle.chat_items)
+
+
+async def test_the_call_runs_on_the_session_the_server_builds(settings: Settings) -> None:
+    async with voice_call_session(ScriptedLLM(), settings=settings) as call:
+        session = call.session
+        assert session.options.max_tool_steps == settings.session_max_tool_steps
+        assert session.conn_options.llm_conn_options.max_retry == 1
+        assert speak_failures(session.llm) is session.llm  # already wrapped, as in a room
+        assert isinstance(session.current_agent, CustomerServiceAgent)
+        # The framework's default turn handling, on the test's clock.
+        interruption = session.options.interruption
+        assert interruption["min_duration"] * call.speed == pytest.approx(0.5)
+        assert interruption["false_interruption_timeout"] == pytest.approx(2.0 / call.speed)
+
+
+async def test_a_spoken_turn_reaches_the_supervisor_and_its_reply_plays_to_the_end(
+    settings: Settings,
+) -> None:
+    llm = ScriptedLLM([Say(REPLY)])
+    async with voice_call_session(llm, [Utterance(QUESTION)], settings=settings) as call:
+        await call.finished()
+
+        (turn,) = llm.turns
+        assert turn.offers(SUPERVISOR_TOOLS)  # the supervisor answered the turn
+        assert turn.last_user_text == QUESTION
+        (asked,) = call.messages("user")
+        assert "started_speaking_at" in asked.metrics  # heard through the microphone
+
+        assert call.speech(1).heard == GREETING
+        assert call.speech(2).played_to_end
+        assert call.speech(2).heard == REPLY
+        reply = call.messages("assistant")[-1]
+        assert reply.text_content == REPLY
+        assert not reply.interrupted
+        assert not handle_of(call, reply).interrupted
+        assert call.errors == []
+
+
+async def test_talking_over_a_long_reply_interrupts_it(settings: Settings) -> None:
+    llm = ScriptedLLM([Say(LONG_REPLY), Say("Of course. What would you like to know?")])
+    caller = [
+        Utterance("What is your return policy?"),
+        Utterance(TALK_OVER, after=AgentStarts(2), delay=3.0),
+    ]
+    async with voice_call_session(llm, caller, settings=settings) as call:
+        await call.finished()
+
+        cut_off = call.speech(2)
+        assert cut_off.interrupted
+        assert cut_off.played < cut_off.length
+        (stored,) = [m for m in call.messages("assistant") if m.interrupted]
+        heard = stored.text_content or ""
+        # Stored as the words the caller heard before talking over them.
+        assert heard
+        assert LONG_REPLY.startswith(heard)
+        assert len(heard) < len(LONG_REPLY)
+        assert handle_of(call, stored).interrupted
+
+        # The words spoken over the reply are the caller's next turn, and are answered.
+        assert [turn.last_user_text for turn in llm.turns] == [
+            "What is your return policy?",
+            TALK_OVER,
+        ]
+        assert call.speech(3).played_to_end
+        assert call.errors == []
+
+
+async def test_a_cough_over_a_reply_pauses_it_and_it_resumes(settings: Settings) -> None:
+    llm = ScriptedLLM([Say(REPLY)])
+    caller = [
+        Utterance(QUESTION),
+        Utterance("", after=AgentStarts(2), delay=1.0, duration=0.3),  # heard, no words
+    ]
+    async with voice_call_session(llm, caller, settings=settings) as call:
+        false_interruptions: list[AgentFalseInterruptionEvent] = []
+        call.session.on("agent_false_interruption", false_interruptions.append)
+        await call.finished()
+
+        assert [event.resumed for event in false_interruptions] == [True]
+        assert call.speech(2).played_to_end
+        reply = call.messages("assistant")[-1]
+        assert reply.text_content == REPLY
+        assert not reply.interrupted
+        assert len(llm.turns) == 1  # a noise is no turn
+        assert len(call.speeches) == 2
+
+
+async def test_a_silent_caller_keeps_the_call_up_until_they_speak(settings: Settings) -> None:
+    llm = ScriptedLLM([Say(REPLY)])
+    caller = [Utterance(QUESTION, after=At(24.0))]
+    async with voice_call_session(llm, caller, settings=settings, speed=20) as call:
+        user_states: list[UserStateChangedEvent] = []
+        call.session.on("user_state_changed", user_states.append)
+        await call.wait(12.0)
+        assert not call.closed
+        assert llm.turns == []  # silence is not a turn
+        assert [m.text_content for m in call.messages("assistant")] == [GREETING]
+
+        await call.finished()
+        # The framework marked the silent caller away (after 15 s), and the call went on.
+        assert [event.new_state for event in user_states] == ["away", "speaking", "listening"]
+        assert [turn.last_user_text for turn in llm.turns] == [QUESTION]
+        assert call.speech(2).played_to_end
+        assert call.errors == []
+
+
+async def test_hanging_up_during_a_specialist_question_leaves_nothing_half_written(
+    settings: Settings,
+) -> None:
+    llm = ScriptedLLM([Call("lookup_order", {"order_id": "100101"})])
+    caller = [
+        Utterance("Where is my order 100101?"),
+        HangUp(after=AgentStarts(2), delay=1.0),
+    ]
+    async with voice_call_session(llm, caller, settings=settings) as call:
+        await call.finished()
+
+        assert call.close_event is not None
+        assert call.close_event.error is None
+        assert call.errors == []
+        question = call.speech(2)
+        assert question.interrupted
+        assert IDENTITY_QUESTION.startswith(question.heard)
+        assert len(llm.turns) == 1  # nothing answered after the hang-up
+
+        state = call.state
+        outcomes = [delegation.outcome for delegation in state.guardrails.delegations]
+        assert outcomes == [DelegationOutcome.CANCELLED]
+        assert state.verified_customer is None
+        # A run cancelled by the hang-up has no outcome to store, and nothing was decided.
+        assert await state.store.audit_events(call_id=state.call_id) == []
+
+
+async def test_hanging_up_during_a_reply_keeps_exactly_what_was_decided(
+    settings: Settings,
+) -> None:
+    caller = [
+        Utterance("Where is my order 100101?"),
+        Utterance(JORDAN_SAYS),
+        HangUp(after=AgentStarts(3), delay=2.0),  # while the order status is read out
+    ]
+    async with voice_call_session(OfflineLLM(), caller, settings=settings) as call:
+        await call.finished()
+
+        assert call.close_event is not None
+        assert call.close_event.error is None
+        assert call.errors == []
+        status = call.messages("assistant")[-1]
+        assert status.interrupted
+        assert (status.text_content or "").startswith("Order 100101")
+
+        state = call.state
+        stored = await state.store.audit_events(call_id=state.call_id)
+        assert [event.kind for event in stored] == [
+            "identity_verified",
+            "delegation",
+            "order_disclosed",
+        ]
+        (delegation,) = state.guardrails.delegations
+        assert delegation.outcome is DelegationOutcome.COMPLETED
+        assert stored[1].detail["outcome"] == "completed"
