@@ -42,8 +42,8 @@ chat: install
 	@$(BIN)/python src/agent.py chat $(ARGS)
 
 test: install
-	$(BIN)/ruff check src tests
-	$(BIN)/ruff format --check src tests
+	$(BIN)/ruff check src tests examples
+	$(BIN)/ruff format --check src tests examples
 	$(BIN)/mypy
 	$(BIN)/pytest -q
 

@@ -1,29 +1,95 @@
-"""The customer-service agent's command line.
+"""The customer-service agent's command line, and the `AgentServer` LiveKit's own tools run.
 
 python src/agent.py chat             talk to the agent in this terminal (no server)
 python src/agent.py console          speak to it through this machine's audio devices
 python src/agent.py dev | start      register with a LiveKit server and take calls
 python src/agent.py download-files   fetch the turn-detector model files once
+
+`lk agent dev|console|start` and `python -m livekit.agents start src/agent.py` import this
+file and take the module-level `server` (the framework looks for `app`, `server` or
+`agent`); they never call `main()`. So what every path needs happens at import: the
+warning filters, the turn detector's registration, the settings (with `.env.local`), the
+log privacy filter and the dispatch line. `main()` adds the checks before start-up.
 """
+
+# The warning filters have to come before the imports whose warnings they match.
+# ruff: noqa: E402
 
 from __future__ import annotations
 
 import sys
 import warnings
 
-from customer_service.entry import MISCONFIGURED_EXIT_CODE, command_of, preflight
-from customer_service.settings import get_settings
+# Deprecations the framework announces that people running this agent can do nothing
+# about, each silenced by its own message; every other warning shows as Python decides.
+# - The turn-detector plugin points to its successor, `livekit.agents.inference.TurnDetector`
+#   (TURN_DETECTION=local). The plugin's models stay the default here; moving off them is
+#   the project's decision, not something a person running the agent can act on.
+warnings.filterwarnings(
+    "ignore",
+    message=r"`livekit\.plugins\.turn_detector` is deprecated",
+    category=DeprecationWarning,
+)
+# - `cli.run_app` ("the built-in Python CLI is deprecated"): `python src/agent.py` stays a
+#   documented entry beside `lk agent`, and the README shows both.
+warnings.filterwarnings(
+    "ignore", message="the built-in Python CLI is deprecated", category=DeprecationWarning
+)
 
 # The turn-detector plugin registers its inference runners when imported, which has to
-# happen on the main thread at module level. It also announces its successor
-# (livekit.agents.inference.TurnDetector, TURN_DETECTION=local): not news for users.
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from livekit.plugins import turn_detector  # noqa: F401
+# happen on the main thread at module level.
+from livekit.plugins import turn_detector  # noqa: F401
+
+from customer_service.entry import (
+    MISCONFIGURED_EXIT_CODE,
+    announce_dispatch,
+    command_of,
+    preflight,
+    unreachable_server_problem,
+)
+from customer_service.log_privacy import install_log_privacy
+from customer_service.settings import get_settings
+
+# First: reading the settings loads .env.local and .env into the environment, where the
+# `AgentServer` looks for LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET when it is
+# created (`python -m livekit.agents start src/agent.py` passes none of them itself).
+# Then log privacy, before the framework adds its log handler, so that the handler gets
+# the filter too; installing it again (chat does, with its own level) replaces it.
+install_log_privacy(get_settings())
+
+from customer_service.server import server
+
+__all__ = ["main", "server"]
+
+# One line, when the server has registered: automatic or explicit dispatch.
+announce_dispatch(server)
+
+HELP = """\
+Usage: python src/agent.py COMMAND [OPTIONS]
+
+The customer-service voice agent.
+
+Commands:
+  chat            talk to the agent in this terminal; no server or keys needed
+  console         speak to it through this machine's microphone and speaker
+  dev             register with a LiveKit server and take calls (development logging)
+  start           register with a LiveKit server and take calls (production worker)
+  connect         join one room of a LiveKit server directly (--room NAME)
+  download-files  fetch the turn-detector model files (once, or at image build)
+
+`python src/agent.py COMMAND --help` lists a command's options.
+LiveKit's CLI runs the same agent: `lk agent dev`, `lk agent console`, `lk agent start`.
+"""
+
+HELP_OPTIONS = frozenset({"--help", "-h"})
 
 
 def main(argv: list[str]) -> int:
     command = command_of(argv)
+    if command is None and (not argv or HELP_OPTIONS & set(argv)):
+        # The framework's own help lists only its commands; this one lists them all.
+        print(HELP, end="")
+        return 0
     if command == "chat":
         from customer_service.chat import main as chat_main
 
@@ -35,21 +101,14 @@ def main(argv: list[str]) -> int:
 
         return livekit_agents_main(["download-files"])
 
-    problem = preflight(argv, get_settings())
+    settings = get_settings()
+    problem = preflight(argv, settings) or unreachable_server_problem(argv, settings)
     if problem is not None:
         print(problem, file=sys.stderr)
         return MISCONFIGURED_EXIT_CODE
 
     from livekit.agents import cli
 
-    from customer_service.log_privacy import install_log_privacy
-    from customer_service.server import server
-
-    # Before the framework adds its log handler, so that the handler gets the filter too.
-    install_log_privacy(get_settings())
-
-    # `lk agent ...` is LiveKit's newer front end; this one stays the documented entry.
-    warnings.filterwarnings("ignore", "the built-in Python CLI is deprecated", DeprecationWarning)
     cli.run_app(server)
     return 0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 from typing import Any
@@ -20,6 +21,7 @@ from customer_service.entry import (
     missing_settings_message,
     preflight,
 )
+from customer_service.log_privacy import uninstall_log_privacy
 from customer_service.pipeline import DOWNLOAD_FILES_COMMAND
 from customer_service.settings import PROJECT_ROOT, Settings, TurnDetection
 from support.agent_process import AGENT, run_agent
@@ -37,11 +39,14 @@ def make_settings(**values: Any) -> Settings:
 
 
 @pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     for name in list(os.environ):
         if name.startswith("LIVEKIT_") or name.lower() in Settings.model_fields:
             monkeypatch.delenv(name)
     monkeypatch.chdir(tmp_path)
+    yield
+    # Loading the agent script installs log privacy on this process's root logger.
+    uninstall_log_privacy()
 
 
 # The script, as a user runs it (each run spends seconds importing the framework)
@@ -61,7 +66,7 @@ def test_server_command_without_livekit_settings_stops_with_the_names(
 def test_help_works_from_another_directory(tmp_path: Path) -> None:
     result = run_agent(tmp_path, "--help")
     assert result.returncode == 0, result.stderr
-    for command in ("console", "dev", "start", "download-files"):
+    for command in ("chat", "console", "dev", "start", "connect", "download-files"):
         assert command in result.stdout
 
 
@@ -146,6 +151,13 @@ def test_chat_hands_the_remaining_arguments_to_the_chat_module(
     monkeypatch.setitem(sys.modules, "customer_service.chat", SimpleNamespace(main=fake_main))
     assert load_agent_script().main(["chat", "--some-option"]) == 7
     assert received == [["--some-option"]]
+
+
+@pytest.mark.parametrize("argv", [[], ["--help"], ["-h"]])
+def test_help_is_the_scripts_own(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    module = load_agent_script()
+    assert module.main(argv) == 0
+    assert capsys.readouterr().out == module.HELP
 
 
 def test_download_files_uses_the_frameworks_downloader(monkeypatch: pytest.MonkeyPatch) -> None:

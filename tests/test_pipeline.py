@@ -150,7 +150,10 @@ def test_text_only_builds_just_the_llm_outside_a_job(hf_cache: Path) -> None:
     assert isinstance(session_llm(models), openai.LLM)
     assert (models.stt, models.tts, models.vad, models.turn_detection) == (None,) * 4
     assert models.text_only is True
-    assert models.turn_handling() == {"turn_detection": None}
+    assert models.turn_handling() == {
+        "turn_detection": None,
+        "preemptive_generation": {"enabled": True},
+    }
 
 
 def test_offline_is_the_deterministic_model_and_text_only(vad: VAD) -> None:

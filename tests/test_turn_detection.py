@@ -147,4 +147,7 @@ def test_remote_multilingual_model_needs_no_files(
 
 def test_turn_handling_carries_the_detector() -> None:
     models = build_models(make_settings(**PROVIDER_KEYS, turn_detection="stt"), vad=None)
-    assert models.turn_handling() == {"turn_detection": "stt"}
+    assert models.turn_handling() == {
+        "turn_detection": "stt",
+        "preemptive_generation": {"enabled": True},
+    }

@@ -1,15 +1,29 @@
-"""Checks `python src/agent.py <command>` makes before the LiveKit framework starts.
+"""Checks `python src/agent.py <command>` makes before the LiveKit framework starts, and
+the line that says how rooms get this agent.
 
 Without them, `dev` with no LIVEKIT_URL logs `ws_url is required` and exits with status 0,
-and a missing turn-detector model only shows when the first call fails.
+`start` with an unreachable LIVEKIT_URL retries for minutes and then exits with status 0
+too, and a missing turn-detector model only shows when the first call fails.
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import socket
+import threading
+import weakref
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from customer_service.pipeline import turn_detector_files_problem
 from customer_service.settings import ModelProvider, Settings
+
+if TYPE_CHECKING:
+    from livekit.agents import AgentServer
+
+logger = logging.getLogger(__name__)
 
 SERVER_COMMANDS = frozenset({"dev", "start", "connect"})
 """Commands that register with a LiveKit server and need its URL and credentials."""
@@ -66,3 +80,153 @@ def preflight(argv: Sequence[str], settings: Settings) -> str | None:
     ):
         return turn_detector_files_problem(settings.turn_detection)
     return None
+
+
+# Reaching the LiveKit server
+
+REACHABILITY_TIMEOUT_S = 5.0
+"""How long a server command waits for LiveKit's host to accept a connection."""
+
+DEFAULT_PORTS = {"ws": 80, "http": 80, "wss": 443, "https": 443}
+"""The schemes a LiveKit URL may have (the framework turns http(s) into ws(s)), with the
+port each implies."""
+
+
+def option_value(argv: Sequence[str], option: str) -> str | None:
+    """The value of `option` in `argv` (`--url X` or `--url=X`, the last one winning)."""
+    value = None
+    for position, arg in enumerate(argv):
+        if arg == option and position + 1 < len(argv):
+            value = argv[position + 1]
+        elif arg.startswith(f"{option}="):
+            value = arg.partition("=")[2]
+    return value
+
+
+def server_url(argv: Sequence[str], settings: Settings) -> tuple[str, str]:
+    """The LiveKit URL a server command uses, and where it comes from (for messages)."""
+    given = option_value(argv, "--url")
+    if given is not None:
+        return given, "--url"
+    return settings.livekit_url, "LIVEKIT_URL"
+
+
+def host_and_port(url: str) -> tuple[str, int] | None:
+    """Where a connection to `url` goes: its host, and its port or the scheme's. None when
+    `url` is not a ws://, wss://, http:// or https:// URL with a host."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS or not parts.hostname:
+        return None
+    try:
+        port = parts.port
+    except ValueError:  # not a number, or out of range
+        return None
+    return parts.hostname, DEFAULT_PORTS[scheme] if port is None else port
+
+
+def connection_failure(host: str, port: int, timeout: float) -> str | None:
+    """Why no TCP connection to `host`:`port` opens within `timeout` seconds, name
+    resolution included, in a few words; None when one does (it is closed at once)."""
+    outcome: list[OSError | None] = []
+
+    def connect() -> None:
+        try:
+            with socket.create_connection((host, port), timeout=timeout):
+                outcome.append(None)
+        except OSError as error:
+            outcome.append(error)
+
+    # Name resolution has no timeout of its own: it runs in a daemon thread, which is left
+    # behind when it takes too long (the process is about to exit then).
+    attempt = threading.Thread(target=connect, name="livekit-url-check", daemon=True)
+    attempt.start()
+    attempt.join(timeout)
+    if not outcome:
+        return f"no answer from {host}:{port} within {timeout:g} s"
+    error = outcome[0]
+    if error is None:
+        return None
+    if isinstance(error, socket.gaierror):
+        return f"the host name {host} does not resolve"
+    if isinstance(error, ConnectionRefusedError):
+        return f"nothing accepts connections on {host}:{port}"
+    if isinstance(error, TimeoutError):
+        return f"no answer from {host}:{port} within {timeout:g} s"
+    return f"{host}:{port}: {error.strerror or error}"
+
+
+def unreachable_server_problem(
+    argv: Sequence[str], settings: Settings, *, timeout: float = REACHABILITY_TIMEOUT_S
+) -> str | None:
+    """Why the LiveKit server of a server command (`dev`, `start`, `connect`) cannot be
+    reached, as a one-line message for the user, or None (also for every other command).
+
+    Left alone, the framework retries for about two minutes and then exits with status 0.
+    This opens one TCP connection the way the framework's would go: to the URL's host, or
+    to the proxy in HTTPS_PROXY or HTTP_PROXY, which the framework uses when set. A server
+    that answers but refuses the credentials is the framework's to report.
+    """
+    if command_of(argv) not in SERVER_COMMANDS:
+        return None
+    url, source = server_url(argv, settings)
+    if not url:
+        return None  # missing_server_settings names it
+    target = host_and_port(url)
+    if target is None:
+        return (
+            f"{source}={url} is not a LiveKit server URL: it starts with wss:// "
+            "(LiveKit Cloud: wss://<project>.livekit.cloud) or ws:// (a local server: "
+            "ws://localhost:7880)."
+        )
+    through = ""
+    proxy = os.environ.get("HTTPS_PROXY") or os.environ.get("HTTP_PROXY")
+    if proxy:
+        proxy_target = host_and_port(proxy)
+        if proxy_target is None:
+            return None  # a proxy this check cannot follow: the framework will tell
+        target = proxy_target
+        # Host and port only: a proxy URL may carry a password.
+        through = f" through the proxy at {proxy_target[0]}:{proxy_target[1]}"
+    failure = connection_failure(*target, timeout)
+    if failure is None:
+        return None
+    return (
+        f"{source}={url} cannot be reached{through}: {failure}. Check the URL and that the "
+        "LiveKit server is running, or use `python src/agent.py chat` to talk to the agent "
+        "offline."
+    )
+
+
+# How rooms get this agent
+
+AUTOMATIC_DISPATCH = "automatic dispatch: every new room gets this agent (Agent Playground)"
+
+
+def dispatch_line(agent_name: str) -> str:
+    """How rooms get an agent registered as `agent_name` ("" for none), in one line."""
+    if not agent_name:
+        return AUTOMATIC_DISPATCH
+    return (
+        f"explicit dispatch as AGENT_NAME={agent_name}: rooms get this agent only through "
+        "a dispatch rule or API"
+    )
+
+
+_announcing: weakref.WeakSet[AgentServer] = weakref.WeakSet()
+
+
+def announce_dispatch(server: AgentServer) -> None:
+    """Logs `dispatch_line` once, when `server` first registers with LiveKit (`dev`, `start`,
+    `lk agent dev|start`: the commands that take rooms). Calling it again for the same
+    server adds nothing, so every path that loads the entry file may call it."""
+    if server in _announcing:
+        return
+    _announcing.add(server)
+
+    def announce(*_: object) -> None:
+        # rtc_session() settles the name (AGENT_NAME, else LiveKit's LIVEKIT_AGENT_NAME
+        # variables); AgentServer has no public accessor for it.
+        logger.info(dispatch_line(server._agent_name))
+
+    server.once("worker_registered", announce)

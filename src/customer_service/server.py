@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from typing import Any, TypedDict
 
@@ -21,12 +22,17 @@ from livekit.agents.types import NOT_GIVEN
 from livekit.agents.vad import VAD
 from livekit.agents.voice.agent_session import SessionConnectOptions
 
+from customer_service.call.idle import IdleCaller
 from customer_service.call.state import CallState
 from customer_service.call.transcripts import save_transcript
-from customer_service.pipeline import build_models, build_noise_cancellation, load_vad
+from customer_service.pipeline import build_models, load_vad
 from customer_service.settings import RecordingConsent, Settings, get_settings
 from customer_service.store import Store
 from customer_service.supervisor import CustomerServiceAgent
+from customer_service.telephony.attributes import ProgressAttributes
+from customer_service.telephony.caller_id import learn_caller_line
+from customer_service.telephony.hangup import hang_up
+from customer_service.telephony.noise import caller_audio_input
 
 logger = logging.getLogger(__name__)
 
@@ -62,8 +68,9 @@ async def report_session_end(ctx: JobContext) -> None:
 
 class SessionTimers(TypedDict, total=False):
     """The session's own timers. A call in a room leaves them to the framework (3 s of
-    echo warm-up, 2 s to wait for the caller's last words at close, 15 s of silence
-    before the caller counts as away); the voice tests run them on their faster clock."""
+    echo warm-up, 2 s to wait for the caller's last words at close) except the silence
+    before the caller counts as away (USER_AWAY_TIMEOUT_S); the voice tests run them
+    all on their faster clock."""
 
     aec_warmup_duration: float | None
     session_close_transcript_timeout: float
@@ -86,7 +93,9 @@ def build_session(
     The models come as they are: `build_models` has already wrapped `llm` with
     `speak_failures`.
     """
-    return AgentSession(
+    if timers is None:
+        timers = SessionTimers(user_away_timeout=settings.user_away_timeout_s)
+    session: AgentSession[CallState] = AgentSession(
         stt=stt if stt is not None else NOT_GIVEN,
         llm=llm,
         tts=tts if tts is not None else NOT_GIVEN,
@@ -101,6 +110,9 @@ def build_session(
         userdata=state,
         **(timers if timers is not None else SessionTimers()),
     )
+    # A caller who goes quiet is asked once more, then the call ends the way end_call does.
+    IdleCaller(session, functools.partial(hang_up, session))
+    return session
 
 
 @server.rtc_session(agent_name=get_settings().agent_name, on_session_end=report_session_end)
@@ -138,13 +150,16 @@ async def entrypoint(ctx: JobContext) -> None:
         **recording,
         room_options=room_io.RoomOptions(
             audio_input=(
-                False
-                if models.text_only
-                else room_io.AudioInputOptions(
-                    noise_cancellation=build_noise_cancellation(settings)
-                )
+                False if models.text_only else caller_audio_input(settings, call_id=state.call_id)
             ),
             audio_output=not models.text_only,
         ),
     )
     await ctx.connect()
+    # After the start, which readies the room's handlers before the caller's first audio
+    # arrives: the line is known as soon as they join, long before any specialist (the
+    # only readers of it) can start.
+    await learn_caller_line(ctx, state)
+    progress = ProgressAttributes(ctx.room, call_id=state.call_id)
+    ctx.add_shutdown_callback(progress.aclose)
+    progress.follow(state)

@@ -59,9 +59,16 @@ class RecordingConsent(enum.StrEnum):
 
 
 class NoiseCancellation(enum.StrEnum):
+    """LiveKit's caller-audio filter, which works only in rooms on LiveKit Cloud."""
+
+    AUTO = "auto"
+    """On LiveKit Cloud: the telephony model for a SIP caller, the standard one for anyone
+    else. Off on any other server."""
     OFF = "off"
     BVC = "bvc"
+    """The standard model for every caller (on LiveKit Cloud only)."""
     BVC_TELEPHONY = "bvc_telephony"
+    """The telephony model for every caller (on LiveKit Cloud only)."""
 
 
 def default_database_url() -> str:
@@ -96,7 +103,7 @@ class Settings(BaseSettings):
     openai_api_key: SecretStr = SecretStr("")
     cartesia_api_key: SecretStr = SecretStr("")
     turn_detection: TurnDetection = TurnDetection.MULTILINGUAL
-    noise_cancellation: NoiseCancellation = NoiseCancellation.OFF
+    noise_cancellation: NoiseCancellation = NoiseCancellation.AUTO
 
     # Store
     database_url: str = Field(default_factory=default_database_url)
@@ -128,8 +135,23 @@ class Settings(BaseSettings):
     llm_response_timeout_s: float = Field(default=15.0, gt=0)
     """Seconds a model may take to start answering before the caller hears the apology;
     a configured fallback model is tried within it (5 s per model)."""
+    user_away_timeout_s: float = Field(default=12.0, gt=0)
+    """Seconds of silence after which the caller is asked once more; a second silence as
+    long ends the call."""
+    slow_step_notice_s: float = Field(default=1.0, gt=0)
+    """Seconds a tool may work in silence before the caller hears a short "one moment"."""
     repeated_tool_call_limit: int = Field(default=3, ge=2, le=10)
     """Identical tool calls (same arguments) in a call that stop that path."""
+
+    # Telephony
+    transfer_number: str = Field(
+        default="", pattern=r"^$|^(\+[1-9]\d{6,14}|tel:\+[1-9]\d{6,14}|sips?:[^@\s]+@\S+)$"
+    )
+    """Where a colleague answers when a phone (SIP) caller asks for a person: an E.164
+    number, a tel: URI or a sip: URI. Empty: the caller is promised a call back instead."""
+    sip_outbound_trunk_id: str = ""
+    """LiveKit outbound SIP trunk used to dial `transfer_number` first and brief the
+    colleague (a warm transfer). Empty: the caller is handed over directly (SIP REFER)."""
 
     # Logging
     log_level: str = "INFO"

@@ -14,7 +14,6 @@ from livekit.agents import Agent, RunContext, StopResponse, ToolError, function_
 from livekit.agents.llm import ChatContext
 
 from customer_service.call import audit
-from customer_service.call.escalation import escalate
 from customer_service.call.guard import guarded
 from customer_service.call.state import CallState
 from customer_service.call.wording import (
@@ -52,6 +51,8 @@ from customer_service.specialists.order_lookup import (
     disclose,
 )
 from customer_service.store import StoreUnavailable
+from customer_service.telephony.hangup import hang_up
+from customer_service.telephony.transfer import hand_to_person
 
 logger = logging.getLogger(__name__)
 
@@ -194,23 +195,29 @@ class CustomerServiceAgent(Agent):
         return consent_confirmation(await obtain_consent(state, chosen, ask_again=True))
 
     @function_tool()
-    @guarded(count_repeats=False)
-    async def transfer_to_human(self, context: RunContext[CallState], reason: str) -> str:
+    @guarded(count_repeats=False, notice_if_slow=False)
+    async def transfer_to_human(self, context: RunContext[CallState], reason: str) -> str | None:
         """Hand the call to a person. Use when the caller asks for one or accepts the offer.
 
         Args:
             reason: A few words on why, for the colleague who takes over.
         """
-        return await escalate(context.userdata, reason)
+        # A phone caller is put through (nothing more to say); anyone else, or a transfer
+        # that failed, hears what happens next and is offered the end of the call.
+        return await hand_to_person(context.session, reason)
 
     @function_tool()
-    @guarded(count_repeats=False)
+    @guarded(count_repeats=False, notice_if_slow=False)
     async def end_call(self, context: RunContext[CallState]) -> None:
         """End the call after the caller says goodbye or needs nothing else."""
-        context.userdata.end()
-        await audit.record(context.userdata, "call_ended_by_agent")
-        context.session.say(GOODBYE)
-        context.session.shutdown(drain=True)
+        state = context.userdata
+        if not state.ending:
+            # Marked before the first await: a second end_call sent with this one, or the
+            # silent-caller hang-up, finds it and records nothing more.
+            state.end()
+            await audit.record(state, "call_ended_by_agent")
+        # The goodbye plays in full, then the room goes (a phone caller is disconnected).
+        await hang_up(context.session, GOODBYE)
 
     async def _callers_order(
         self, state: CallState, order_id: str | None

@@ -13,6 +13,8 @@ from customer_service.store import Store
 from customer_service.store.tables import Base
 
 POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "")
+POSTGRES_REQUIRED = os.environ.get("REQUIRE_POSTGRES_TESTS") == "1"
+"""Set by CI: there a PostgreSQL test that cannot run fails instead of skipping."""
 POSTGRES_SKIP_REASON = "TEST_POSTGRES_URL not set: PostgreSQL store tests need a running server"
 
 
@@ -29,7 +31,10 @@ async def _drop_tables(url: str) -> None:
     params=[
         "sqlite",
         pytest.param(
-            "postgresql", marks=pytest.mark.skipif(not POSTGRES_URL, reason=POSTGRES_SKIP_REASON)
+            "postgresql",
+            marks=pytest.mark.skipif(
+                not POSTGRES_URL and not POSTGRES_REQUIRED, reason=POSTGRES_SKIP_REASON
+            ),
         ),
     ]
 )
@@ -39,6 +44,8 @@ async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncI
     if request.param == "sqlite":
         yield f"sqlite+aiosqlite:///{tmp_path / 'data' / 'store.sqlite3'}"
         return
+    if not POSTGRES_URL:
+        pytest.fail("REQUIRE_POSTGRES_TESTS=1 but TEST_POSTGRES_URL is not set")
     await _drop_tables(POSTGRES_URL)
     yield POSTGRES_URL
     await _drop_tables(POSTGRES_URL)

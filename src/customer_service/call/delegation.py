@@ -97,10 +97,11 @@ async def delegate(
     timer = asyncio.get_running_loop().call_later(
         state.settings.specialist_time_limit_s, task.time_out
     )
-    state.guardrails.active_specialist = specialist
+    state.enter_specialist(specialist)
     logger.info("delegation started", extra=log_context)
     try:
-        result = await task
+        with state.slow_steps.specialist_speaking():
+            result = await task
     except (ToolError, RuntimeError) as error:
         if not task.entered:
             # The framework would not start it: the session is closing (the caller hung
@@ -131,7 +132,7 @@ async def delegate(
         raise
     finally:
         timer.cancel()
-        state.guardrails.active_specialist = None
+        state.leave_specialist()
     outcome = DelegationOutcome.FAILED if is_failure(result) else DelegationOutcome.COMPLETED
     state.guardrails.delegations.append(Delegation(specialist, outcome))
     await _record(state, specialist, outcome, started)

@@ -38,12 +38,14 @@ def call_key(name: str, arguments: dict[str, Any]) -> str:
 
 
 def guarded(
-    *, count_repeats: bool = True, one_at_a_time: bool = False
+    *, count_repeats: bool = True, one_at_a_time: bool = False, notice_if_slow: bool = True
 ) -> Callable[[ToolMethod[SelfT, P, R]], ToolMethod[SelfT, P, R]]:
     """Wraps a tool method. `count_repeats=False` exempts tools that must always work
     (handing over to a person, ending the call, giving up). `one_at_a_time=True` is for
     tools that may start a specialist: two of them sent in one reply run in turn, so the
-    caller is never asked two things at once and the second sees what the first did."""
+    caller is never asked two things at once and the second sees what the first did.
+    `notice_if_slow=False` is for tools that speak their own lines while they wait (a
+    transfer, the hang-up): "one moment" would talk over what they are doing."""
 
     def decorate(method: ToolMethod[SelfT, P, R]) -> ToolMethod[SelfT, P, R]:
         signature = inspect.signature(method)
@@ -71,10 +73,11 @@ def guarded(
                     )
                     raise ToolError(REPEATED_CALL)
             try:
-                if not one_at_a_time:
-                    return await method(self, context, *args, **kwargs)
-                async with state.one_request_at_a_time:
-                    return await method(self, context, *args, **kwargs)
+                with state.slow_steps.working(context.session, enabled=notice_if_slow):
+                    if not one_at_a_time:
+                        return await method(self, context, *args, **kwargs)
+                    async with state.one_request_at_a_time:
+                        return await method(self, context, *args, **kwargs)
             except (ToolError, StopResponse):
                 raise
             except StoreUnavailable:

@@ -19,6 +19,7 @@ from livekit.agents import (
     FlushSentinel,
     ModelSettings,
     RunContext,
+    StopResponse,
     ToolError,
     function_tool,
     llm,
@@ -26,9 +27,10 @@ from livekit.agents import (
 from livekit.agents.llm import ToolFlag
 from pydantic import JsonValue
 
-from customer_service.call.escalation import escalate
 from customer_service.call.guard import guarded
 from customer_service.call.state import CallState
+from customer_service.call.wording import STILL_THERE
+from customer_service.telephony.transfer import hand_to_person
 
 ResultT = TypeVar("ResultT")
 
@@ -44,6 +46,7 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
     cancelled = False
     timed_out = False
     escalated = False
+    handing_over = False
     entered = False
     """Whether the framework started this specialist: one created as the caller hung up
     never runs, and a run that never happened cannot have failed."""
@@ -55,14 +58,22 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
     async def opening(self) -> None:
         """What the specialist says or does first; it speaks before the caller does."""
 
+    still_there_question = ""
+    """The specialist's question in short form, for a caller who has gone quiet."""
+
+    def nudge(self) -> None:
+        """Asks the question again, once and briefly, after the caller went quiet."""
+        self.session.say(f"{STILL_THERE} {self.still_there_question}".strip())
+
     def cancel(self) -> None:
         if not self.done() and not self.timed_out:
             self.cancelled = True
         super().cancel()
 
     def time_out(self) -> None:
-        """Ends a specialist that ran past its time limit, interrupting what it was saying."""
-        if self.done():
+        """Ends a specialist that ran past its time limit, interrupting what it was saying;
+        not while it hands the caller to a person (the transfer has its own time limit)."""
+        if self.done() or self.handing_over:
             return
         self.timed_out = True
         super().cancel()
@@ -91,15 +102,20 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
             yield chunk
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
-    @guarded(count_repeats=False)
+    @guarded(count_repeats=False, notice_if_slow=False)
     async def transfer_to_human(self, context: RunContext[CallState], reason: str) -> None:
         """Hand the caller to a person. Use as soon as the caller asks for one.
 
         Args:
             reason: A few words on why, for the colleague who takes over.
         """
-        message = await escalate(
-            context.userdata, reason, from_specialist=self.id, collected=self.collected()
-        )
+        self.handing_over = True
+        try:
+            message = await hand_to_person(
+                context.session, reason, from_specialist=self.id, collected=self.collected()
+            )
+        finally:
+            self.handing_over = False
         self.escalated = True
-        self.finish(ToolError(message))
+        # Put through to a person: the call is over for us, and the supervisor says nothing.
+        self.finish(StopResponse() if message is None else ToolError(message))

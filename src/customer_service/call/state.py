@@ -8,13 +8,30 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import logging
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from customer_service.call.latency import SlowStepNotice
 from customer_service.domain import Customer
 from customer_service.settings import Settings
 from customer_service.store import Store
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CallerLine:
+    """How the caller reached us, learned from the room once they join. The default, not
+    a phone call, holds for text chat, tests and a call whose caller never joined."""
+
+    is_phone: bool = False
+    """The caller is a SIP participant: a phone line, with a keypad."""
+    caller_number: str | None = None
+    """The number the phone network presented (`sip.phoneNumber`). Personal data, and no
+    proof of anything: never logged, never spoken, used only after the caller confirms it."""
 
 
 @dataclass
@@ -91,6 +108,11 @@ class CallState:
     order_lookup_failures: int = 0
     disclosed_order_ids: list[str] = field(default_factory=list)
     guardrails: Guardrails = field(default_factory=Guardrails)
+    line: CallerLine = field(default_factory=CallerLine)
+    current_order_id: str | None = None
+    """The order whose details the caller heard last."""
+    observers: list[Callable[[CallState], None]] = field(default_factory=list, repr=False)
+    """Told after each transition a caller could see (`on_change`)."""
     escalated: bool = False
     recording: bool = True
     """Whether this call may be recorded; a caller's no to recording turns it off."""
@@ -99,9 +121,14 @@ class CallState:
     is not stored, and an offer is still not repeated within the call."""
     ending: bool = False
     """The agent has said goodbye; no further caller turn belongs to this call."""
+    slow_steps: SlowStepNotice = field(init=False)
+    """Tells a caller waiting in silence on a slow step that the agent is working."""
     one_request_at_a_time: asyncio.Lock = field(default_factory=asyncio.Lock)
     """Held by each supervisor tool that may start a specialist: several such tools in
     one model reply run one after another, each seeing what the one before it did."""
+
+    def __post_init__(self) -> None:
+        self.slow_steps = SlowStepNotice(self.settings.slow_step_notice_s)
 
     @property
     def verified_customer(self) -> Customer | None:
@@ -118,6 +145,7 @@ class CallState:
         if self.identity.locked:
             raise RuntimeError("verification is locked for this call")
         self.identity.customer = customer
+        self._changed()
 
     def record_failed_identity_check(self) -> None:
         """Counts a failed check; the last allowed failure locks verification for the call."""
@@ -144,3 +172,29 @@ class CallState:
     def record_disclosure(self, order_id: str) -> None:
         if order_id not in self.disclosed_order_ids:
             self.disclosed_order_ids.append(order_id)
+        self.current_order_id = order_id
+        self._changed()
+
+    def learn_line(self, line: CallerLine) -> None:
+        self.line = line
+
+    def enter_specialist(self, specialist: str) -> None:
+        self.guardrails.active_specialist = specialist
+        self._changed()
+
+    def leave_specialist(self) -> None:
+        self.guardrails.active_specialist = None
+        self._changed()
+
+    def on_change(self, observer: Callable[[CallState], None]) -> None:
+        """Calls `observer` after each change in the active specialist, verification or
+        current order. Observers must not block; one that raises is logged, never raised
+        into the call."""
+        self.observers.append(observer)
+
+    def _changed(self) -> None:
+        for observer in list(self.observers):
+            try:
+                observer(self)
+            except Exception:
+                logger.exception("call state observer failed", extra={"call_id": self.call_id})

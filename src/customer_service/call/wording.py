@@ -19,13 +19,20 @@ HOW_CAN_I_HELP = "How can I help you today?"
 GREETING = f"{WELCOME} {HOW_CAN_I_HELP}"
 ANYTHING_ELSE = "Is there anything else I can help you with?"
 GOODBYE = "Thank you for calling. Goodbye!"
+STILL_THERE = "Are you still there?"
+ENDING_FOR_SILENCE = (
+    "I haven't heard from you, so I'll end the call now. Please call us back any time. Goodbye!"
+)
 
 OFFER_HUMAN = "I can transfer you to a colleague who can help."
 """The offer of a person; every sentence that offers one ends with it."""
 
+END_OR_HELP = f"If that's everything, just say so and I'll end the call. {ANYTHING_ELSE}"
+"""Said after a hand-off that leaves the caller with us: the call need not go on, nor stop."""
+
 HANDOFF = (
     "I've passed your call to a colleague with a summary of what we've covered, so you "
-    "won't have to repeat yourself. They'll contact you as soon as one is free."
+    f"won't have to repeat yourself. They'll contact you as soon as one is free. {END_OR_HELP}"
 )
 
 BOUND_APOLOGY = f"I'm sorry, I'm not able to sort this out for you on this call. {OFFER_HUMAN}"

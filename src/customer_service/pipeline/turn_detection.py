@@ -13,8 +13,13 @@ from livekit.agents.voice.turn import TurnDetectionMode
 # Plugins register themselves on import, which must happen on the main thread: importing
 # them here, at module level, does that whenever the entry imports `pipeline`.
 with warnings.catch_warnings():
-    # The plugin announces its successor, `inference.TurnDetector` (TURN_DETECTION=local).
-    warnings.simplefilter("ignore", DeprecationWarning)
+    # The plugin announces its successor, `inference.TurnDetector` (TURN_DETECTION=local):
+    # that one message only, not every deprecation raised during the import.
+    warnings.filterwarnings(
+        "ignore",
+        message=r"`livekit\.plugins\.turn_detector` is deprecated",
+        category=DeprecationWarning,
+    )
     from livekit.plugins.turn_detector.english import EnglishModel
     from livekit.plugins.turn_detector.models import HG_MODEL, MODEL_REVISIONS, ONNX_FILENAME
     from livekit.plugins.turn_detector.multilingual import MultilingualModel

@@ -28,7 +28,7 @@ from customer_service.call.guard import guarded
 from customer_service.call.heard import SpokenQuestion
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
-from customer_service.call.wording import OFFER_HUMAN, PERSONA, spaced_digits
+from customer_service.call.wording import OFFER_HUMAN, PERSONA, STILL_THERE, spaced_digits
 from customer_service.domain import ORDER_ID_PATTERN, OrderStatus, PostalAddress
 from customer_service.privacy import mask_address
 from customer_service.specialists.order_lookup import OrderLookupResult, not_found_message
@@ -98,6 +98,16 @@ class AddressUpdateTask(Specialist[AddressUpdateResult]):
 
     async def opening(self) -> None:
         self.session.say(opening_question(self._order_id))
+
+    def nudge(self) -> None:
+        if self._recorded is not None and self._read_back.heard:
+            # The read-back was heard in full: its answer may still come, so it is not
+            # asked again (which would start the answer over).
+            self.session.say(f"{STILL_THERE} Is the address I read back right?")
+        elif self._recorded is not None:
+            self._read_back.ask(f"{STILL_THERE} {read_back_question(self._recorded)}")
+        else:
+            self.session.say(f"{STILL_THERE} What's the new delivery address?")
 
     def collected(self) -> dict[str, JsonValue]:
         recorded = self._recorded

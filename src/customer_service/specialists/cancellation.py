@@ -22,7 +22,7 @@ from customer_service.call.guard import guarded
 from customer_service.call.heard import SpokenQuestion
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
-from customer_service.call.wording import OFFER_HUMAN, PERSONA, spaced_digits
+from customer_service.call.wording import OFFER_HUMAN, PERSONA, STILL_THERE, spaced_digits
 from customer_service.domain import ORDER_ID_PATTERN, OrderStatus
 from customer_service.specialists.order_lookup import OrderLookupResult, not_found_message
 from customer_service.store import CancellationOutcome
@@ -89,6 +89,12 @@ class CancellationTask(Specialist[CancellationResult]):
 
     def collected(self) -> dict[str, JsonValue]:
         return {"order_id": self._order.order_id}
+
+    def nudge(self) -> None:
+        self._read_back.ask(
+            f"{STILL_THERE} Do you want me to cancel order {spaced_digits(self._order.order_id)}? "
+            "Please say yes or no."
+        )
 
     async def opening(self) -> None:
         self._read_back.ask(read_back(self._order))

@@ -42,7 +42,7 @@ from customer_service.call.guard import guarded
 from customer_service.call.heard import SpokenQuestion, caller_messages
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
-from customer_service.call.wording import PERSONA
+from customer_service.call.wording import PERSONA, STILL_THERE
 from customer_service.domain import Customer
 from customer_service.store import ConsentRecord
 
@@ -151,6 +151,10 @@ class ConsentTask(Specialist[ConsentResult]):
 
     def collected(self) -> dict[str, JsonValue]:
         return {"consent_topic": self._topic.value}
+
+    def nudge(self) -> None:
+        # The question itself, in its fixed words: only its asking can be answered.
+        self._question.ask(f"{STILL_THERE} {self._wording.question}")
 
     async def opening(self) -> None:
         self._asked_at = dt.datetime.now(dt.UTC)

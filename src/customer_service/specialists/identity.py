@@ -5,10 +5,12 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import logging
+from collections.abc import Coroutine
 from textwrap import dedent
+from typing import Any
 
 from livekit.agents import RunContext, ToolError, function_tool
-from livekit.agents.llm import ChatContext, ToolFlag
+from livekit.agents.llm import ChatContext, FunctionTool, ToolFlag
 from livekit.agents.types import NOT_GIVEN, NotGivenOr
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -16,7 +18,7 @@ from customer_service.call import audit
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
 from customer_service.call.specialist import Specialist
-from customer_service.call.state import CallState
+from customer_service.call.state import CallerLine, CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA
 from customer_service.domain import Customer
 from customer_service.normalize import (
@@ -28,6 +30,10 @@ from customer_service.normalize import (
 )
 from customer_service.privacy import mask_name
 from customer_service.store import Store
+from customer_service.telephony.caller_id import (
+    CALLING_NUMBER_QUESTION,
+    CallingNumberConfirmation,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +42,12 @@ OPENING_QUESTION = (
     "full name, the postal code on your account, and the phone number or email address "
     "on the account."
 )
+OPENING_QUESTION_ON_A_PHONE = (
+    "Before I can help with that, I need to verify your identity. Please tell me your "
+    f"full name and the postal code on your account. {CALLING_NUMBER_QUESTION}"
+)
+"""The question on a phone line that presented the caller's number: the number may
+stand in for the phone factor, once the caller confirms it."""
 
 IDENTITY_INSTRUCTIONS = PERSONA + dedent(
     """
@@ -47,6 +59,19 @@ IDENTITY_INSTRUCTIONS = PERSONA + dedent(
     give them, call give_up. Never guess a value, never say which detail was wrong, and
     never talk about orders here.
     """
+)
+
+CALLING_NUMBER_INSTRUCTIONS = dedent(
+    """
+    The caller is on a phone line, and you asked whether they are calling from the
+    number on their account. If they clearly said yes, call use_calling_number with
+    their name and postal code instead of asking for a phone number or email. If they
+    said no or are unsure, ask for the phone number or email address on the account as
+    usual. You do not know the calling number: never say or guess it, or whose it is.
+    """
+)
+CALLING_NUMBER_NOT_CONFIRMED = (
+    "Then I'll need the phone number or email address on your account, please."
 )
 
 VERIFICATION_LOCKED = (
@@ -136,12 +161,31 @@ async def count_failure_against_named_accounts(
 class VerifyIdentityTask(Specialist[IdentityResult]):
     """Collects name, postal code and phone or email, and checks them against the store."""
 
-    def __init__(self, *, chat_ctx: NotGivenOr[ChatContext] = NOT_GIVEN) -> None:
-        super().__init__(instructions=IDENTITY_INSTRUCTIONS, chat_ctx=chat_ctx)
+    still_there_question = (
+        "To verify you, I need your full name, your postal code, and the phone number or "
+        "email address on your account."
+    )
+
+    def __init__(
+        self, *, chat_ctx: NotGivenOr[ChatContext] = NOT_GIVEN, line: CallerLine | None = None
+    ) -> None:
+        # The number a phone line presented is a hint only the caller can confirm; the
+        # model never sees it, so it can neither say it nor put it anywhere else.
+        self._calling_number = line.caller_number if line is not None and line.is_phone else None
+        hint = self._calling_number is not None
+        super().__init__(
+            instructions=IDENTITY_INSTRUCTIONS + (CALLING_NUMBER_INSTRUCTIONS if hint else ""),
+            chat_ctx=chat_ctx,
+            tools=[self._calling_number_tool()] if hint else None,
+        )
+        self._calling_number_question = CallingNumberConfirmation(self)
 
     async def opening(self) -> None:
         # A fixed question instead of a generated one saves a round trip of silence.
-        self.session.say(OPENING_QUESTION)
+        if self._calling_number is None:
+            self.session.say(OPENING_QUESTION)
+        else:
+            self._calling_number_question.ask(OPENING_QUESTION_ON_A_PHONE)
 
     @function_tool()
     # Its own cap (failed checks lock verification) is the stricter bound here.
@@ -160,7 +204,48 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             postal_code: The postal or ZIP code on the account, as they said it.
             phone_or_email: The phone number or email address on the account, as they said it.
         """
-        state = context.userdata
+        await self._check(context.userdata, full_name, postal_code, phone_or_email)
+
+    def _calling_number_tool(
+        self,
+    ) -> FunctionTool[[RunContext[CallState], str, str], Coroutine[Any, Any, None]]:
+        @function_tool(name="use_calling_number")
+        async def use_calling_number(
+            context: RunContext[CallState], full_name: str, postal_code: str
+        ) -> None:
+            """Check the caller's name and postal code with the number they are calling
+            from. Call only after they clearly said it is the number on their account.
+
+            Args:
+                full_name: The caller's first and last name, as they said it.
+                postal_code: The postal or ZIP code on the account, as they said it.
+            """
+            await self._use_calling_number(context, full_name, postal_code)
+
+        return use_calling_number
+
+    # Checks go through `_check`, whose cap is the stricter bound, as for check_identity.
+    @guarded(count_repeats=False)
+    async def _use_calling_number(
+        self, context: RunContext[CallState], full_name: str, postal_code: str
+    ) -> None:
+        question = self._calling_number_question
+        if self._calling_number is None:
+            raise ToolError(CALLING_NUMBER_NOT_CONFIRMED)
+        if not question.heard:
+            # The caller cannot have confirmed a question they did not hear: ask again.
+            question.ask(CALLING_NUMBER_QUESTION)
+            return
+        if not question.confirmed():
+            # Not a check: nothing is counted, and the caller gives a phone or email.
+            raise ToolError(CALLING_NUMBER_NOT_CONFIRMED)
+        await self._check(context.userdata, full_name, postal_code, self._calling_number)
+
+    async def _check(
+        self, state: CallState, full_name: str, postal_code: str, phone_or_email: str
+    ) -> None:
+        """Every identity check, whichever tool asked for it: the same limits, the same
+        counting per call and per account, the same words for every mismatch."""
         details = (full_name, postal_code, phone_or_email)
         if any(len(detail) > MAX_DETAIL_LENGTH for detail in details):
             raise ToolError(DETAILS_TOO_LONG)
@@ -172,7 +257,7 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
                 raise ToolError(CHECK_ALREADY_DONE)
             if state.identity.locked:
                 self.finish(IdentityResult(outcome=IdentityOutcome.LOCKED))
-                return None
+                return
             customer = await find_matching_customer(
                 state.store, full_name, postal_code, phone_or_email
             )
@@ -257,7 +342,7 @@ async def verified_customer(state: CallState, history: ChatContext) -> Customer:
     async def verify() -> Customer | IdentityOutcome:
         result = await delegate(
             state,
-            VerifyIdentityTask(chat_ctx=history),
+            VerifyIdentityTask(chat_ctx=history, line=state.line),
             is_failure=lambda identity: identity.outcome is not IdentityOutcome.VERIFIED,
         )
         return validated_identity(result, state)

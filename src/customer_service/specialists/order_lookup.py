@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Coroutine
 from textwrap import dedent
+from typing import Any
 
 from livekit.agents import RunContext, ToolError, function_tool
-from livekit.agents.llm import ChatContext, ToolFlag
+from livekit.agents.llm import ChatContext, FunctionTool, ToolFlag
 from livekit.agents.types import NOT_GIVEN, NotGivenOr
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -14,15 +16,27 @@ from customer_service.call import audit
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
 from customer_service.call.specialist import Specialist
-from customer_service.call.state import CallState
+from customer_service.call.state import CallerLine, CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, spaced_digits
 from customer_service.domain import ORDER_ID_PATTERN, Order, OrderItem, OrderStatus, PostalAddress
 from customer_service.normalize import normalize_order_id
+from customer_service.telephony.keypad import (
+    KeypadEntryFailed,
+    KeypadEntryStopped,
+    KeypadUnavailable,
+    digits_from_keypad,
+)
 
 OPENING_QUESTION = (
     "What's the order number? It has six digits. If you don't have it, I can list your "
     "recent orders."
 )
+OPENING_QUESTION_ON_A_PHONE = (
+    "What's the order number? It has six digits. You can say it, or say keypad to type it "
+    "in. If you don't have it, I can list your recent orders."
+)
+"""The question on a phone line (SIP), where the caller has a keypad."""
+ORDER_NUMBER_DIGITS = 6
 
 ORDER_LOOKUP_INSTRUCTIONS = PERSONA + dedent(
     """
@@ -33,6 +47,12 @@ ORDER_LOOKUP_INSTRUCTIONS = PERSONA + dedent(
     give_up. Never guess or invent an order number.
     """
 )
+KEYPAD_INSTRUCTIONS = dedent(
+    """
+    The caller is on a phone. If they want to type the number on their keypad, call
+    type_order_number: it asks them to type and listens for the keys itself.
+    """
+)
 
 INVALID_ORDER_NUMBER = (
     "Order numbers have six digits, like 1 0 0 1 0 1. Could you tell me the number again?"
@@ -40,6 +60,12 @@ INVALID_ORDER_NUMBER = (
 NOT_VERIFIED = "I need to verify your identity before I can look up an order."
 LOOKUP_ABANDONED = "No problem, I've stopped looking for that order."
 TOO_MANY_MISSES = f"I'm sorry, I still can't find that order. {OFFER_HUMAN}"
+KEYPAD_ENTRY_NOT_SIX_DIGITS = (
+    "That wasn't a six-digit order number. You can type it again, ending with the pound "
+    "key, or just say it."
+)
+KEYPAD_ENTRY_STOPPED = "No problem. You can say the order number, or I can list your recent orders."
+KEYPAD_NOT_AVAILABLE = "I can't take keypad entry right now. Please say the order number."
 
 
 def spoken_date(day: dt.date) -> str:
@@ -127,13 +153,25 @@ async def describe_recent_orders(state: CallState) -> str:
 
 
 class OrderLookupTask(Specialist[OrderLookupResult]):
-    """Asks for an order number (or lists recent orders) and returns the caller's order."""
+    """Asks for an order number (or lists recent orders) and returns the caller's order.
+    On a phone line the caller may also type the number on the keypad."""
 
-    def __init__(self, *, chat_ctx: NotGivenOr[ChatContext] = NOT_GIVEN) -> None:
-        super().__init__(instructions=ORDER_LOOKUP_INSTRUCTIONS, chat_ctx=chat_ctx)
+    still_there_question = "What's the six-digit order number?"
+
+    def __init__(
+        self, *, chat_ctx: NotGivenOr[ChatContext] = NOT_GIVEN, line: CallerLine | None = None
+    ) -> None:
+        # Only a phone caller hears of, or can be offered, the keypad.
+        self._on_phone = line is not None and line.is_phone
+        keypad = KEYPAD_INSTRUCTIONS if self._on_phone else ""
+        super().__init__(
+            instructions=ORDER_LOOKUP_INSTRUCTIONS + keypad,
+            chat_ctx=chat_ctx,
+            tools=[self._keypad_tool()] if self._on_phone else None,
+        )
 
     async def opening(self) -> None:
-        self.session.say(OPENING_QUESTION)
+        self.session.say(OPENING_QUESTION_ON_A_PHONE if self._on_phone else OPENING_QUESTION)
 
     @function_tool()
     # Its own cap on misses is the stricter bound here.
@@ -144,12 +182,47 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
         Args:
             order_id: The order number exactly as the caller said it, digits or words.
         """
+        await self._handle(context.userdata, order_id)
+
+    def _keypad_tool(self) -> FunctionTool[[RunContext[CallState]], Coroutine[Any, Any, None]]:
+        @function_tool(name="type_order_number")
+        async def type_order_number(context: RunContext[CallState]) -> None:
+            """Let the caller type the order number on their phone's keypad. Call when they
+            say they want to type it."""
+            await self._type_order_number(context)
+
+        return type_order_number
+
+    # Its own cap on misses is the stricter bound here, as for spoken numbers.
+    @guarded(count_repeats=False)
+    async def _type_order_number(self, context: RunContext[CallState]) -> None:
+        state = context.userdata
+        if state.verified_customer is None:
+            raise ToolError(NOT_VERIFIED)
         try:
-            order = await find_callers_order(context.userdata, order_id)
+            digits = await digits_from_keypad(ORDER_NUMBER_DIGITS)
+        except KeypadUnavailable:
+            raise ToolError(KEYPAD_NOT_AVAILABLE) from None
+        except KeypadEntryStopped:
+            raise ToolError(KEYPAD_ENTRY_STOPPED) from None
+        except KeypadEntryFailed:
+            # A wrong-length entry is a miss, counted like a number that finds nothing.
+            state.record_order_lookup_failure()
+            if state.order_lookup_attempts_left == 0:
+                self.finish(ToolError(TOO_MANY_MISSES))
+                return
+            raise ToolError(KEYPAD_ENTRY_NOT_SIX_DIGITS) from None
+        await self._handle(state, digits)
+
+    async def _handle(self, state: CallState, order_id: str) -> None:
+        """The outcome of every lookup, typed or spoken: the order ends the task, and so
+        does the last miss allowed; any other miss is a speakable error."""
+        try:
+            order = await find_callers_order(state, order_id)
         except ToolError as error:
-            if context.userdata.order_lookup_attempts_left == 0:
+            if state.order_lookup_attempts_left == 0:
                 self.finish(error)
-                return None
+                return
             raise
         self.finish(OrderLookupResult.from_order(order))
 
@@ -200,7 +273,7 @@ async def callers_order(
         if requested is not None:
             result = OrderLookupResult.from_order(await find_callers_order(state, requested))
         else:
-            result = await delegate(state, OrderLookupTask(chat_ctx=history))
+            result = await delegate(state, OrderLookupTask(chat_ctx=history, line=state.line))
         return await validated_order(result, state, requested_order_id=requested)
 
     return await validated_with_retries(state, look_up, what="order")

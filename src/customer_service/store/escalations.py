@@ -98,3 +98,36 @@ class EscalationStore(StoreCore):
         async with self._session("read escalations") as session:
             rows = await session.scalars(statement)
             return [record_from_row(row, EscalationRecord) for row in rows]
+
+    async def request_callback(self, escalation_id: str, *, transfer_failure: str) -> bool:
+        """Marks a hand-off whose live transfer failed as waiting for a call back.
+
+        `collected` gains `callback_requested: true` and `transfer_failure`, and a
+        `callback_requested` audit event is stored with it, or neither. (A hand-off made
+        with no transfer tried is a call-back request as it stands.) No new column, so an
+        older database works unchanged. Returns False when there is no such escalation.
+        """
+        async with self._write_session("request a call back") as session:
+            row = await session.get(EscalationRow, escalation_id)
+            if row is None:
+                return False
+            # A new dict, so the JSON column is written back.
+            row.collected = {
+                **row.collected,
+                "callback_requested": True,
+                "transfer_failure": transfer_failure,
+            }
+            session.add(
+                event_to_row(
+                    AuditEvent(
+                        call_id=row.call_id,
+                        kind="callback_requested",
+                        customer_id=row.customer_id,
+                        detail={
+                            "escalation_id": escalation_id,
+                            "transfer_failure": transfer_failure,
+                        },
+                    )
+                )
+            )
+            return True

@@ -138,15 +138,16 @@ def scaled_turn_handling(speed: float) -> TurnHandlingOptions:
     )
 
 
-def scaled_timers(speed: float) -> SessionTimers:
-    """The framework's defaults for the session's timers, on a clock `speed` times faster."""
+def scaled_timers(settings: Settings, speed: float) -> SessionTimers:
+    """The session's timers as a room has them (the framework's defaults, and
+    USER_AWAY_TIMEOUT_S from `settings`), on a clock `speed` times faster."""
     defaults = inspect.signature(AgentSession).parameters
     return SessionTimers(
         aec_warmup_duration=_DEFAULT_AEC_WARMUP_DURATION / speed,
         session_close_transcript_timeout=(
             defaults["session_close_transcript_timeout"].default / speed
         ),
-        user_away_timeout=defaults["user_away_timeout"].default / speed,
+        user_away_timeout=settings.user_away_timeout_s / speed,
     )
 
 
@@ -169,7 +170,7 @@ class VoiceCall:
             tts=self.tts,
             vad=FakeVAD(min_speech=0.05 / speed, min_silence=0.55 / speed),  # Silero's
             turn_handling=scaled_turn_handling(speed),
-            timers=scaled_timers(speed),
+            timers=scaled_timers(settings, speed),
         )
         # As in a room: the transcript reaches the caller in step with the audio, so a
         # cut-off reply is stored as the words that were heard.

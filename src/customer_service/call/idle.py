@@ -1,0 +1,77 @@
+"""A caller who goes quiet: asked once more in short form, then the call ends.
+
+The framework marks the caller away after `USER_AWAY_TIMEOUT_S` of silence while the
+agent listens (`user_away_timeout`). The first time, whoever holds the conversation
+(the supervisor or a specialist) asks its question again in short form and the
+framework's away timer starts over; a second silence ends the call through the same
+hang-up path as `end_call`. Any word from the caller starts the count again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from livekit.agents import AgentSession, AgentTask, UserStateChangedEvent
+
+from customer_service.call import audit
+from customer_service.call.specialist import Specialist
+from customer_service.call.state import CallState
+from customer_service.call.wording import ENDING_FOR_SILENCE, HOW_CAN_I_HELP, STILL_THERE
+
+__all__ = ["SILENCES_BEFORE_HANGING_UP", "IdleCaller"]
+
+logger = logging.getLogger(__name__)
+
+SILENCES_BEFORE_HANGING_UP = 2
+
+HangUp = Callable[[str], Awaitable[None]]
+"""Says the farewell given, waits until it has played, and ends the call."""
+
+
+class IdleCaller:
+    """Watches one session for a silent caller."""
+
+    def __init__(self, session: AgentSession[CallState], hang_up: HangUp) -> None:
+        self._session = session
+        self._hang_up = hang_up
+        self._silences = 0
+        self._ending: asyncio.Task[None] | None = None
+        session.on("user_state_changed", self._on_user_state_changed)
+
+    @property
+    def silences(self) -> int:
+        """Silences in a row since the caller last spoke."""
+        return self._silences
+
+    def _on_user_state_changed(self, event: UserStateChangedEvent) -> None:
+        if event.new_state == "speaking":
+            self._silences = 0
+        elif event.new_state == "away" and self._ending is None:
+            self._silences += 1
+            if self._silences >= SILENCES_BEFORE_HANGING_UP:
+                self._ending = asyncio.create_task(self._end_call())
+            else:
+                self._ask_again()
+
+    def _ask_again(self) -> None:
+        agent = self._session.current_agent
+        if isinstance(agent, Specialist):
+            agent.nudge()
+        elif isinstance(agent, AgentTask):
+            # One of the framework's own tasks (keypad entry, a warm transfer): it has no
+            # short question of ours to ask.
+            self._session.say(STILL_THERE)
+        else:
+            self._session.say(f"{STILL_THERE} {HOW_CAN_I_HELP}")
+        # The caller counts as listening again, so a second silence is measured afresh.
+        # Not from inside this state change's own event: every other listener would hear
+        # of "listening" before "away".
+        asyncio.get_running_loop().call_soon(self._session.reset_away_timer)
+
+    async def _end_call(self) -> None:
+        state = self._session.userdata
+        logger.info("ending the call after silence", extra={"call_id": state.call_id})
+        await audit.record(state, "call_ended_for_silence")
+        await self._hang_up(ENDING_FOR_SILENCE)
