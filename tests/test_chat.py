@@ -22,8 +22,10 @@ def test_piped_chat_command_tells_the_caller_the_order_shipped(tmp_path: Path) -
     assert lines[2] == "Caller: Where is my order 100101?"
     assert lines[3].startswith("Agent: Before I can help with that, I need to verify")
     assert lines[4] == "Caller: Jordan Lee, 94107, jordan.lee@example.com"
-    assert lines[5].startswith("Agent: Order 100101")
-    assert "has shipped with UPS, tracking number 1Z999AA10123456784" in lines[5]
+    assert lines[5].startswith("Agent: Order 1 0 0, 1 0 1")
+    assert (
+        "has shipped with UPS, tracking number 1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4" in lines[5]
+    )
     assert len(lines) == 6
     # The default store was created under the (temporary) home directory.
     assert (tmp_path / ".local/share/customer-service-agent/store.sqlite3").is_file()
@@ -53,7 +55,7 @@ async def test_recent_orders_walkthrough(tmp_path: Path) -> None:
     said = [line for line in lines if line.startswith("Agent: ")]
     assert "order 200202" in said[3]
     assert "order 200201" in said[3]
-    assert said[4].startswith("Agent: Order 200201")
+    assert said[4].startswith("Agent: Order 2 0 0, 2 0 1")
     assert "was delivered on" in said[4]
 
 
@@ -64,7 +66,7 @@ async def test_lockout_walkthrough_offers_a_colleague(tmp_path: Path) -> None:
     assert "1 attempt left" in said[-2]
     assert "can't verify your identity" in said[-1]
     assert "colleague" in said[-1]
-    assert not any("1Z999AA10123456784" in line for line in lines)
+    assert not any("1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4" in line for line in lines)
 
 
 async def test_goodbye_ends_the_chat_before_input_runs_out(tmp_path: Path) -> None:

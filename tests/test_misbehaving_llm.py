@@ -119,9 +119,9 @@ async def test_two_specialist_starting_tools_in_one_reply_run_in_turn(
         assert agent_lines(session).count(IDENTITY_QUESTION) == 1
         outputs = [output.output for output in tool_outputs(session, "lookup_order")]
         assert len(outputs) == 2
-        assert outputs[0].startswith("Order 100101")
-        assert "1Z999AA10123456784" in outputs[0]
-        assert outputs[1].startswith("Order 100102")
+        assert outputs[0].startswith("Order 1 0 0, 1 0 1")
+        assert "1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4" in outputs[0]
+        assert outputs[1].startswith("Order 1 0 0, 1 0 2")
         assert "is processing" in outputs[1]
         assert session.userdata.guardrails.attempts("verify_identity_task") == 1
     assert not model.overran

@@ -23,7 +23,7 @@ from customer_service.testing import sqlite_url
 from support.offline_chat import GOODBYE, JORDAN, chat, demo_order, stored_order
 
 READ_BACK = read_back(OrderLookupResult.from_order(demo_order("100102")))
-CANCELLED = "Done. Order 1 0 0 1 0 2 is cancelled."
+CANCELLED = "Done. Order 1 0 0, 1 0 2 is cancelled."
 
 
 @pytest.fixture
@@ -56,10 +56,10 @@ async def test_cancel_then_ask_where_the_order_is(database_url: str) -> None:
             "no",
         )
     ).agent
-    assert READ_BACK.startswith("Order 1 0 0 1 0 2 contains Ceramic pour-over coffee set.")
+    assert READ_BACK.startswith("Order 1 0 0, 1 0 2 contains Ceramic pour-over coffee set.")
     assert said[:4] == [GREETING, IDENTITY_QUESTION, READ_BACK, f"{CANCELLED} {ANYTHING_ELSE}"]
     # Later in the same call the order is looked up from the store: cancelled.
-    assert said[4].startswith("Order 100102")
+    assert said[4].startswith("Order 1 0 0, 1 0 2")
     assert "is cancelled" in said[4]
     assert said[5:] == [GOODBYE]
     assert await statuses(database_url) == (OrderStatus.SHIPPED, OrderStatus.CANCELLED)
@@ -69,7 +69,7 @@ async def test_cancel_then_ask_where_the_order_is(database_url: str) -> None:
 async def test_no_keeps_the_order(database_url: str) -> None:
     said = (await chat(database_url, "I'd like to cancel order 100102", JORDAN, "no")).agent
     assert said[2:] == [READ_BACK, kept_message("100102")]
-    assert kept_message("100102") == "All right, I haven't cancelled order 1 0 0 1 0 2."
+    assert kept_message("100102") == "All right, I haven't cancelled order 1 0 0, 1 0 2."
     assert await statuses(database_url) == (OrderStatus.SHIPPED, OrderStatus.PROCESSING)
     assert await cancellations(database_url) == []
 
@@ -91,7 +91,7 @@ async def test_an_unclear_answer_hears_the_read_back_again_then_yes(database_url
 async def test_a_shipped_order_is_not_cancelled(database_url: str) -> None:
     said = (await chat(database_url, "cancel order 100101", JORDAN, "no")).agent
     refusal = not_cancellable_message("100101", OrderStatus.SHIPPED)
-    assert refusal.startswith("Order 1 0 0 1 0 1 has already shipped, so I can't cancel it")
+    assert refusal.startswith("Order 1 0 0, 1 0 1 has already shipped, so I can't cancel it")
     assert said[2:] == [refusal, DECLINED_OFFER]
     assert await statuses(database_url) == (OrderStatus.SHIPPED, OrderStatus.PROCESSING)
     assert await cancellations(database_url) == []

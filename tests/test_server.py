@@ -66,3 +66,14 @@ async def test_entrypoint_starts_the_supervised_call_on_the_configured_store(
         (ended,) = [r for r in caplog.records if r.getMessage() == "call ended"]
         assert ended.call_id == "call-job-123"  # type: ignore[attr-defined]
         assert ended.history_items >= 3  # type: ignore[attr-defined]
+
+
+def test_typed_text_is_taken_alongside_voice(offline_environment: Path) -> None:
+    settings = get_settings()
+    voice = server.room_options(settings, text_only=False, call_id="call-1")
+    assert voice.get_text_input_options() is not None
+    assert voice.get_audio_input_options() is not None
+    assert voice.audio_output is True
+    text = server.room_options(settings, text_only=True, call_id="call-1")
+    assert text.get_text_input_options() is not None
+    assert text.get_audio_input_options() is None

@@ -115,6 +115,17 @@ def build_session(
     return session
 
 
+def room_options(settings: Settings, *, text_only: bool, call_id: str) -> room_io.RoomOptions:
+    """How the session meets the room: the caller's audio (noise-cancelled by the kind of
+    participant), the agent's voice, and typed text, which Agent Playground's chat box
+    sends alongside voice and which is answered like speech."""
+    return room_io.RoomOptions(
+        audio_input=False if text_only else caller_audio_input(settings, call_id=call_id),
+        audio_output=not text_only,
+        text_input=True,
+    )
+
+
 @server.rtc_session(agent_name=get_settings().agent_name, on_session_end=report_session_end)
 async def entrypoint(ctx: JobContext) -> None:
     settings = get_settings()
@@ -148,12 +159,7 @@ async def entrypoint(ctx: JobContext) -> None:
         agent=CustomerServiceAgent(),
         room=ctx.room,
         **recording,
-        room_options=room_io.RoomOptions(
-            audio_input=(
-                False if models.text_only else caller_audio_input(settings, call_id=state.call_id)
-            ),
-            audio_output=not models.text_only,
-        ),
+        room_options=room_options(settings, text_only=models.text_only, call_id=state.call_id),
     )
     await ctx.connect()
     # After the start, which readies the room's handlers before the caller's first audio

@@ -186,7 +186,7 @@ def ping_pong(turn: Turn, variants: Iterator[str]) -> Decision:
 async def run_ping_pong(
     settings: Settings, give_ups: int
 ) -> tuple[ScriptedLLM, list[str], list[Delegation], list[AuditEvent]]:
-    variants = itertools.cycle(["100-102", "1 0 0 1 0 2", "one zero zero one zero two"])
+    variants = itertools.cycle(["100-102", "1 0 0, 1 0 2", "one zero zero one zero two"])
     model = ScriptedLLM(
         [Call("update_address", {"order_id": "100102"}), check_identity(JORDAN)],
         then=lambda turn: ping_pong(turn, variants),

@@ -31,6 +31,7 @@ INJECTIONS = {
 }
 SECRETS = (
     "1Z999AA10123456784",
+    "1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4",
     "UPS",
     "headphones",
     "Howard",

@@ -34,7 +34,7 @@ def _read_back(order_id: str) -> str:
 
 
 READ_BACK = _read_back("100102")
-"""The cancellation task's first line: "Order 1 0 0 1 0 2 contains ... yes or no."."""
+"""The cancellation task's first line: "Order 1 0 0, 1 0 2 contains ... yes or no."."""
 
 
 def read_back_then(line: str) -> list[llm.ChatItem]:
@@ -109,7 +109,7 @@ async def test_without_cancel_order_a_cancellation_is_never_called() -> None:
 
 
 async def test_the_read_back_names_the_order_and_asks_yes_or_no() -> None:
-    assert READ_BACK.startswith("Order 1 0 0 1 0 2 contains ")
+    assert READ_BACK.startswith("Order 1 0 0, 1 0 2 contains ")
     assert READ_BACK.endswith("Do you want me to cancel this order? Please say yes or no.")
 
 

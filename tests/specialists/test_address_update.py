@@ -68,7 +68,7 @@ async def test_full_change_is_seen_by_a_later_lookup_and_a_later_call(
         await session.run(user_input="I need to change the delivery address for order 100102")
         await session.run(user_input=JORDAN_SAYS)
         asked = agent_lines(session)[-1]
-        assert asked.startswith("What's the new delivery address for order 1 0 0 1 0 2?")
+        assert asked.startswith("What's the new delivery address for order 1 0 0, 1 0 2?")
 
         heard = await session.run(
             user_input="1 Market Street, Suite 5, San Francisco, California 94105"
@@ -84,7 +84,7 @@ async def test_full_change_is_seen_by_a_later_lookup_and_a_later_call(
         confirmed.expect.next_event().is_function_call(name="confirm_address")
         # The change is written, and said, before the caller is offered text updates.
         done = (
-            f"Done. Order 1 0 0 1 0 2 will now be delivered to {read_back(MARKET_STREET_ADDRESS)}."
+            f"Done. Order 1 0 0, 1 0 2 will now be delivered to {read_back(MARKET_STREET_ADDRESS)}."
         )
         assert agent_lines(session)[-1] == (
             f"{done} {CONSENT_WORDING[ConsentTopic.ORDER_UPDATES_SMS].question}"
@@ -97,7 +97,7 @@ async def test_full_change_is_seen_by_a_later_lookup_and_a_later_call(
         (output,) = tool_outputs(session, "update_address")
         assert not output.is_error
         assert output.output == (
-            "The new address for order 1 0 0 1 0 2 is saved. "
+            "The new address for order 1 0 0, 1 0 2 is saved. "
             "You won't get text updates about your orders."
         )
         looked_up = await session.run(user_input="Where is order 100102 going now?")
@@ -286,7 +286,7 @@ async def test_double_confirmation_makes_one_change(settings: Settings) -> None:
         again = await session.run(user_input="yes")
         again.expect.contains_function_call_output(
             output=(
-                "Order 1 0 0 1 0 2 is already set to be delivered to "
+                "Order 1 0 0, 1 0 2 is already set to be delivered to "
                 f"{read_back(MARKET_STREET_ADDRESS)}."
             )
         )
@@ -324,7 +324,7 @@ async def test_another_customers_order_is_refused_like_an_unknown_one(
         result = await session.run(user_input=JORDAN_SAYS)
         output = result.expect.contains_function_call_output(is_error=True)
         assert output.event().item.output.startswith(
-            "I couldn't find an order with the number 2 0 0 2 0 2 on your account."
+            "I couldn't find an order with the number 2 0 0, 2 0 2 on your account."
         )
         order = await session.userdata.store.get_order("200202")
         assert order is not None
@@ -333,7 +333,7 @@ async def test_another_customers_order_is_refused_like_an_unknown_one(
 
 
 SAVED_WITHOUT_OFFER = (
-    "The new address for order 1 0 0 1 0 2 is saved. I couldn't set up text updates just "
+    "The new address for order 1 0 0, 1 0 2 is saved. I couldn't set up text updates just "
     "now; nothing was set."
 )
 

@@ -11,7 +11,7 @@ import pytest
 from livekit.agents import AgentSession, ModelSettings
 
 from customer_service.call.state import CallState
-from customer_service.call.wording import OFFER_HUMAN
+from customer_service.call.wording import OFFER_HUMAN, spaced_digits
 from customer_service.domain import OrderStatus
 from customer_service.settings import Settings
 from customer_service.specialists import cancellation
@@ -35,11 +35,11 @@ from support.scripted_llm import relay_tool_output as relay
 
 CANCELLATION_TOOLS = frozenset({"confirm_cancellation", "give_up"})
 READ_BACK = (
-    "Order 1 0 0 1 0 2 contains Ceramic pour-over coffee set. Do you want me to cancel this "
+    "Order 1 0 0, 1 0 2 contains Ceramic pour-over coffee set. Do you want me to cancel this "
     "order? Please say yes or no."
 )
-CANCELLED = "Done. Order 1 0 0 1 0 2 is cancelled."
-KEPT = "All right, I haven't cancelled order 1 0 0 1 0 2."
+CANCELLED = "Done. Order 1 0 0, 1 0 2 is cancelled."
+KEPT = "All right, I haven't cancelled order 1 0 0, 1 0 2."
 CONFIRM: list[Step] = [Call("confirm_cancellation"), relay]
 HANG_GUARD_S = 10.0  # a generous bound: a hang must fail the test, not stall it
 
@@ -99,11 +99,11 @@ async def test_clear_yes_cancels_once_and_later_requests_see_it(settings: Settin
         looked_up = await session.run(user_input="What's the status of 100102 now?")
         summary = looked_up.expect.contains_function_call_output(is_error=False)
         assert summary.event().item.output.startswith(
-            "Order 100102, placed on November 4, is cancelled."
+            "Order 1 0 0, 1 0 2, placed on November 4, is cancelled."
         )
         moved = await session.run(user_input="Then send 100102 to my office instead")
         moved.expect.contains_function_call_output(
-            output="Order 1 0 0 1 0 2 is cancelled, so there is no delivery to change.",
+            output="Order 1 0 0, 1 0 2 is cancelled, so there is no delivery to change.",
             is_error=True,
         )
         assert await session.userdata.store.address_changes(order_id="100102") == []
@@ -120,11 +120,11 @@ async def test_a_number_asked_for_is_read_back_with_every_item(settings: Setting
         await session.run(user_input=", ".join(maria.values()))
         await session.run(user_input="three zero zero three zero one")
         assert agent_lines(session)[-1] == (
-            "Order 3 0 0 3 0 1 contains Linen duvet cover, double; Feather pillow, quantity 2. "
+            "Order 3 0 0, 3 0 1 contains Linen duvet cover, double; Feather pillow, quantity 2. "
             "Do you want me to cancel this order? Please say yes or no."
         )
         await session.run(user_input="Yes please")
-        assert agent_lines(session)[-1] == "Done. Order 3 0 0 3 0 1 is cancelled."
+        assert agent_lines(session)[-1] == "Done. Order 3 0 0, 3 0 1 is cancelled."
         assert await status_of(session, "300301") is OrderStatus.CANCELLED
         assert [e.detail for e in await cancellations(session.userdata.store)] == [{"items": 2}]
     assert not model.overran
@@ -133,9 +133,13 @@ async def test_a_number_asked_for_is_read_back_with_every_item(settings: Setting
 @pytest.mark.parametrize(
     ("details", "order_id", "refusal"),
     [
-        (JORDAN, "100101", "Order 1 0 0 1 0 1 has already shipped, so I can't cancel it any more."),
-        (PRIYA, "200201", "Order 2 0 0 2 0 1 has been delivered, so I can't cancel it any more."),
-        (JORDAN, "100102", "Order 1 0 0 1 0 2 is already cancelled."),
+        (
+            JORDAN,
+            "100101",
+            "Order 1 0 0, 1 0 1 has already shipped, so I can't cancel it any more.",
+        ),
+        (PRIYA, "200201", "Order 2 0 0, 2 0 1 has been delivered, so I can't cancel it any more."),
+        (JORDAN, "100102", "Order 1 0 0, 1 0 2 is already cancelled."),
     ],
     ids=["shipped", "delivered", "already-cancelled"],
 )
@@ -307,7 +311,7 @@ async def test_unverified_caller_is_asked_to_verify_first(settings: Settings) ->
         declined = await session.run(user_input="I'd rather not say")
         declined.expect.contains_function_call_output(output=VERIFICATION_DECLINED, is_error=True)
         assert session.userdata.verified_customer is None
-        assert not any("Ceramic" in line or "1 0 0 1 0 2" in line for line in agent_lines(session))
+        assert not any("Ceramic" in line or "1 0 0, 1 0 2" in line for line in agent_lines(session))
         await assert_nothing_cancelled(session)
     assert not any(turn.offers(CANCELLATION_TOOLS) for turn in model.turns)
     assert not model.overran
@@ -342,7 +346,7 @@ async def test_another_customers_or_an_invented_order_reads_exactly_like_an_unkn
     invented = await transcript_of_cancelling(settings, "100103", "Cancel my coffee set order")
 
     def anonymised(lines: list[str], order_id: str) -> list[str]:
-        return [line.replace(" ".join(order_id), "<order>") for line in lines]
+        return [line.replace(spaced_digits(order_id), "<order>") for line in lines]
 
     assert anonymised(someone_elses, "200202") == anonymised(unknown, "999999")
     assert anonymised(invented, "100103") == anonymised(unknown, "999999")

@@ -87,7 +87,7 @@ async def test_granted_is_stored_and_not_asked_again_in_a_later_call(
         await session.run(user_input="1 Market Street, San Francisco, CA 94105")
         await session.run(user_input="yes")
         (changed,) = tool_outputs(session, "update_address")
-        assert changed.output.startswith("Done. Order 1 0 0 1 0 2 will now be delivered to")
+        assert changed.output.startswith("Done. Order 1 0 0, 1 0 2 will now be delivered to")
         assert "text updates" not in changed.output
         assert SMS_QUESTION not in agent_lines(session)
     assert not later.overran

@@ -27,7 +27,7 @@ from support.scripted_llm import relay_tool_output as relay
 
 JORDAN_ID = "C-1001"
 PRIYA_ID = "C-1002"
-TRACKING_NUMBER = "1Z999AA10123456784"
+TRACKING_NUMBER = "1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4"
 NOBODY = {
     "full_name": "Alex Nobody",
     "postal_code": "60601",

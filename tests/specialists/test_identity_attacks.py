@@ -49,7 +49,9 @@ async def test_a_right_guess_among_twenty_parallel_ones_after_the_lock_verifies_
         assert "order_disclosed" not in kinds
         outputs = [output.output for output in tool_outputs(session, "lookup_order")]
         assert outputs == [VERIFICATION_LOCKED, VERIFICATION_LOCKED]
-        assert not any("1Z999AA10123456784" in line for line in agent_lines(session))
+        assert not any(
+            "1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4" in line for line in agent_lines(session)
+        )
     assert not model.overran
 
 

@@ -35,7 +35,7 @@ from support.scripted_llm import relay_tool_output as relay
 KEYPAD_PROMPT = "Please type the order number on your keypad, then press the pound key."
 UP_TO_THE_QUESTION = [Call("lookup_order"), check_identity(JORDAN)]
 TYPE = Call("type_order_number")
-SHIPPED = "has shipped with UPS, tracking number 1Z999AA10123456784"
+SHIPPED = "has shipped with UPS, tracking number 1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4"
 
 
 @contextmanager
@@ -73,7 +73,7 @@ async def test_a_phone_caller_types_the_order_number(settings: Settings) -> None
 
             assert SHIPPED in said
             (output,) = tool_outputs(session, "lookup_order")
-            assert output.output.startswith("Order 100101,")
+            assert output.output.startswith("Order 1 0 0, 1 0 1,")
             assert session.userdata.disclosed_order_ids == ["100101"]
             assert session.userdata.order_lookup_failures == 0
     # The keypad turn was the framework's keypad task, with its way out added.
@@ -109,7 +109,7 @@ async def test_a_wrong_length_entry_is_refused_counted_and_a_spoken_number_still
             result.expect.next_event().is_function_call_output(is_error=False)
             result.expect.skip_next_event_if(type="agent_handoff")
             output = result.expect.next_event().is_function_call_output(is_error=False)
-            assert output.event().item.output.startswith("Order 100102,")
+            assert output.event().item.output.startswith("Order 1 0 0, 1 0 2,")
             assert session.userdata.disclosed_order_ids == ["100102"]
     assert not model.overran
 

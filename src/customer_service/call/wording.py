@@ -59,6 +59,12 @@ def offers_human(sentence: str) -> bool:
     return sentence.rstrip().endswith(OFFER_HUMAN)
 
 
+SPOKEN_GROUP = 3
+"""Characters read out together before a pause: what a listener can write down."""
+
+
 def spaced_digits(number: str) -> str:
-    """An order number as it is read aloud, one digit at a time: "1 0 0 1 0 1"."""
-    return " ".join(number)
+    """An order or tracking number as it is read aloud for a listener to write down:
+    one character at a time, in groups of three with a pause between ("1 0 0, 1 0 1")."""
+    groups = [number[start : start + SPOKEN_GROUP] for start in range(0, len(number), SPOKEN_GROUP)]
+    return ", ".join(" ".join(group) for group in groups)

@@ -23,6 +23,7 @@ __all__ = [
     "find_name",
     "find_number_runs",
     "find_order_number",
+    "find_order_number_read_out",
     "mask",
 ]
 
@@ -130,6 +131,16 @@ def find_number_runs(text: str) -> list[NumberRun]:
 def find_order_number(text: str) -> NumberRun | None:
     """The first six-digit number in `text` ("100101", "100-101", "one zero zero ...")."""
     return next((run for run in find_number_runs(text) if len(run.digits) == 6), None)
+
+
+_GROUP_PAUSE = re.compile(r"(?<=\d), (?=\d)")
+
+
+def find_order_number_read_out(agent_line: str) -> NumberRun | None:
+    """The first six-digit number the agent read out, in its pause-separated groups
+    ("1 0 0, 1 0 2"); a caller's commas separate different numbers, so only the
+    agent's own lines are read this way."""
+    return find_order_number(_GROUP_PAUSE.sub(" ", agent_line))
 
 
 # --- emails and postcodes --------------------------------------------------------------

@@ -15,7 +15,7 @@ from customer_service.offline_llm.address_parsing import (
     parse_correction,
 )
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
-from customer_service.offline_llm.fields import find_order_number
+from customer_service.offline_llm.fields import find_order_number, find_order_number_read_out
 from customer_service.offline_llm.identity_details import identity_details, missing_details_prompt
 from customer_service.offline_llm.routing import (
     ACCEPTED_OFFER,
@@ -170,7 +170,7 @@ _KEEP_ORDER = Phrases(
 def _names_another_order(conversation: Conversation, line: str) -> bool:
     """Whether the caller's line names an order other than the one read back."""
     said = find_order_number(line)
-    read_back = find_order_number(first_question(conversation))
+    read_back = find_order_number_read_out(first_question(conversation))
     return said is not None and (read_back is None or said.digits != read_back.digits)
 
 

@@ -105,13 +105,15 @@ class OrderLookupResult(BaseModel):
             for item in self.items
         )
         if self.status is OrderStatus.SHIPPED:
-            progress = f"has shipped with {self.carrier}, tracking number {self.tracking_number}"
+            tracking = spaced_digits(self.tracking_number or "")
+            progress = f"has shipped with {self.carrier}, tracking number {tracking}"
         elif self.status is OrderStatus.DELIVERED and self.delivered_on is not None:
             progress = f"was delivered on {spoken_date(self.delivered_on)}"
         else:
             progress = f"is {self.status.value}"
         return (
-            f"Order {self.order_id}, placed on {spoken_date(self.placed_on)}, {progress}. "
+            f"Order {spaced_digits(self.order_id)}, placed on {spoken_date(self.placed_on)}, "
+            f"{progress}. "
             f"It contains {items}, going to {self.shipping_address.one_line()}."
         )
 

@@ -1,0 +1,190 @@
+"""One conversation, start to finish, with any of the three agents, and what it cost.
+
+`converse` plays a `Caller` against a started session: it says the opening words, then
+answers each thing the agent asks until the agent asks nothing more (or `max_turns`).
+`run_flow` does that for one intent on a store of its own (or a shared one), then
+checks the store end state; a flow that did not leave it is a failure, never a figure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import random
+import tempfile
+import time
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from livekit.agents import AgentSession
+
+from benchmarks.callers import Caller, Intent, Variant, check_outcome
+from benchmarks.common import MeasuredLLM, apologies_in, bench_settings
+from benchmarks.models import bare_model, single_agent_model, supervised_model
+from benchmarks.single_agent import bare_session, single_agent_session
+from customer_service.settings import Settings
+from customer_service.store import Store
+from customer_service.testing import call_session, sqlite_url
+from support.conversation import agent_lines
+
+MAX_CALLER_TURNS = 12
+
+
+class AgentKind(enum.StrEnum):
+    SUPERVISED = "this agent (supervised)"
+    SINGLE = "single-agent baseline"
+    BARE = "bare agent (no tools)"
+
+
+@dataclass
+class FlowRun:
+    """What one conversation cost, and whether it did what the caller wanted."""
+
+    agent: AgentKind
+    intent: Intent | None
+    variant: Variant | None
+    call_id: str = ""
+    caller_turns: int = 0
+    round_trips: int = 0
+    prompt_tokens: int = 0
+    turn_seconds: list[float] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    failure: str | None = None
+    exception: bool = False
+    """The failure was an exception out of the session, not a wrong outcome."""
+
+    @property
+    def succeeded(self) -> bool:
+        return self.failure is None
+
+    @property
+    def apologies(self) -> list[str]:
+        return apologies_in(self.lines)
+
+
+async def converse(
+    session: AgentSession[Any],
+    model: MeasuredLLM,
+    caller: Caller,
+    opening: str,
+    run: FlowRun,
+    *,
+    max_turns: int = MAX_CALLER_TURNS,
+    pause_s: float = 0.0,
+) -> None:
+    """Plays the caller; fills in turns, timings and what the agent said.
+
+    With `pause_s`, the caller waits before each turn (the first too, so calls started
+    together drift apart) a random 0.5 to 1.5 times `pause_s`: the time a real caller
+    spends listening and speaking. Pauses are not part of any turn's time.
+    """
+    says: str | None = opening
+    while says is not None:
+        if run.caller_turns == max_turns:
+            run.failure = f"the caller was still being asked after {max_turns} turns"
+            break
+        if pause_s:
+            await asyncio.sleep(random.uniform(0.5, 1.5) * pause_s)
+        run.caller_turns += 1
+        model.caller_turn = run.caller_turns
+        heard_before = len(agent_lines(session))
+        started = time.perf_counter()
+        await session.run(user_input=says)
+        run.turn_seconds.append(time.perf_counter() - started)
+        new_lines = agent_lines(session)[heard_before:]
+        says = caller.reply(new_lines[-1]) if new_lines else None
+    run.lines = agent_lines(session)
+    run.round_trips = model.round_trips
+    run.prompt_tokens = model.prompt_tokens
+
+
+def _session(
+    agent: AgentKind, model: MeasuredLLM, database_url: str, settings: Settings
+) -> AbstractAsyncContextManager[AgentSession[Any]]:
+    if agent is AgentKind.SUPERVISED:
+        return call_session(model, settings=settings, database_url=database_url)
+    if agent is AgentKind.SINGLE:
+        return single_agent_session(model, database_url=database_url, settings=settings)
+    return bare_session(model)
+
+
+def _model(agent: AgentKind, caller: Caller, intent: Intent, *, measure: bool) -> MeasuredLLM:
+    if agent is AgentKind.SUPERVISED:
+        return MeasuredLLM(supervised_model(caller, intent), measure=measure)
+    if agent is AgentKind.SINGLE:
+        return MeasuredLLM(single_agent_model(caller, intent), measure=measure)
+    return MeasuredLLM(bare_model, measure=measure)
+
+
+async def run_flow(
+    agent: AgentKind,
+    caller: Caller,
+    intent: Intent,
+    variant: Variant,
+    *,
+    database_url: str | None = None,
+    settings: Settings | None = None,
+    measure: bool = True,
+    check: bool = True,
+    pause_s: float = 0.0,
+) -> FlowRun:
+    """One conversation for one intent; its store end state checked unless `check` is
+    False (for many calls on one store, checked together afterwards).
+
+    Without `database_url` the flow gets a fresh SQLite file with the demo data. An
+    exception inside the conversation is recorded as the failure, not raised.
+    """
+    settings = settings or bench_settings()
+    run = FlowRun(agent=agent, intent=intent, variant=variant)
+    model = _model(agent, caller, intent, measure=measure)
+    with tempfile.TemporaryDirectory(prefix="cs-bench-") as scratch:
+        url = database_url or sqlite_url(Path(scratch) / "store.sqlite3")
+        try:
+            async with _session(agent, model, url, settings) as session:
+                run.call_id = getattr(session.userdata, "call_id", "")
+                opening = caller.opening(intent, variant)
+                await converse(session, model, caller, opening, run, pause_s=pause_s)
+        except Exception as error:
+            run.failure = f"{type(error).__name__}: {error}"
+            run.exception = True
+            return run
+        if run.failure is None:
+            run.failure = _conversation_problem(run, model)
+        if run.failure is None and check and agent is not AgentKind.BARE:
+            async with await Store.open(url) as store:
+                run.failure = await check_outcome(store, run.call_id, caller, intent)
+    return run
+
+
+def _conversation_problem(run: FlowRun, model: MeasuredLLM) -> str | None:
+    if model.overran:
+        return "the model made more requests than any flow needs"
+    if run.apologies:
+        return f"the caller heard an apology: {run.apologies[0]!r}"
+    return None
+
+
+async def run_bare(turns: int, *, measure: bool = False, pause_s: float = 0.0) -> FlowRun:
+    """The bare agent answering `turns` caller turns, one model request each; the caller
+    pauses as in `converse`."""
+    run = FlowRun(agent=AgentKind.BARE, intent=None, variant=None)
+    model = MeasuredLLM(bare_model, measure=measure)
+    try:
+        async with bare_session(model) as session:
+            for turn in range(1, turns + 1):
+                if pause_s:
+                    await asyncio.sleep(random.uniform(0.5, 1.5) * pause_s)
+                model.caller_turn = turn
+                started = time.perf_counter()
+                await session.run(user_input=f"Question number {turn}, please.")
+                run.turn_seconds.append(time.perf_counter() - started)
+                run.caller_turns += 1
+            run.lines = agent_lines(session)
+    except Exception as error:
+        run.failure = f"{type(error).__name__}: {error}"
+        run.exception = True
+    run.round_trips = model.round_trips
+    run.prompt_tokens = model.prompt_tokens
+    return run
