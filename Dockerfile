@@ -1,6 +1,8 @@
 # syntax=docker/dockerfile:1
 # The production worker: `docker build -t customer-service-agent .` (or `make docker-build`),
 # then run it with LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET in its environment.
+# With DATABASE_URL=postgresql+asyncpg://... (the driver is in the image), run
+# `python src/agent.py migrate` in the same image once per release, before `start`.
 
 ARG PYTHON_VERSION=3.11
 
@@ -24,7 +26,7 @@ ENV PATH=/opt/venv/bin:$PATH
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY src ./src
-RUN pip install --upgrade pip && pip install . && python -m compileall -q src
+RUN pip install --upgrade pip && pip install '.[postgres]' && python -m compileall -q src
 
 # Fetches the turn-detector model files now, so the worker never downloads at runtime.
 RUN python src/agent.py download-files

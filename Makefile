@@ -10,16 +10,19 @@ IMAGE ?= customer-service-agent
 ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install chat test bench console dev start download-files docker-build clean
+.PHONY: help install chat test bench console dev start download-files migrate seed-demo \
+	docker-build clean
 
 help:
 	@echo "make install         create .venv and install the project with its dev tools"
 	@echo "make chat            talk to the agent in this terminal (stdin may be piped)"
 	@echo "make test            lint, type-check and run the tests (what CI runs)"
-	@echo "make bench           LLM round trips, time and memory of the main flows"
+	@echo "make bench           benchmarks with baselines and targets (ARGS=--help)"
 	@echo "make console         talk to the agent through this machine's audio devices"
 	@echo "make dev | start     register with a LiveKit server (LIVEKIT_* in .env.local)"
 	@echo "make download-files  fetch the turn-detector model files"
+	@echo "make migrate         bring the database (DATABASE_URL) to the latest schema"
+	@echo "make seed-demo       add the demo customers and orders to the database"
 	@echo "make docker-build    build the container image $(IMAGE)"
 	@echo "make clean           remove .venv and caches"
 	@echo "Extra arguments for the agent: make dev ARGS='--log-level debug'"
@@ -42,13 +45,13 @@ chat: install
 	@$(BIN)/python src/agent.py chat $(ARGS)
 
 test: install
-	$(BIN)/ruff check src tests examples
-	$(BIN)/ruff format --check src tests examples
+	$(BIN)/ruff check src tests examples benchmarks
+	$(BIN)/ruff format --check src tests examples benchmarks
 	$(BIN)/mypy
 	$(BIN)/pytest -q
 
 bench: install
-	$(BIN)/python tests/bench_conversation.py
+	$(BIN)/python -m benchmarks $(ARGS)
 
 console: install
 	$(BIN)/python src/agent.py console $(ARGS)
@@ -61,6 +64,12 @@ start: install
 
 download-files: install
 	$(BIN)/python src/agent.py download-files
+
+migrate: install
+	$(BIN)/python src/agent.py migrate
+
+seed-demo: install
+	$(BIN)/python src/agent.py seed-demo
 
 docker-build:
 	docker build -t $(IMAGE) .

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
-from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -168,7 +167,9 @@ async def check_outcome(store: Store, call_id: str, caller: Caller, intent: Inte
     return await _consent_stored(store, call_id, caller, granted=False)
 
 
-async def _consent_stored(store: Store, call_id: str, caller: Caller, *, granted: bool) -> str | None:
+async def _consent_stored(
+    store: Store, call_id: str, caller: Caller, *, granted: bool
+) -> str | None:
     record = await store.latest_consent(topic=SMS, customer_id=caller.customer_id)
     if record is None or record.call_id != call_id:
         return "text-update answer not stored"
@@ -253,9 +254,7 @@ class BenchPopulation:
                     items=(OrderItem(name="Desk lamp", quantity=1 + number % 2),),
                     placed_on=placed + dt.timedelta(days=(index + number) % 300),
                     carrier=None if status is OrderStatus.PROCESSING else "UPS",
-                    tracking_number=None
-                    if status is OrderStatus.PROCESSING
-                    else f"1Z{order_id}",
+                    tracking_number=None if status is OrderStatus.PROCESSING else f"1Z{order_id}",
                     delivered_on=placed + dt.timedelta(days=320)
                     if status is OrderStatus.DELIVERED
                     else None,
@@ -269,19 +268,16 @@ def _columns(row: Any, table: Any) -> dict[str, Any]:
     return {column.key: getattr(row, column.key) for column in table.columns}
 
 
-async def add_population(
-    store: Store, population: BenchPopulation, *, batch: int = 5000, indexes: Iterable[int] = ()
-) -> None:
+async def add_population(store: Store, population: BenchPopulation, *, batch: int = 5000) -> None:
     """Writes the population's customers and orders (rows built by the store's own
-    converters) in large batches; `indexes` limits it to some customers."""
-    chosen = list(indexes) or list(range(population.customers))
+    converters, inserted in large batches: set-up, not a measured path)."""
+    chosen = list(range(population.customers))
     customer_table = CustomerRow.__table__
     order_table = OrderRow.__table__
     for start in range(0, len(chosen), batch):
         part = chosen[start : start + batch]
         customers = [
-            _columns(customer_to_row(population.customer(index)), customer_table)
-            for index in part
+            _columns(customer_to_row(population.customer(index)), customer_table) for index in part
         ]
         orders = [
             _columns(order_to_row(order), order_table)
@@ -290,6 +286,6 @@ async def add_population(
             if int(order.order_id) not in population.skip_orders
         ]
         async with store.engine.begin() as connection:
-            await connection.execute(insert(customer_table), customers)
+            await connection.execute(insert(CustomerRow), customers)
             if orders:
-                await connection.execute(insert(order_table), orders)
+                await connection.execute(insert(OrderRow), orders)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from livekit.agents import APIConnectOptions, llm
+from livekit.agents import AgentSession, APIConnectOptions, llm
 from livekit.agents.llm import ChatContext, Tool
 from livekit.agents.types import DEFAULT_API_CONNECT_OPTIONS, NOT_GIVEN, NotGivenOr
 
@@ -47,6 +47,15 @@ APOLOGIES = (
     UNEXPECTED_APOLOGY,
 )
 """The call-wide apologies: a caller who hears one met an error, not a policy outcome."""
+
+
+def spoken_lines(session: AgentSession[Any]) -> list[str]:
+    """What the agent said, in order (any session, whatever its userdata)."""
+    return [
+        item.text_content or ""
+        for item in session.history.items
+        if isinstance(item, llm.ChatMessage) and item.role == "assistant"
+    ]
 
 
 def apologies_in(lines: Iterable[str]) -> list[str]:
@@ -242,14 +251,18 @@ def rss_bytes() -> int:
 
 
 class ErrorCounter(logging.Handler):
-    """Counts log records at ERROR and above: exceptions the framework caught and logged."""
+    """Counts the log records that mean something went wrong: any at ERROR and above
+    (exceptions the framework caught and logged), and the agent's own warnings (an audit
+    event not stored, a guardrail tripped), none of which a completed flow should log."""
 
     def __init__(self) -> None:
-        super().__init__(level=logging.ERROR)
+        super().__init__(level=logging.WARNING)
         self.count = 0
         self.messages: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno < logging.ERROR and not record.name.startswith("customer_service"):
+            return
         self.count += 1
         if len(self.messages) < 20:
             self.messages.append(f"{record.name}: {record.getMessage()}")
@@ -260,11 +273,11 @@ ERRORS = ErrorCounter()
 
 def quiet_logs(verbose: bool) -> None:
     """Log lines would bury the tables: warnings and errors are shown only with
-    --verbose; errors are always counted (`ERRORS`)."""
+    --verbose; they are always counted (`ERRORS`)."""
     root = logging.getLogger()
     if verbose:
         logging.basicConfig(level=logging.WARNING)
     else:
         root.addHandler(logging.NullHandler())
-        root.setLevel(logging.ERROR)
+    root.setLevel(logging.WARNING)
     root.addHandler(ERRORS)

@@ -4,6 +4,7 @@
 answers each thing the agent asks until the agent asks nothing more (or `max_turns`).
 `run_flow` does that for one intent on a store of its own (or a shared one), then
 checks the store end state; a flow that did not leave it is a failure, never a figure.
+Every call gets a `Store.for_call()` handle on one engine, as the server's calls do.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import enum
 import random
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,13 +23,12 @@ from typing import Any
 from livekit.agents import AgentSession
 
 from benchmarks.callers import Caller, Intent, Variant, check_outcome
-from benchmarks.common import MeasuredLLM, apologies_in, bench_settings
+from benchmarks.common import MeasuredLLM, apologies_in, bench_settings, spoken_lines
 from benchmarks.models import bare_model, single_agent_model, supervised_model
 from benchmarks.single_agent import bare_session, single_agent_session
 from customer_service.settings import Settings
 from customer_service.store import Store
-from customer_service.testing import call_session, sqlite_url
-from support.conversation import agent_lines
+from customer_service.testing import call_session, open_demo_store, sqlite_url
 
 MAX_CALLER_TURNS = 12
 
@@ -89,24 +90,26 @@ async def converse(
             await asyncio.sleep(random.uniform(0.5, 1.5) * pause_s)
         run.caller_turns += 1
         model.caller_turn = run.caller_turns
-        heard_before = len(agent_lines(session))
+        heard_before = len(spoken_lines(session))
         started = time.perf_counter()
         await session.run(user_input=says)
         run.turn_seconds.append(time.perf_counter() - started)
-        new_lines = agent_lines(session)[heard_before:]
+        new_lines = spoken_lines(session)[heard_before:]
         says = caller.reply(new_lines[-1]) if new_lines else None
-    run.lines = agent_lines(session)
+    run.lines = spoken_lines(session)
     run.round_trips = model.round_trips
     run.prompt_tokens = model.prompt_tokens
 
 
 def _session(
-    agent: AgentKind, model: MeasuredLLM, database_url: str, settings: Settings
+    agent: AgentKind, model: MeasuredLLM, store: Store, settings: Settings
 ) -> AbstractAsyncContextManager[AgentSession[Any]]:
+    """A started session of that agent; both agents with a store get a handle for one
+    call on its engine, as the server gives every call of a worker process."""
     if agent is AgentKind.SUPERVISED:
-        return call_session(model, settings=settings, database_url=database_url)
+        return call_session(model, settings=settings, store=store.for_call())
     if agent is AgentKind.SINGLE:
-        return single_agent_session(model, database_url=database_url, settings=settings)
+        return single_agent_session(model, store=store.for_call(), settings=settings)
     return bare_session(model)
 
 
@@ -124,37 +127,55 @@ async def run_flow(
     intent: Intent,
     variant: Variant,
     *,
-    database_url: str | None = None,
+    store: Store | None = None,
     settings: Settings | None = None,
     measure: bool = True,
     check: bool = True,
     pause_s: float = 0.0,
+    before_close: Callable[[], Awaitable[None]] | None = None,
 ) -> FlowRun:
     """One conversation for one intent; its store end state checked unless `check` is
     False (for many calls on one store, checked together afterwards).
 
-    Without `database_url` the flow gets a fresh SQLite file with the demo data. An
-    exception inside the conversation is recorded as the failure, not raised.
+    Without `store` the flow gets a fresh SQLite file with the demo data. An exception
+    inside the conversation is recorded as the failure, not raised. `before_close` is
+    awaited while the session is still open, after the conversation.
     """
+    if store is None:
+        with tempfile.TemporaryDirectory(prefix="cs-bench-") as scratch:
+            own = await open_demo_store(sqlite_url(Path(scratch) / "store.sqlite3"))
+            async with own:
+                return await run_flow(
+                    agent,
+                    caller,
+                    intent,
+                    variant,
+                    store=own,
+                    settings=settings,
+                    measure=measure,
+                    check=check,
+                    pause_s=pause_s,
+                    before_close=before_close,
+                )
     settings = settings or bench_settings()
     run = FlowRun(agent=agent, intent=intent, variant=variant)
     model = _model(agent, caller, intent, measure=measure)
-    with tempfile.TemporaryDirectory(prefix="cs-bench-") as scratch:
-        url = database_url or sqlite_url(Path(scratch) / "store.sqlite3")
-        try:
-            async with _session(agent, model, url, settings) as session:
-                run.call_id = getattr(session.userdata, "call_id", "")
-                opening = caller.opening(intent, variant)
+    try:
+        async with _session(agent, model, store, settings) as session:
+            run.call_id = getattr(session.userdata, "call_id", "")
+            opening = caller.opening(intent, variant)
+            try:
                 await converse(session, model, caller, opening, run, pause_s=pause_s)
-        except Exception as error:
-            run.failure = f"{type(error).__name__}: {error}"
-            run.exception = True
-            return run
-        if run.failure is None:
-            run.failure = _conversation_problem(run, model)
-        if run.failure is None and check and agent is not AgentKind.BARE:
-            async with await Store.open(url) as store:
-                run.failure = await check_outcome(store, run.call_id, caller, intent)
+            finally:
+                if before_close is not None:
+                    await before_close()
+    except Exception as error:
+        run.failure = f"{type(error).__name__}: {error}"
+        run.exception = True
+        return run
+    run.failure = _conversation_problem(run, model)
+    if run.failure is None and check and agent is not AgentKind.BARE:
+        run.failure = await check_outcome(store, run.call_id, caller, intent)
     return run
 
 
@@ -166,7 +187,13 @@ def _conversation_problem(run: FlowRun, model: MeasuredLLM) -> str | None:
     return None
 
 
-async def run_bare(turns: int, *, measure: bool = False, pause_s: float = 0.0) -> FlowRun:
+async def run_bare(
+    turns: int,
+    *,
+    measure: bool = False,
+    pause_s: float = 0.0,
+    before_close: Callable[[], Awaitable[None]] | None = None,
+) -> FlowRun:
     """The bare agent answering `turns` caller turns, one model request each; the caller
     pauses as in `converse`."""
     run = FlowRun(agent=AgentKind.BARE, intent=None, variant=None)
@@ -181,7 +208,9 @@ async def run_bare(turns: int, *, measure: bool = False, pause_s: float = 0.0) -
                 await session.run(user_input=f"Question number {turn}, please.")
                 run.turn_seconds.append(time.perf_counter() - started)
                 run.caller_turns += 1
-            run.lines = agent_lines(session)
+            run.lines = spoken_lines(session)
+            if before_close is not None:
+                await before_close()
     except Exception as error:
         run.failure = f"{type(error).__name__}: {error}"
         run.exception = True

@@ -8,10 +8,9 @@ import os
 import uuid
 from pathlib import Path
 
-from sqlalchemy import text
+from sqlalchemy import Connection, MetaData, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from customer_service.store.tables import Base
 from customer_service.testing import sqlite_url
 
 POSTGRES_URL_VARIABLE = "TEST_POSTGRES_URL"
@@ -26,10 +25,17 @@ def backends() -> list[str]:
 
 
 async def drop_tables(url: str) -> None:
+    """Drops every table in the database, the store's and the migrations' record alike."""
     engine = create_async_engine(url)
     try:
         async with engine.begin() as connection:
-            await connection.run_sync(Base.metadata.drop_all)
+
+            def drop_all(sync: Connection) -> None:
+                existing = MetaData()
+                existing.reflect(sync)
+                existing.drop_all(sync)
+
+            await connection.run_sync(drop_all)
     finally:
         await engine.dispose()
 

@@ -162,8 +162,10 @@ def single_agent_model(caller: Caller, intent: Intent) -> Rule:
             if not _succeeded(turn, "cancel_order"):
                 return Call("cancel_order", {"order_id": number})
             if not _outputs(turn, "confirm_cancellation"):
-                return Call("confirm_cancellation", {"order_id": number}) if said_yes(last) else (
-                    Say(f"All right, I haven't cancelled order {spaced_digits(number)}.")
+                return (
+                    Call("confirm_cancellation", {"order_id": number})
+                    if said_yes(last)
+                    else (Say(f"All right, I haven't cancelled order {spaced_digits(number)}."))
                 )
             return Say(ANYTHING_ELSE)
         if not _succeeded(turn, "change_address"):
@@ -174,7 +176,9 @@ def single_agent_model(caller: Caller, intent: Intent) -> Rule:
             if said_yes(last):
                 return Call("confirm_address_change")
             return Say("I haven't changed anything. Is the address I read back right?")
-        offered = any(CONSENT_QUESTION in o.output for o in _outputs(turn, "confirm_address_change"))
+        offered = any(
+            CONSENT_QUESTION in o.output for o in _outputs(turn, "confirm_address_change")
+        )
         if offered and not _outputs(turn, "record_consent"):
             return Call("record_consent", {"topic": SMS.value, "granted": said_yes(last)})
         return Say(ANYTHING_ELSE)

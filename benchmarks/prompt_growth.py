@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,14 +37,13 @@ from benchmarks.common import (
     machine,
     print_table,
     quiet_logs,
+    spoken_lines,
     verdict,
 )
 from benchmarks.models import single_agent_model, supervised_model
 from benchmarks.single_agent import single_agent_session
 from customer_service.settings import Settings
-from customer_service.store import Store
-from customer_service.testing import call_session, sqlite_url
-from support.conversation import agent_lines
+from customer_service.testing import call_session, open_demo_store, sqlite_url
 
 TARGET = "A specialist's prompt at the 50th turn at most a third of the supervisor's"
 DEFAULT_TURNS = (5, 20, 50)
@@ -70,7 +70,9 @@ def long_call(caller_first: Caller, population: BenchPopulation, turns: Sequence
             said.append("I'd like to check another order.")
             continue
         next_order += 1
-        said.append(f"It's {order}." if turn - 1 in asked_without_number else f"Where is order {order}?")
+        said.append(
+            f"It's {order}." if turn - 1 in asked_without_number else f"Where is order {order}?"
+        )
     return said
 
 
@@ -84,7 +86,7 @@ async def _play(words: list[str], session: AgentSession[Any], model: MeasuredLLM
     for turn, said in enumerate(words, start=1):
         model.caller_turn = turn
         await session.run(user_input=said)
-    return agent_lines(session)
+    return spoken_lines(session)
 
 
 def _largest(model: MeasuredLLM, turn: int, tool: str | None) -> int | None:
@@ -102,18 +104,21 @@ async def measure(turns: Sequence[int]) -> list[Growth]:
     words = long_call(caller, population, turns)
     settings = _settings()
     with tempfile.TemporaryDirectory(prefix="cs-bench-") as scratch:
-        url = sqlite_url(Path(scratch) / "store.sqlite3")
-        async with await Store.open(url) as store:
+        store = await open_demo_store(sqlite_url(Path(scratch) / "store.sqlite3"))
+        async with store:
             await add_population(store, population)
-        supervised = MeasuredLLM(supervised_model(caller, Intent.LOOKUP), max_requests=400)
-        async with call_session(supervised, settings=settings, database_url=url) as session:
-            lines = await _play(words, session, supervised)
-            call_id = session.userdata.call_id
-        single = MeasuredLLM(single_agent_model(caller, Intent.LOOKUP), max_requests=400)
-        async with single_agent_session(single, database_url=url, settings=settings) as session:
-            single_lines = await _play(words, session, single)
-            single_call_id = session.userdata.call_id
-        async with await Store.open(url) as store:
+            supervised = MeasuredLLM(supervised_model(caller, Intent.LOOKUP), max_requests=400)
+            async with call_session(
+                supervised, settings=settings, store=store.for_call()
+            ) as session:
+                lines = await _play(words, session, supervised)
+                call_id = session.userdata.call_id
+            single = MeasuredLLM(single_agent_model(caller, Intent.LOOKUP), max_requests=400)
+            async with single_agent_session(
+                single, store=store.for_call(), settings=settings
+            ) as baseline:
+                single_lines = await _play(words, baseline, single)
+                single_call_id = baseline.userdata.call_id
             for name, model, heard, call in (
                 ("this agent", supervised, lines, call_id),
                 ("the baseline", single, single_lines, single_call_id),
@@ -144,7 +149,7 @@ def _check_long_call(name: str, model: MeasuredLLM, lines: list[str]) -> None:
         raise RuntimeError(f"{name}: the caller heard an apology in the long call: {heard[0]!r}")
 
 
-def report(growth: Sequence[Growth]) -> bool | None:
+def report(growth: Sequence[Growth]) -> str:
     def cell(value: int | None) -> str:
         return "-" if value is None else str(value)
 
@@ -166,18 +171,18 @@ def report(growth: Sequence[Growth]) -> bool | None:
     print(f"\n{TOKENIZER_NOTE}.")
     at_50 = next((p for p in growth if p.turn == 50), None)
     if at_50 is None or not at_50.specialist or not at_50.supervisor:
-        print(f"Target: {TARGET}: not measured (run with turn 50)")
-        return None
-    met = at_50.specialist * 3 <= at_50.supervisor
-    print(f"Target: {TARGET}: {verdict(met)}")
-    return met
+        shown = "not measured (needs turn 50)"
+    else:
+        shown = verdict(at_50.specialist * 3 <= at_50.supervisor)
+    print(f"Target: {TARGET}: {shown}")
+    return shown
 
 
 def parse_turns(text: str) -> list[int]:
     turns = sorted({int(part) for part in text.split(",") if part.strip()})
     if not turns or turns[0] < 4:
         raise argparse.ArgumentTypeError("measured turns start at 4 (the caller verifies first)")
-    if any(later - earlier < 2 for earlier, later in zip(turns, turns[1:], strict=False)):
+    if any(later - earlier < 2 for earlier, later in itertools.pairwise(turns)):
         raise argparse.ArgumentTypeError("measured turns must be at least 2 apart")
     return turns
 

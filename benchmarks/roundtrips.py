@@ -85,7 +85,7 @@ def _remark(comparison: Comparison) -> str:
     return ", ".join(worse) or "ok"
 
 
-def report(comparisons: Sequence[Comparison]) -> bool:
+def report(comparisons: Sequence[Comparison]) -> str:
     print_table(
         "Round trips per completed intent (this agent | single-agent baseline)",
         [
@@ -100,14 +100,20 @@ def report(comparisons: Sequence[Comparison]) -> bool:
             "vs baseline",
         ],
         (
-            [c.intent.value, c.variant.value, *_figures(c.supervised), *_figures(c.single), _remark(c)]
+            [
+                c.intent.value,
+                c.variant.value,
+                *_figures(c.supervised),
+                *_figures(c.single),
+                _remark(c),
+            ]
             for c in comparisons
         ),
     )
-    met = all(c.no_worse for c in comparisons)
+    shown = verdict(all(c.no_worse for c in comparisons))
     print(f"\n{TOKENIZER_NOTE}.")
-    print(f"Target: {TARGET}: {verdict(met)}")
-    return met
+    print(f"Target: {TARGET}: {shown}")
+    return shown
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -137,7 +137,9 @@ class SingleAgent(Agent):
             named = await store.customers_matching_any(full_name, phone_or_email)
             await store.record_identity_failure(named, state.call_id)
             await self._audit(state, "identity_failed")
-            raise ToolError(LOCKED if state.failed_checks >= settings.identity_max_attempts else MISMATCH)
+            raise ToolError(
+                LOCKED if state.failed_checks >= settings.identity_max_attempts else MISMATCH
+            )
         state.customer = customer
         await self._audit(state, "identity_verified", customer_id=customer.customer_id)
         return f"The caller is verified as {customer.full_name}."
@@ -226,7 +228,9 @@ class SingleAgent(Agent):
         )
         if outcome not in (AddressChangeOutcome.CHANGED, AddressChangeOutcome.ALREADY_APPLIED):
             raise ToolError(f"I couldn't change the address: {outcome.value.replace('_', ' ')}.")
-        done = f"Done. Order {spaced_digits(order_id)} will now be delivered to {read_back(address)}."
+        done = (
+            f"Done. Order {spaced_digits(order_id)} will now be delivered to {read_back(address)}."
+        )
         stored = await state.store.latest_consent(topic=SMS, customer_id=customer.customer_id)
         return done if stored is not None else f"{done} {CONSENT_WORDING[SMS].question}"
 
@@ -316,22 +320,19 @@ class SingleAgent(Agent):
 
 @asynccontextmanager
 async def single_agent_session(
-    model: llm.LLM[Any], *, database_url: str, settings: Settings
+    model: llm.LLM[Any], *, store: Store, settings: Settings
 ) -> AsyncIterator[AgentSession[SingleAgentState]]:
-    """A started text-only session of the baseline, its greeting spoken, on that store."""
-    store = await Store.open(database_url)
+    """A started text-only session of the baseline, its greeting spoken, on that store
+    (used as it is, not closed here)."""
+    session: AgentSession[SingleAgentState] = AgentSession(
+        llm=model, userdata=SingleAgentState(store=store, settings=settings)
+    )
+    greeting = await session.start(SingleAgent(), capture_run=True)
+    await greeting
     try:
-        session: AgentSession[SingleAgentState] = AgentSession(
-            llm=model, userdata=SingleAgentState(store=store, settings=settings)
-        )
-        greeting = await session.start(SingleAgent(), capture_run=True)
-        await greeting
-        try:
-            yield session
-        finally:
-            await session.aclose()
+        yield session
     finally:
-        await store.close()
+        await session.aclose()
 
 
 class BareAgent(Agent):

@@ -4,6 +4,8 @@ python src/agent.py chat             talk to the agent in this terminal (no serv
 python src/agent.py console          speak to it through this machine's audio devices
 python src/agent.py dev | start      register with a LiveKit server and take calls
 python src/agent.py download-files   fetch the turn-detector model files once
+python src/agent.py migrate          bring the database (DATABASE_URL) to the latest schema
+python src/agent.py seed-demo        add the demo customers and orders to the database
 
 `lk agent dev|console|start` and `python -m livekit.agents start src/agent.py` import this
 file and take the module-level `server` (the framework looks for `app`, `server` or
@@ -42,9 +44,12 @@ from livekit.plugins import turn_detector  # noqa: F401
 
 from customer_service.entry import (
     MISCONFIGURED_EXIT_CODE,
+    STORE_COMMANDS,
     announce_dispatch,
     command_of,
     preflight,
+    run_store_command,
+    store_startup_problem,
     unreachable_server_problem,
 )
 from customer_service.log_privacy import install_log_privacy
@@ -76,6 +81,8 @@ Commands:
   start           register with a LiveKit server and take calls (production worker)
   connect         join one room of a LiveKit server directly (--room NAME)
   download-files  fetch the turn-detector model files (once, or at image build)
+  migrate         bring the database at DATABASE_URL to the latest schema
+  seed-demo       add the demo customers and orders to the database at DATABASE_URL
 
 `python src/agent.py COMMAND --help` lists a command's options.
 LiveKit's CLI runs the same agent: `lk agent dev`, `lk agent console`, `lk agent start`.
@@ -100,9 +107,15 @@ def main(argv: list[str]) -> int:
         from livekit.agents.__main__ import main as livekit_agents_main
 
         return livekit_agents_main(["download-files"])
+    if command in STORE_COMMANDS:
+        return run_store_command(argv, get_settings())
 
     settings = get_settings()
-    problem = preflight(argv, settings) or unreachable_server_problem(argv, settings)
+    problem = (
+        preflight(argv, settings)
+        or store_startup_problem(argv, settings)
+        or unreachable_server_problem(argv, settings)
+    )
     if problem is not None:
         print(problem, file=sys.stderr)
         return MISCONFIGURED_EXIT_CODE

@@ -23,7 +23,7 @@ from customer_service.entry import (
 )
 from customer_service.log_privacy import uninstall_log_privacy
 from customer_service.pipeline import DOWNLOAD_FILES_COMMAND
-from customer_service.settings import PROJECT_ROOT, Settings, TurnDetection
+from customer_service.settings import PROJECT_ROOT, Settings, TurnDetection, get_settings
 from support.agent_process import AGENT, run_agent
 
 LIVEKIT_VARIABLES = ("LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET")
@@ -66,7 +66,16 @@ def test_server_command_without_livekit_settings_stops_with_the_names(
 def test_help_works_from_another_directory(tmp_path: Path) -> None:
     result = run_agent(tmp_path, "--help")
     assert result.returncode == 0, result.stderr
-    for command in ("chat", "console", "dev", "start", "connect", "download-files"):
+    for command in (
+        "chat",
+        "console",
+        "dev",
+        "start",
+        "connect",
+        "download-files",
+        "migrate",
+        "seed-demo",
+    ):
         assert command in result.stdout
 
 
@@ -85,7 +94,9 @@ def test_server_commands_need_all_three_livekit_settings(command: str) -> None:
     assert missing_server_settings([command], make_settings(**DUMMY_LIVEKIT)) == []
 
 
-@pytest.mark.parametrize("command", ["chat", "console", "download-files", "--help"])
+@pytest.mark.parametrize(
+    "command", ["chat", "console", "download-files", "migrate", "seed-demo", "--help"]
+)
 def test_other_commands_need_no_livekit_settings(command: str) -> None:
     assert missing_server_settings([command], make_settings()) == []
 
@@ -172,6 +183,21 @@ def test_download_files_uses_the_frameworks_downloader(monkeypatch: pytest.Monke
     monkeypatch.setattr(livekit_agents_main, "main", fake_main)
     assert load_agent_script().main(["download-files"]) == 1
     assert received == [["download-files"]]
+
+
+def test_store_commands_run_without_livekit_settings(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    get_settings.cache_clear()
+    try:
+        module = load_agent_script()
+        assert module.main(["migrate"]) == 0
+        assert "created the store's tables at schema revision" in capsys.readouterr().out
+        assert module.main(["seed-demo"]) == 0
+        assert "added 3 demo customers and 5 demo orders" in capsys.readouterr().out
+    finally:
+        get_settings.cache_clear()
 
 
 # The configuration template the messages point to

@@ -63,6 +63,14 @@ async def test_order_status_by_number(database_url: str) -> None:
     assert said[3:] == [GOODBYE]
 
 
+async def test_order_status_with_everything_said_up_front(database_url: str) -> None:
+    said = (await chat(database_url, f"{JORDAN}, where is order 100101?", "no")).agent
+    # No identity question: the details the caller already gave are checked.
+    assert said[0] == GREETING
+    assert said[1].startswith("Order 1 0 0, 1 0 1, placed on November 2,")
+    assert said[2:] == [GOODBYE]
+
+
 async def test_recent_orders(database_url: str) -> None:
     said = (
         await chat(
@@ -173,6 +181,22 @@ async def test_address_change_with_the_text_update_offer(database_url: str) -> N
     assert consent is not None
     assert (consent.granted, consent.wording_version) == (False, CONSENT_WORDING[SMS].version)
     assert [change.new_address for change in changes] == [NEW_ADDRESS]
+
+
+async def test_address_change_with_everything_said_up_front(database_url: str) -> None:
+    up_front = (
+        f"{JORDAN}. Please change the delivery address of order 100102 to "
+        "1 Market Street, Suite 5, San Francisco, CA 94105"
+    )
+    said = (await chat(database_url, up_front, "yes", "no")).agent
+    # Only the read-back and the text-update offer are asked.
+    assert said[1:3] == [
+        f"I have {read_back(NEW_ADDRESS)}. Is that right?",
+        f"Done. Order 1 0 0, 1 0 2 will now be delivered to {read_back(NEW_ADDRESS)}. "
+        f"{SMS_QUESTION}",
+    ]
+    assert said[3].startswith("The new address for order 1 0 0, 1 0 2 is saved.")
+    assert (await stored_order(database_url, "100102")).shipping_address == NEW_ADDRESS
 
 
 async def test_address_change_refused_on_a_shipped_order(database_url: str) -> None:

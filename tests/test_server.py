@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,23 +10,27 @@ from types import SimpleNamespace
 
 import pytest
 from livekit.agents.testing import fake_job_context
+from sqlalchemy.pool import Pool
 
 from customer_service import server
 from customer_service.call.state import CallState
 from customer_service.settings import get_settings
+from customer_service.store import PoolSize
+from customer_service.store.shared import StoreConfig, shared_store
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import sqlite_url
 
 
 @pytest.fixture
 def offline_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
-    """Process settings as a fresh machine without keys would read them."""
-    database = tmp_path / "store.sqlite3"
+    """Process settings as a fresh machine without keys would read them: the embedded
+    default store, in a data folder of this test's own."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MODEL_PROVIDER", "offline")
-    monkeypatch.setenv("DATABASE_URL", sqlite_url(database))
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     get_settings.cache_clear()
-    yield database
+    yield tmp_path / "data" / "customer-service-agent" / "store.sqlite3"
     get_settings.cache_clear()
 
 
@@ -77,3 +82,82 @@ def test_typed_text_is_taken_alongside_voice(offline_environment: Path) -> None:
     text = server.room_options(settings, text_only=True, call_id="call-1")
     assert text.get_text_input_options() is not None
     assert text.get_audio_input_options() is None
+
+
+# The store: one engine per worker process, shared by its calls
+
+
+async def test_calls_in_one_process_share_one_engine(offline_environment: Path) -> None:
+    with fake_job_context(job_id="job-1") as first_ctx:
+        first_ctx.proc.userdata[server.VAD_KEY] = None
+        await server.entrypoint(first_ctx)
+        first = first_ctx._primary_agent_session
+        assert first is not None
+        with fake_job_context(job_id="job-2") as second_ctx:
+            # The second call in the same process: its userdata is the first's.
+            second_ctx.proc.userdata.update(first_ctx.proc.userdata)
+            await server.entrypoint(second_ctx)
+            second = second_ctx._primary_agent_session
+            assert second is not None
+            try:
+                first_store = first.userdata.store
+                second_store = second.userdata.store
+                assert first_store is not second_store
+                assert first_store.engine is second_store.engine
+                pool = first_store.engine.sync_engine.pool
+
+                # The first call ends: its shutdown closes its handle, not the engine.
+                await first.aclose()
+                await first_store.close()
+                assert second_store.engine.sync_engine.pool is pool
+                assert await second_store.get_customer("C-1001") is not None
+            finally:
+                await second.aclose()
+                config = StoreConfig.from_settings(get_settings())
+                await shared_store(second_ctx.proc.userdata, config).close()
+        assert first_store.engine.sync_engine.pool is not pool  # disposed by close()
+
+
+def test_the_processs_engine_is_disposed_when_its_event_loop_ends(tmp_path: Path) -> None:
+    userdata: dict[str, object] = {}
+    config = StoreConfig(
+        database_url=sqlite_url(tmp_path / "store.sqlite3"),
+        migrate=True,
+        seed_demo_data=True,
+        pool=PoolSize(),
+    )
+    pools: list[Pool] = []
+
+    async def a_call() -> None:
+        store = await shared_store(userdata, config).for_call()
+        assert await store.get_customer("C-1001") is not None
+        await store.close()
+        pools.append(store.engine.sync_engine.pool)
+        assert pools[-1].checkedin() == 1  # kept for the next call
+
+    # The framework ends a job process's loop as asyncio.run does: what is left is cancelled.
+    asyncio.run(a_call())
+    assert pools[0].checkedin() == 0
+    # A process that goes on (a new loop) opens the engine again.
+    asyncio.run(a_call())
+    assert pools[1] is not pools[0]
+
+
+async def test_a_call_that_cannot_open_the_store_ends_with_one_log_line(
+    offline_environment: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", "postgresql+asyncpg://agent:s3cret@127.0.0.1:1/store")
+    get_settings.cache_clear()
+    with fake_job_context(job_id="job-down") as ctx:
+        ctx.proc.userdata[server.VAD_KEY] = None
+        with caplog.at_level(logging.INFO, logger="customer_service"):
+            await server.entrypoint(ctx)
+        assert ctx._primary_agent_session is None
+        with caplog.at_level(logging.INFO, logger="customer_service"):
+            await server.report_session_end(ctx)  # the framework still calls it
+    [failure] = [record for record in caplog.records if record.levelno >= logging.WARNING]
+    assert failure.getMessage().startswith(
+        "the call cannot start: DATABASE_URL=postgresql+asyncpg://agent:***@127.0.0.1:1/store "
+        "cannot be used: nothing accepts connections"
+    )
+    assert failure.exc_info is None

@@ -17,9 +17,13 @@ from livekit.agents import AgentSession, llm
 from livekit.agents.voice import CloseEvent
 
 from customer_service.call.state import CallState
+from customer_service.entry import MISCONFIGURED_EXIT_CODE
 from customer_service.log_privacy import install_log_privacy
 from customer_service.pipeline import build_models
 from customer_service.settings import ModelProvider, Settings, get_settings
+from customer_service.store import Store, StoreMisconfigured, StoreUnavailable
+from customer_service.store.errors import store_problem
+from customer_service.store.shared import StoreConfig
 from customer_service.testing import call_session
 
 EXIT_WORDS = frozenset({"/quit", "/exit"})
@@ -45,9 +49,11 @@ async def converse(
     out: TextIO,
     echo_caller: bool,
     settings: Settings | None = None,
+    store: Store | None = None,
 ) -> int:
     """Runs one call: each input line is a caller turn; returns when input ends or the
-    agent ends the call."""
+    agent ends the call. The call uses `store` when given (the chat command's, opened as
+    the settings say), else a demo store at `database_url` as `call_session` opens it."""
     ended = asyncio.Event()
 
     def show(item: llm.ChatItem) -> None:
@@ -58,7 +64,9 @@ async def converse(
         ended.set()
 
     session: AgentSession[CallState]
-    async with call_session(model, database_url=database_url, settings=settings) as session:
+    async with call_session(
+        model, database_url=database_url, settings=settings, store=store
+    ) as session:
         for greeting in session.history.items:
             show(greeting)
         session.on("conversation_item_added", lambda event: show(event.item))
@@ -96,13 +104,25 @@ def main(argv: list[str] | None = None) -> int:
     install_log_privacy(get_settings(), own_level=None if args.verbose else logging.ERROR)
     model, description = choose_llm()
     interactive = sys.stdin.isatty()
-    print(f"Model: {description}. Type /quit to leave.", file=sys.stdout, flush=True)
-    return asyncio.run(
-        converse(
-            model,
-            database_url=args.database_url or get_settings().database_url,
-            lines=sys.stdin,
-            out=sys.stdout,
-            echo_caller=not interactive,
-        )
-    )
+    config = StoreConfig.from_settings(get_settings(), database_url=args.database_url)
+
+    async def chat() -> int:
+        try:
+            store = await config.open()
+        except (StoreUnavailable, StoreMisconfigured) as error:
+            print(store_problem(error, config.database_url), file=sys.stderr)
+            return MISCONFIGURED_EXIT_CODE
+        print(f"Model: {description}. Type /quit to leave.", file=sys.stdout, flush=True)
+        try:
+            return await converse(
+                model,
+                database_url=config.database_url,
+                lines=sys.stdin,
+                out=sys.stdout,
+                echo_caller=not interactive,
+                store=store,
+            )
+        finally:
+            await store.close()
+
+    return asyncio.run(chat())

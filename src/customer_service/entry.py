@@ -3,14 +3,19 @@ the line that says how rooms get this agent.
 
 Without them, `dev` with no LIVEKIT_URL logs `ws_url is required` and exits with status 0,
 `start` with an unreachable LIVEKIT_URL retries for minutes and then exits with status 0
-too, and a missing turn-detector model only shows when the first call fails.
+too, and a missing turn-detector model only shows when the first call fails. The store's
+commands (`migrate`, `seed-demo`) live here too: they need no LiveKit settings.
 """
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import dataclasses
 import logging
 import os
 import socket
+import sys
 import threading
 import weakref
 from collections.abc import Sequence
@@ -19,6 +24,10 @@ from urllib.parse import urlsplit
 
 from customer_service.pipeline import turn_detector_files_problem
 from customer_service.settings import ModelProvider, Settings
+from customer_service.store import StoreMisconfigured, StoreUnavailable
+from customer_service.store.errors import shown_url, store_problem
+from customer_service.store.schema import FIRST_REVISION, Upgrade, migrate_database
+from customer_service.store.shared import StoreConfig
 
 if TYPE_CHECKING:
     from livekit.agents import AgentServer
@@ -80,6 +89,89 @@ def preflight(argv: Sequence[str], settings: Settings) -> str | None:
     ):
         return turn_detector_files_problem(settings.turn_detection)
     return None
+
+
+# The store
+
+STORE_COMMANDS = frozenset({"migrate", "seed-demo"})
+"""Commands that only work on the store (DATABASE_URL)."""
+
+
+def store_startup_problem(argv: Sequence[str], settings: Settings) -> str | None:
+    """Why the store cannot serve the calls of a voice command (`console`, `dev`, `start`,
+    `connect`), as a one-line message for the user, or None (also for other commands).
+
+    Opens the store as every call will (migrating and seeding only where the settings
+    say), so a missing driver, an unreachable server or a database that is behind stops
+    the command here instead of failing each call. `chat` opens its own store and says
+    the same.
+    """
+    if command_of(argv) not in VOICE_COMMANDS:
+        return None
+    config = StoreConfig.from_settings(settings)
+
+    async def open_and_close() -> None:
+        store = await config.open()
+        await store.close()
+
+    try:
+        asyncio.run(open_and_close())
+    except (StoreUnavailable, StoreMisconfigured) as error:
+        return store_problem(error, config.database_url)
+    return None
+
+
+def run_store_command(argv: list[str], settings: Settings) -> int:
+    """`migrate` or `seed-demo`: prints what it did in one line, or the problem on stderr
+    and returns MISCONFIGURED_EXIT_CODE."""
+    command = command_of(argv)
+    parser = argparse.ArgumentParser(
+        prog=f"agent.py {command}",
+        description=(
+            "Bring the database at DATABASE_URL to the latest schema."
+            if command == "migrate"
+            else "Add the demo customers and orders (README) that the store at DATABASE_URL "
+            "lacks; changes nothing that is there."
+        ),
+    )
+    parser.parse_args(argv[argv.index(command) + 1 :] if command else [])
+    try:
+        if command == "migrate":
+            report = migrated(asyncio.run(migrate_database(settings.database_url)))
+        else:
+            report = asyncio.run(_seed_demo(StoreConfig.from_settings(settings)))
+    except (StoreUnavailable, StoreMisconfigured) as error:
+        print(store_problem(error, settings.database_url), file=sys.stderr)
+        return MISCONFIGURED_EXIT_CODE
+    print(f"{shown_url(settings.database_url)}: {report}")
+    return 0
+
+
+def migrated(upgrade: Upgrade) -> str:
+    """What `migrate` did, for its one line."""
+    if upgrade.adopted:
+        then = "" if upgrade.after == FIRST_REVISION else f", then migrated to {upgrade.after}"
+        return (
+            f"recorded its tables from before migrations at schema revision {FIRST_REVISION}"
+            f"{then} (the latest)."
+        )
+    if upgrade.before == upgrade.after:
+        return f"already at the latest schema revision, {upgrade.after}."
+    if upgrade.before is None:
+        return f"created the store's tables at schema revision {upgrade.after} (the latest)."
+    return f"migrated from schema revision {upgrade.before} to {upgrade.after} (the latest)."
+
+
+async def _seed_demo(config: StoreConfig) -> str:
+    # Opened as calls open it, less their seeding (SEED_DEMO_DATA's), then seeded here.
+    store = await dataclasses.replace(config, seed_demo_data=False).open()
+    try:
+        added = await store.seed_demo_data()
+    finally:
+        await store.close()
+    if not added.customers and not added.orders:
+        return "the demo data is already there."
+    return f"added {added.customers} demo customers and {added.orders} demo orders."
 
 
 # Reaching the LiveKit server

@@ -27,7 +27,9 @@ from customer_service.call.state import CallState
 from customer_service.call.transcripts import save_transcript
 from customer_service.pipeline import build_models, load_vad
 from customer_service.settings import RecordingConsent, Settings, get_settings
-from customer_service.store import Store
+from customer_service.store import StoreMisconfigured, StoreUnavailable
+from customer_service.store.errors import store_problem
+from customer_service.store.shared import StoreConfig, shared_store
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.telephony.attributes import ProgressAttributes
 from customer_service.telephony.caller_id import learn_caller_line
@@ -53,7 +55,12 @@ def call_id_for(ctx: JobContext) -> str:
 
 async def report_session_end(ctx: JobContext) -> None:
     """Logs the shape of the finished call; the transcript stays out of the logs."""
-    report = ctx.make_session_report()
+    try:
+        report = ctx.make_session_report()
+    except RuntimeError as error:
+        if "no AgentSession" not in str(error):
+            raise
+        return  # no session started (the store could not be opened): nothing to report
     logger.info(
         "call ended",
         extra={
@@ -132,7 +139,15 @@ async def entrypoint(ctx: JobContext) -> None:
     models = build_models(settings, vad=ctx.proc.userdata.get(VAD_KEY))
     logger.info(models.describe())
 
-    store = await Store.open(settings.database_url)
+    # The process's one engine and pool, opened by its first call; this call's handle
+    # is closed with the call, the engine when the process ends.
+    config = StoreConfig.from_settings(settings)
+    try:
+        store = await shared_store(ctx.proc.userdata, config).for_call()
+    except (StoreUnavailable, StoreMisconfigured) as error:
+        logger.error("the call cannot start: %s", store_problem(error, config.database_url))
+        ctx.shutdown(reason="store unavailable")
+        return
     ctx.add_shutdown_callback(store.close)
     state = CallState(store=store, settings=settings, call_id=call_id_for(ctx))
 

@@ -107,6 +107,17 @@ class Settings(BaseSettings):
 
     # Store
     database_url: str = Field(default_factory=default_database_url)
+    seed_demo_data: bool | None = None
+    """Add the demo customers and orders the store lacks whenever the agent opens it.
+    Unset: only for the embedded default store (DATABASE_URL unset)."""
+    auto_migrate: bool | None = None
+    """Bring the database to the latest schema whenever the agent opens it. Unset: only
+    for the embedded default store; elsewhere `python src/agent.py migrate` does it, and
+    the agent refuses a database that is behind."""
+    database_pool_size: int = Field(default=5, ge=1, le=100)
+    """Connections each worker process keeps open to a database server (not SQLite)."""
+    database_max_overflow: int = Field(default=10, ge=0, le=100)
+    """Connections a worker process may open beyond the pool when calls need them."""
 
     # Policy
     identity_max_attempts: int = Field(default=3, ge=1, le=10)
@@ -175,6 +186,12 @@ class Settings(BaseSettings):
         # `TRANSCRIPT_DIR=` copied from .env.example must not mean the current directory.
         return None if value == "" else value
 
+    @field_validator("seed_demo_data", "auto_migrate", mode="before")
+    @classmethod
+    def _empty_means_default(cls, value: object) -> object:
+        # `SEED_DEMO_DATA=` copied from .env.example means "decide by the store".
+        return None if value == "" else value
+
     @field_validator("log_level", mode="before")
     @classmethod
     def _known_log_level(cls, value: object) -> object:
@@ -184,6 +201,21 @@ class Settings(BaseSettings):
             if not isinstance(logging.getLevelName(value), int):
                 raise ValueError(f"unknown log level {value!r}")
         return value
+
+    @property
+    def uses_embedded_store(self) -> bool:
+        """Whether the store is the default SQLite file (DATABASE_URL unset, or set to it)."""
+        return self.database_url == default_database_url()
+
+    @property
+    def seeds_demo_data(self) -> bool:
+        """`seed_demo_data`, or when unset, whether the store is the embedded default."""
+        return self.uses_embedded_store if self.seed_demo_data is None else self.seed_demo_data
+
+    @property
+    def migrates_on_open(self) -> bool:
+        """`auto_migrate`, or when unset, whether the store is the embedded default."""
+        return self.uses_embedded_store if self.auto_migrate is None else self.auto_migrate
 
     @property
     def session_max_tool_steps(self) -> int:

@@ -235,3 +235,34 @@ async def test_address_yes_without_read_back_asks_for_the_address() -> None:
 
 async def test_address_give_up() -> None:
     assert called(await answer(ADDRESS, *read_back(), user("forget it"))) == ("give_up", {})
+
+
+# --- an address said before the specialist started ----------------------------------------
+
+UP_FRONT = (
+    "Jordan Lee, 94107, jordan.lee@example.com. Please change the delivery address of "
+    "order 100102 to 500 Market Street, San Francisco, CA 94105"
+)
+RECORDED_LINE = "500 Market Street, San Francisco, CA 94105"
+
+
+async def test_an_address_in_the_request_is_recorded_on_entry() -> None:
+    # What the specialist's first turn sees: the request, and the supervisor's tool that
+    # started it, still running (another agent's work, not to be relayed).
+    running = tool_round("update_address", "The tool call is still in progress.")
+    response = await answer(ADDRESS, user(UP_FRONT), *running)
+    assert called(response) == ("record_address", RECORDED)
+
+
+async def test_an_address_said_before_the_identity_questions_is_recorded() -> None:
+    items = [
+        user(f"I'm Jordan Lee. Please send order 100102 to {RECORDED_LINE}"),
+        agent("To verify your identity, please tell me the postal code and email."),
+        user("94107, jordan.lee@example.com"),
+    ]
+    assert called(await answer(ADDRESS, *items)) == ("record_address", RECORDED)
+
+
+async def test_an_earlier_address_is_not_recorded_again_after_a_read_back() -> None:
+    items = [user(f"Please change the address to {RECORDED_LINE}"), *read_back()[1:]]
+    assert said(await answer(ADDRESS, *items, user("hmm"))) == ADDRESS_QUESTION

@@ -197,6 +197,21 @@ async def test_a_specialist_without_caller_words_asks_its_question() -> None:
     assert said(await answer(IDENTITY)) == IDENTITY_QUESTION
 
 
+async def test_a_specialist_entered_with_details_uses_them_not_the_running_tool() -> None:
+    # The specialist's first turn: the caller's request, and the supervisor's tool that
+    # started it shown as still running; that is not this agent's output to relay.
+    request = user("Jordan Lee, 94107, jordan.lee@example.com, where is 100101?")
+    running = tool_round("lookup_order", "The tool call is still in progress.", order_id="100101")
+    assert called(await answer(IDENTITY, request, *running)) == (
+        "check_identity",
+        {
+            "full_name": "Jordan Lee",
+            "postal_code": "94107",
+            "phone_or_email": "jordan.lee@example.com",
+        },
+    )
+
+
 # --- caller speech is data -------------------------------------------------------------------
 
 

@@ -7,10 +7,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from customer_service.store import Store
 from customer_service.store.tables import Base
+from customer_service.testing import open_demo_store
 
 POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "")
 POSTGRES_REQUIRED = os.environ.get("REQUIRE_POSTGRES_TESTS") == "1"
@@ -19,10 +21,12 @@ POSTGRES_SKIP_REASON = "TEST_POSTGRES_URL not set: PostgreSQL store tests need a
 
 
 async def _drop_tables(url: str) -> None:
+    """Drops the store's tables and its migration history."""
     engine = create_async_engine(url)
     try:
         async with engine.begin() as connection:
             await connection.run_sync(Base.metadata.drop_all)
+            await connection.execute(text("DROP TABLE IF EXISTS alembic_version"))
     finally:
         await engine.dispose()
 
@@ -40,7 +44,8 @@ async def _drop_tables(url: str) -> None:
 )
 async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
     """A URL of an empty database: a new SQLite file (in a folder not yet created) or the
-    PostgreSQL database of TEST_POSTGRES_URL with the store's tables dropped."""
+    PostgreSQL database of TEST_POSTGRES_URL with the store's tables and migration
+    history dropped."""
     if request.param == "sqlite":
         yield f"sqlite+aiosqlite:///{tmp_path / 'data' / 'store.sqlite3'}"
         return
@@ -53,6 +58,6 @@ async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncI
 
 @pytest.fixture
 async def store(database_url: str) -> AsyncIterator[Store]:
-    opened = await Store.open(database_url)
+    opened = await open_demo_store(database_url)
     yield opened
     await opened.close()

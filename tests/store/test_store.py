@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
 from customer_service.domain import Customer, Order, OrderItem, OrderStatus
 from customer_service.store import AuditEvent, Store, StoreUnavailable
 from customer_service.store.orders import order_to_row
+from customer_service.testing import open_demo_store
 from support.demo_addresses import JORDAN_ADDRESS, MARIA_ADDRESS, PRIYA_ADDRESS
 
 
@@ -151,14 +152,14 @@ async def test_recent_orders_break_date_ties_by_order_number(
 
 
 async def test_reopen_does_not_reseed_and_sees_earlier_writes(database_url: str) -> None:
-    first = await Store.open(database_url)
+    first = await open_demo_store(database_url)
     await first.add_audit_event(AuditEvent(call_id="call-1", kind="identity_verified"))
 
-    second = await Store.open(database_url)
+    second = await open_demo_store(database_url)
     assert [event.call_id for event in await second.audit_events()] == ["call-1"]
     await first.close()
 
-    third = await Store.open(database_url)
+    third = await open_demo_store(database_url)
     for postal_code in ("94107", "10001", "28013"):
         assert len(await third.customers_with_postal_code(postal_code)) == 1
     assert len(await third.recent_orders("C-1001", 10)) == 2
@@ -169,7 +170,7 @@ async def test_reopen_does_not_reseed_and_sees_earlier_writes(database_url: str)
 
 
 async def test_concurrent_opens_of_a_new_database_seed_once(database_url: str) -> None:
-    stores = await asyncio.gather(*(Store.open(database_url) for _ in range(4)))
+    stores = await asyncio.gather(*(open_demo_store(database_url) for _ in range(4)))
     try:
         for postal_code in ("94107", "10001", "28013"):
             assert len(await stores[-1].customers_with_postal_code(postal_code)) == 1
@@ -262,7 +263,7 @@ def test_audit_event_defaults_and_validation() -> None:
 
 
 async def test_in_memory_store_is_seeded_and_serves_concurrent_calls() -> None:
-    store = await Store.open("sqlite+aiosqlite:///:memory:")
+    store = await open_demo_store("sqlite+aiosqlite:///:memory:")
     try:
         orders = await asyncio.gather(*(store.get_order("100101") for _ in range(10)))
         assert {order.order_id for order in orders if order is not None} == {"100101"}
@@ -294,7 +295,13 @@ async def test_database_corrupted_while_open_is_unavailable(tmp_path: Path) -> N
     path = tmp_path / "store.sqlite3"
     store = await Store.open(_sqlite_url(path))
     try:
+        # In WAL mode a connection trusts its pages and the shared WAL index, and the last
+        # one to close writes the WAL back into the file: corruption shows when the file
+        # itself is read again, by the next connection after the log is emptied.
+        async with store.engine.connect() as connection:
+            await connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
         path.write_bytes(b"garbage" * 1000)
+        await store.engine.dispose()
         with pytest.raises(StoreUnavailable) as read_error:
             await store.get_customer("C-1001")
         assert str(read_error.value) == "The store could not read a customer."

@@ -17,6 +17,7 @@ from customer_service.store import (
     StoreUnavailable,
 )
 from customer_service.store import addresses as addresses_module
+from customer_service.testing import open_demo_store
 from support.demo_addresses import JORDAN_ADDRESS, PRIYA_ADDRESS
 from support.faults import fail_writes
 
@@ -200,7 +201,7 @@ async def test_concurrent_changes_with_the_same_key_apply_once(store: Store) -> 
 
 
 async def test_in_memory_store_serialises_concurrent_changes() -> None:
-    store = await Store.open("sqlite+aiosqlite:///:memory:")
+    store = await open_demo_store("sqlite+aiosqlite:///:memory:")
     try:
         results = await asyncio.gather(
             _change(store, address=MARKET_ST, key="a"),
@@ -294,7 +295,7 @@ async def test_another_store_on_the_same_database_sees_the_change(
 ) -> None:
     _, change = await _change(store)
 
-    async with await Store.open(database_url) as reopened:
+    async with await open_demo_store(database_url) as reopened:
         assert await _address_of(reopened, "100102") == MARKET_ST
         assert await reopened.address_changes() == [change]
         assert await _change(reopened) == (AddressChangeOutcome.ALREADY_APPLIED, change)

@@ -20,6 +20,7 @@ from customer_service.store import (
     Store,
     StoreUnavailable,
 )
+from customer_service.testing import open_demo_store
 from support.demo_addresses import JORDAN_ADDRESS
 from support.faults import fail_writes
 
@@ -207,7 +208,7 @@ async def test_concurrent_cancels_of_one_order_cancel_once(store: Store) -> None
 
 
 async def test_in_memory_store_serialises_concurrent_cancels() -> None:
-    async with await Store.open("sqlite+aiosqlite:///:memory:") as store:
+    async with await open_demo_store("sqlite+aiosqlite:///:memory:") as store:
         outcomes = await asyncio.gather(*(_cancel(store) for _ in range(3)))
 
         assert outcomes.count(CancellationOutcome.CANCELLED) == 1
@@ -246,7 +247,7 @@ async def test_another_store_on_the_same_database_sees_the_cancellation(
 ) -> None:
     await _cancel(store)
 
-    async with await Store.open(database_url) as reopened:
+    async with await open_demo_store(database_url) as reopened:
         assert (await _statuses(reopened))["100102"] is OrderStatus.CANCELLED
         assert await _cancel(reopened, call_id="call-2") is CancellationOutcome.ALREADY_CANCELLED
         assert len(await reopened.audit_events(kind="order_cancelled")) == 1

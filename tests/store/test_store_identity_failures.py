@@ -14,6 +14,7 @@ from customer_service.domain import Customer
 from customer_service.store import Store, StoreUnavailable
 from customer_service.store.customers import customer_to_row
 from customer_service.store.identity_failures import IdentityFailureRow
+from customer_service.testing import open_demo_store
 from support.faults import fail_everything, fail_writes
 
 NOON = dt.datetime(2026, 11, 20, 12, 0, tzinfo=dt.UTC)
@@ -219,11 +220,13 @@ def _table_names(connection: Connection) -> set[str]:
 
 
 async def test_opening_a_database_from_before_the_table_adds_it(database_url: str) -> None:
-    async with await Store.open(database_url) as old, old.engine.begin() as connection:
+    # A database made before migrations, by a version without this table.
+    async with await open_demo_store(database_url) as old, old.engine.begin() as connection:
         await connection.execute(text("DROP TABLE identity_failures"))
+        await connection.execute(text("DROP TABLE alembic_version"))
         assert "identity_failures" not in await connection.run_sync(_table_names)
 
-    async with await Store.open(database_url) as store:
+    async with await open_demo_store(database_url) as store:
         async with store.engine.connect() as connection:
             assert "identity_failures" in await connection.run_sync(_table_names)
         await store.record_identity_failure(["C-1001"], "call-1", at=NOON)

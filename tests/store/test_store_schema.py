@@ -15,6 +15,7 @@ from customer_service.store import (
     Store,
     StoreUnavailable,
 )
+from customer_service.testing import open_demo_store
 from support.faults import fail_everything, fail_writes
 
 ORIGINAL_TABLES = {"customers", "orders", "audit_events"}
@@ -34,16 +35,16 @@ async def _tables(store: Store) -> set[str]:
 
 
 async def test_opening_an_older_database_adds_the_new_tables(database_url: str) -> None:
-    async with await Store.open(database_url) as old:
+    async with await open_demo_store(database_url) as old:
         await old.add_audit_event(AuditEvent(call_id="call-0", kind="identity_verified"))
-        # What a database created before these tables existed looks like.
+        # What a database created before these tables, and before migrations, looks like.
         async with old.engine.begin() as connection:
-            for table in sorted(NEW_TABLES):
+            for table in sorted(NEW_TABLES | {"alembic_version"}):
                 await connection.execute(text(f"DROP TABLE {table}"))
         assert await _tables(old) == ORIGINAL_TABLES
 
-    async with await Store.open(database_url) as store:
-        assert await _tables(store) == ORIGINAL_TABLES | NEW_TABLES
+    async with await open_demo_store(database_url) as store:
+        assert await _tables(store) == ORIGINAL_TABLES | NEW_TABLES | {"alembic_version"}
         # The old data is kept and the demo data is not seeded again.
         assert [event.kind for event in await store.audit_events()] == ["identity_verified"]
         assert len(await store.customers_with_postal_code("94107")) == 1

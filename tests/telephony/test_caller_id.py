@@ -69,6 +69,7 @@ async def test_the_entrypoint_learns_the_line_once_the_caller_joins(
 ) -> None:
     monkeypatch.setenv("MODEL_PROVIDER", "offline")
     monkeypatch.setenv("DATABASE_URL", sqlite_url(tmp_path / "store.sqlite3"))
+    monkeypatch.setenv("AUTO_MIGRATE", "true")  # a new database, not the embedded default
     get_settings.cache_clear()
     caller = participant(
         rtc.ParticipantKind.PARTICIPANT_KIND_SIP, **{"sip.phoneNumber": JORDAN_PHONE}

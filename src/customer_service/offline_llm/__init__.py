@@ -16,6 +16,12 @@ How it answers, on each request:
    written for the caller); the supervisor adds "Is there anything else I can help you
    with?" after a successful one, except after `end_call` or `transfer_to_human`.
 3. Before the caller has said anything, it greets them (a specialist asks its question).
+   A specialist's first turn may come with the caller's words already in its history
+   (details said up front): it answers them like a new line, so the identity
+   specialist checks details it can read there, and the address specialist records an
+   address the caller already gave ("... change order 100102 to 1 Market Street, ...").
+   Calls to tools this agent is not offered (the supervisor's tool that started the
+   specialist, shown as still running) are someone else's work and are left out.
 4. Otherwise it reads the caller's words with plain rules (keywords, numbers, emails,
    names, addresses, yes or no) and either calls one offered tool or speaks one line:
    - `supervisor`: a person, goodbye, text updates or recording (`request_consent`

@@ -13,7 +13,13 @@ from customer_service.offline_llm.fields import (
     find_number_runs,
 )
 
-__all__ = ["SpokenAddress", "field_in_problem", "parse_address", "parse_correction"]
+__all__ = [
+    "SpokenAddress",
+    "address_in_request",
+    "field_in_problem",
+    "parse_address",
+    "parse_correction",
+]
 
 _LEAD_IN = re.compile(
     r"^(?:(?:yes|yeah|no|nope|ok|okay|sure|so|well|actually)\b[,.!]?\s*)*"
@@ -169,6 +175,24 @@ def parse_address(line: str) -> SpokenAddress | None:
         country=country,
         unit=unit,
     )
+
+
+# Where an address starts inside a request: "... order 100102 to 1 Market Street, ...",
+# "my new address is 1 Market Street, ...".
+_ADDRESS_START = re.compile(r"\b(?:to|is|at|now)\b:?\s+(?=\d{1,5}[^\W\d_]{0,2}\s)", re.IGNORECASE)
+
+
+def address_in_request(line: str) -> SpokenAddress | None:
+    """The address in a line that may say more than the address ("Jordan Lee, 94107,
+    ..., please send order 100102 to 1 Market Street, San Francisco, CA 94105"): what
+    follows the last "to", "is", "at" or "now" that starts one, else the whole line when
+    it reads as an address with a house number."""
+    for start in reversed(list(_ADDRESS_START.finditer(line))):
+        address = parse_address(line[start.end() :])
+        if address is not None:
+            return address
+    whole = parse_address(line)
+    return whole if whole is not None and re.search(r"\d", whole.street) else None
 
 
 # --- correcting one part ---------------------------------------------------------------

@@ -53,13 +53,30 @@ class Conversation:
 
     @classmethod
     def of(cls, chat_ctx: llm.ChatContext, tool_names: Iterable[str]) -> Conversation:
-        turns = tuple(item for item in chat_ctx.items if _is_turn(item))
+        offered = frozenset(tool_names)
+        # A call to a tool this agent is not offered is another agent's work (the
+        # supervisor's tool that started this specialist shows as still in progress):
+        # left out, with its output.
+        others = {
+            item.call_id
+            for item in chat_ctx.items
+            if isinstance(item, llm.FunctionCall) and item.name not in offered
+        }
+        turns = tuple(
+            item
+            for item in chat_ctx.items
+            if _is_turn(item)
+            and (
+                isinstance(item, llm.ChatMessage)
+                or (item.call_id not in others and (not item.name or item.name in offered))
+            )
+        )
         instructions = "\n".join(
             item.text_content or ""
             for item in chat_ctx.items
             if isinstance(item, llm.ChatMessage) and item.role in ("system", "developer")
         )
-        return cls(turns=turns, tools=frozenset(tool_names), instructions=instructions)
+        return cls(turns=turns, tools=offered, instructions=instructions)
 
     def offers(self, tool: str) -> bool:
         return tool in self.tools

@@ -10,6 +10,7 @@ import re
 
 from customer_service.call.answers import Phrases, normalise, polarity
 from customer_service.offline_llm.address_parsing import (
+    address_in_request,
     field_in_problem,
     parse_address,
     parse_correction,
@@ -128,9 +129,20 @@ def order_lookup(conversation: Conversation) -> Reply:
 # --- address update --------------------------------------------------------------------
 
 
+def _address_said_before(conversation: Conversation) -> dict[str, object] | None:
+    """Before anything is recorded: the newest address the caller already said, in the
+    history this specialist was given (up front, with the request)."""
+    if conversation.last_arguments("record_address") is not None:
+        return None
+    for line in reversed(conversation.caller_lines()):
+        if (address := address_in_request(line)) is not None:
+            return address.arguments()
+    return None
+
+
 def address_update(conversation: Conversation) -> Reply:
     line = conversation.last_caller_line or ""
-    address = parse_address(line)
+    address = address_in_request(line) or parse_address(line)
     if address is not None:
         # A whole address is never a request for a person, whatever its street is called.
         return CallTool("record_address", address.arguments())
@@ -138,6 +150,8 @@ def address_update(conversation: Conversation) -> Reply:
         return transfer
     if REFUSALS.found_in(normalise(line)):
         return CallTool("give_up")
+    if (said_before := _address_said_before(conversation)) is not None:
+        return CallTool("record_address", said_before)
     answered = conversation.output_answered()
     if answered is None or conversation.tool_name(answered) != "record_address":
         return Say(ADDRESS_QUESTION)

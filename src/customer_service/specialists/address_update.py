@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 from collections.abc import Coroutine
 from textwrap import dedent
 from typing import Any
@@ -25,7 +26,7 @@ from customer_service.addresses import AddressProblem, read_back, validated_addr
 from customer_service.call.answers import confirms
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
-from customer_service.call.heard import SpokenQuestion
+from customer_service.call.heard import SpokenQuestion, caller_messages
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, STILL_THERE, spaced_digits
@@ -36,10 +37,11 @@ from customer_service.store import AddressChangeOutcome
 
 ADDRESS_INSTRUCTIONS = PERSONA + dedent(
     """
-    Your only job now is to collect the new delivery address for one order. When the
-    caller has given it, call record_address with each part as they said it; the country
-    may be a name or a two-letter code. The tool reads the address back to the caller
-    itself, so do not repeat it. Call confirm_address only after the caller clearly says
+    Your only job now is to collect the new delivery address for one order. As soon as
+    the caller has given it, earlier in this conversation or when you ask, call
+    record_address with each part as they said it, without asking for it again; the
+    country may be a name or a two-letter code. The tool reads the address back to the
+    caller itself, so do not repeat it. Call confirm_address only after the caller clearly says
     the read-back is right; if they correct anything, call record_address again with the
     corrected address. If a part is invalid, say what the tool says and ask for that part
     again. If the caller wants to stop, call give_up. Never invent or complete any part
@@ -63,6 +65,25 @@ MAX_REFUSED_CONFIRMATIONS = 3
 """Confirmations refused for want of a clear yes to one read-back before the task ends,
 changing nothing."""
 ADDRESS_UPDATE_ABANDONED = "No problem, I haven't changed the address."
+
+
+# A shape, never a value: a street with its number ("1 Market Street", "Calle Mayor 5"),
+# then a five-digit (ZIP or Spanish), Canadian or UK postal code. The model reads the
+# parts; `validated_address` and the caller's yes to the read-back decide.
+_ADDRESS_LIKE = re.compile(
+    r"(?:\b\d{1,5}[^\W\d_]{0,2}\s+[^\W\d_]{2,}|\b[^\W\d_]{2,}\s+\d{1,4}[^\W\d_]?\b)"
+    r".*?(?<![\w-])(?:\d{5}(?:-\d{4})?|[A-Z]\d[A-Z] ?\d[A-Z]\d|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2})"
+    r"(?![\w-])",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def offers_address(history: ChatContext) -> bool:
+    """Whether the caller's words in `history` hold something shaped like an address.
+    Six-digit order numbers are not house numbers here."""
+    return any(
+        _ADDRESS_LIKE.search(message.text_content or "") for message in caller_messages(history)
+    )
 
 
 def read_back_question(address: PostalAddress) -> str:
@@ -97,6 +118,11 @@ class AddressUpdateTask(Specialist[AddressUpdateResult]):
         self._refused = 0
 
     async def opening(self) -> None:
+        if offers_address(self.chat_ctx):
+            # The caller already said an address: one round trip for the model to record
+            # it, and no question. The tool then reads it back, as always.
+            self.session.generate_reply()
+            return
         self.session.say(opening_question(self._order_id))
 
     def nudge(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import logging
+import re
 from collections.abc import Coroutine
 from textwrap import dedent
 from typing import Any
@@ -17,13 +18,16 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from customer_service.call import audit
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
+from customer_service.call.heard import caller_messages
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallerLine, CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA
 from customer_service.domain import Customer
 from customer_service.normalize import (
+    digits_from_speech,
     emails_match,
     names_match,
+    normalize_email,
     normalize_postal_code,
     phones_match,
     postal_codes_match,
@@ -53,8 +57,9 @@ IDENTITY_INSTRUCTIONS = PERSONA + dedent(
     """
     Your only job now is to verify the caller's identity. You need three things: their
     full name, the postal code on the account, and the phone number or email address on
-    the account. Ask only for what is still missing. When you have all three, call
-    check_identity with them exactly as the caller said them. If the check fails, say
+    the account. Use any the caller has already said in this conversation and ask only
+    for what is still missing. When you have all three, call check_identity with them
+    exactly as the caller said them, without asking for them again. If the check fails, say
     what the tool says and ask for the details again. If the caller cannot or will not
     give them, call give_up. Never guess a value, never say which detail was wrong, and
     never talk about orders here.
@@ -94,6 +99,32 @@ MISSING_DETAILS = (
     "I need all three details to verify you: your full name, the postal code on the "
     "account, and the phone number or email address on the account."
 )
+
+
+# Shapes, never values: the model reads the details, and the check decides.
+_EMAIL_LIKE = re.compile(
+    r"[^\s@,;]+@[^\s@,;]+|\b[^\W_]+ at [^\W_]+(?: (?:dot|period|point) [^\W_]+)+", re.I
+)
+_DIGIT_RUN = re.compile(
+    r"(?:(?:\d|\b(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|double|triple)\b)"
+    r"[\s().+-]*)+",
+    re.I,
+)
+_PHONE_DIGITS = 9  # the fewest in a number said without its country code (Spain)
+
+
+def offers_contact_detail(history: ChatContext) -> bool:
+    """Whether the caller's words in `history` hold something shaped like an email or a
+    phone number: they have begun giving their details. (A name alone cannot be told
+    apart from other words here; the caller is then asked, as before.)"""
+    for message in caller_messages(history):
+        text = message.text_content or ""
+        if any(normalize_email(found.group()) for found in _EMAIL_LIKE.finditer(text)) or any(
+            len(digits_from_speech(found.group())) >= _PHONE_DIGITS
+            for found in _DIGIT_RUN.finditer(text)
+        ):
+            return True
+    return False
 
 
 def mismatch_message(attempts_left: int) -> str:
@@ -181,6 +212,13 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
         self._calling_number_question = CallingNumberConfirmation(self)
 
     async def opening(self) -> None:
+        state: CallState = self.session.userdata
+        if state.identity.failed_checks == 0 and offers_contact_detail(self.chat_ctx):
+            # The caller already gave details: one round trip for the model to check them
+            # (or ask only for what is missing), and no caller turn. Not after a failed
+            # check: the details in the history may be the ones it refused.
+            self.session.generate_reply()
+            return
         # A fixed question instead of a generated one saves a round trip of silence.
         if self._calling_number is None:
             self.session.say(OPENING_QUESTION)

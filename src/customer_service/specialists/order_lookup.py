@@ -242,10 +242,14 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
 
 
 async def validated_order(
-    result: object, state: CallState, requested_order_id: str | None
+    result: object,
+    state: CallState,
+    requested_order_id: str | None,
+    *,
+    read_from_store: bool = False,
 ) -> OrderLookupResult:
     """The order result, once it is well formed, the one asked for, the verified caller's
-    own, and in agreement with the store."""
+    own, and in agreement with the store (unless it was just `read_from_store`)."""
     try:
         order = OrderLookupResult.model_validate(result)
     except ValidationError as error:
@@ -257,6 +261,8 @@ async def validated_order(
         raise ResultRejected("order result is not the order asked for")
     if order.customer_id != customer.customer_id:
         raise ResultRejected("order result belongs to another customer")
+    if read_from_store:
+        return order
     stored = await state.store.get_order(order.order_id)
     if stored is None or OrderLookupResult.from_order(stored) != order:
         raise ResultRejected("order result disagrees with the store")
@@ -271,12 +277,15 @@ async def callers_order(
     requested = normalize_order_id(order_id) if order_id is not None else None
 
     async def look_up() -> OrderLookupResult:
-        result: OrderLookupResult
         if requested is not None:
-            result = OrderLookupResult.from_order(await find_callers_order(state, requested))
-        else:
-            result = await delegate(state, OrderLookupTask(chat_ctx=history, line=state.line))
-        return await validated_order(result, state, requested_order_id=requested)
+            # Read by code from the store: checked like any result, but not read again
+            # to compare it with itself.
+            found = OrderLookupResult.from_order(await find_callers_order(state, requested))
+            return await validated_order(
+                found, state, requested_order_id=requested, read_from_store=True
+            )
+        result = await delegate(state, OrderLookupTask(chat_ctx=history, line=state.line))
+        return await validated_order(result, state, requested_order_id=None)
 
     return await validated_with_retries(state, look_up, what="order")
 

@@ -3,25 +3,39 @@ failed identity checks and audit events behind one async `Store`.
 
 Nothing outside this package writes SQL. `Store.open(url)` works with
 `sqlite+aiosqlite:///path/to/file`, `sqlite+aiosqlite:///:memory:` and
-`postgresql+asyncpg://...`, and seeds the demo data into an empty database. Each
-concern keeps its table, its record and its methods in one module.
+`postgresql+asyncpg://...` (`pip install '.[postgres]'`). The schema comes from the
+Alembic revisions in `migrations/` (`schema.py`), the demo data from `seed.py`, and a
+worker process's one engine from `shared.py`. Each concern keeps its table, its record
+and its methods in one module.
 """
 
 from customer_service.store.addresses import AddressChange, AddressChangeOutcome
 from customer_service.store.audit import AuditEvent
 from customer_service.store.consents import ConsentRecord
-from customer_service.store.errors import StoreUnavailable
+from customer_service.store.engine import PoolSize
+from customer_service.store.errors import (
+    MIGRATE_COMMAND,
+    SchemaNotCurrent,
+    StoreMisconfigured,
+    StoreUnavailable,
+)
 from customer_service.store.escalations import EscalationRecord
 from customer_service.store.orders import CancellationOutcome
 from customer_service.store.repository import Store
+from customer_service.store.seed import DemoDataAdded
 
 __all__ = [
+    "MIGRATE_COMMAND",
     "AddressChange",
     "AddressChangeOutcome",
     "AuditEvent",
     "CancellationOutcome",
     "ConsentRecord",
+    "DemoDataAdded",
     "EscalationRecord",
+    "PoolSize",
+    "SchemaNotCurrent",
     "Store",
+    "StoreMisconfigured",
     "StoreUnavailable",
 ]

@@ -23,6 +23,8 @@ class StoreCore:
     def __init__(self, engine: AsyncEngine, *, serialize: bool = False) -> None:
         """Use `Store.open`; this wraps an engine whose schema already exists."""
         self._engine = engine
+        # False for a per-call handle on an engine someone else disposes (`Store.for_call`).
+        self._owns_engine = True
         self._sessions = async_sessionmaker(engine, expire_on_commit=False)
         # An in-memory SQLite database is one shared connection: transactions from
         # concurrent coroutines would interleave on it, so they take turns.

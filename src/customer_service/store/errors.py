@@ -1,14 +1,29 @@
-"""The one failure the store reports: the database cannot be used right now."""
+"""What the store reports: the database cannot be used right now, or it cannot be used as
+configured until someone acts."""
 
 from __future__ import annotations
 
+import re
+import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
-__all__ = ["StoreUnavailable", "database_errors"]
+__all__ = [
+    "MIGRATE_COMMAND",
+    "SchemaNotCurrent",
+    "StoreMisconfigured",
+    "StoreUnavailable",
+    "database_errors",
+    "shown_url",
+    "store_problem",
+]
+
+MIGRATE_COMMAND = "python src/agent.py migrate"
+"""What brings a database to the schema this version of the agent needs."""
 
 
 class StoreUnavailable(Exception):
@@ -18,6 +33,18 @@ class StoreUnavailable(Exception):
     driver messages can carry paths, hosts or values. The driver's error is kept as
     `__cause__` for the logs of whoever runs the service.
     """
+
+
+class StoreMisconfigured(Exception):
+    """The database cannot be used as configured until its operator acts: the URL names no
+    async driver, the driver is not installed, or the schema is not the one this version
+    needs. The message is one line that says what to do; it never quotes the URL, which
+    may hold a password."""
+
+
+class SchemaNotCurrent(StoreMisconfigured):
+    """The database's schema is not this version's latest (behind, empty, unknown or from
+    before migrations and not adoptable); the message names the command that fixes it."""
 
 
 @contextmanager
@@ -30,3 +57,51 @@ def database_errors(action: str) -> Iterator[None]:
         yield
     except (DBAPIError, PoolTimeoutError, OSError) as exc:
         raise StoreUnavailable(f"The store could not {action}.") from exc
+
+
+def shown_url(database_url: str) -> str:
+    """`DATABASE_URL=<the URL with its password masked>`, to name the database in a message."""
+    try:
+        return f"DATABASE_URL={make_url(database_url).render_as_string(hide_password=True)}"
+    except ArgumentError:
+        return "DATABASE_URL"  # not a URL: it cannot be masked, so it is not shown
+
+
+def store_problem(error: StoreUnavailable | StoreMisconfigured, database_url: str) -> str:
+    """One line for whoever runs the agent: which database (DATABASE_URL, its password
+    masked), what is wrong with it, and what to do."""
+    where = shown_url(database_url)
+    if isinstance(error, StoreMisconfigured):
+        return f"{where}: {error}"
+    if database_url.startswith("sqlite"):
+        advice = "Check that the path is a SQLite database file in a folder you may write to."
+    else:
+        advice = (
+            "Check that the database server is running and that the host, port, user, "
+            "password and database name are right."
+        )
+    return f"{where} cannot be used: {_reason(error)}. {advice}"
+
+
+_REASON_LIMIT = 200
+
+
+def _reason(error: BaseException) -> str:
+    """The driver's own words for why, from the bottom of the chain, in one short line."""
+    cause: BaseException = error
+    for _ in range(10):
+        deeper = cause.orig if isinstance(cause, DBAPIError) else cause.__cause__
+        if not isinstance(deeper, BaseException):
+            break
+        cause = deeper
+    if isinstance(cause, socket.gaierror):
+        return "the host name does not resolve"
+    if isinstance(cause, ConnectionRefusedError):
+        return "nothing accepts connections at that host and port"
+    if isinstance(cause, TimeoutError):
+        return "no answer in time"
+    lines = str(cause).strip().splitlines()
+    text = lines[0] if lines else type(cause).__name__
+    # asyncpg's errors, as SQLAlchemy's adapter words them, start with their class.
+    text = re.sub(r"^<class '[\w.]+'>: ", "", text)
+    return text if len(text) <= _REASON_LIMIT else f"{text[: _REASON_LIMIT - 3]}..."

@@ -3,33 +3,35 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
+import copy
 from types import TracebackType
-from typing import Any, Self
+from typing import Self
 
-from sqlalchemy import func, select
-from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import create_async_engine
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from customer_service.store.addresses import AddressChangeStore
 from customer_service.store.audit import AuditStore
 from customer_service.store.consents import ConsentStore
-from customer_service.store.customers import CustomerRow, CustomerStore, customer_to_row
+from customer_service.store.customers import CustomerStore
+from customer_service.store.engine import PoolSize, create_store_engine, is_sqlite_memory
 from customer_service.store.errors import StoreUnavailable, database_errors
 from customer_service.store.escalations import EscalationStore
 from customer_service.store.identity_failures import IdentityFailureStore
-from customer_service.store.orders import OrderStore, order_to_row
-from customer_service.store.seed import DEMO_CUSTOMERS, DEMO_ORDERS
-from customer_service.store.tables import Base
+from customer_service.store.orders import OrderStore
+from customer_service.store.schema import check_schema, upgrade_schema
+from customer_service.store.seed import DemoDataAdded, add_missing_demo_data
 
 __all__ = ["Store"]
 
-# Opening retries because two processes opening the same new database race to create
-# the tables and seed them; the loser fails once, then finds the work done.
-_OPEN_ATTEMPTS = 5
+# Opening retries a SQLite file that fails for a moment (another process holding it
+# beyond the busy timeout); a server that cannot be reached fails at once, since each
+# attempt may wait for the connect timeout.
+_SQLITE_OPEN_ATTEMPTS = 3
 _OPEN_RETRY_DELAY_S = 0.05
+# Two processes seeding the same new database race to insert the same rows on
+# PostgreSQL; the loser fails once, then finds the work done.
+_SEED_ATTEMPTS = 3
 
 
 class Store(
@@ -52,40 +54,74 @@ class Store(
     """
 
     @classmethod
-    async def open(cls, database_url: str) -> Store:
-        """Connects, creates missing tables and seeds the demo data into an empty store.
+    async def open(
+        cls,
+        database_url: str,
+        *,
+        migrate: bool | None = None,
+        seed_demo_data: bool | None = None,
+        pool: PoolSize | None = None,
+    ) -> Store:
+        """Connects and makes sure the schema is this version's latest.
 
-        Missing tables include those added to the schema after the database was
-        created, so an older database gains them here; existing tables are left as
-        they are (there are no migrations yet).
+        `migrate`: True upgrades the database to the latest revision (creating it when
+        empty); False only checks it and raises `SchemaNotCurrent`, naming
+        `python src/agent.py migrate`, when it is behind. An in-memory database is
+        always migrated: nobody else could. `seed_demo_data`: True adds the demo
+        customers and orders that are missing. For both, None (the default) means yes
+        for SQLite, a local file or memory, as tests and tools want, and no for a
+        database server; the agent itself passes what its settings decide
+        (`StoreConfig.from_settings`). `pool` sizes a server database's connection pool.
 
-        Safe to call again on the same database, from this or another process: the
-        demo data is written once. Raises `StoreUnavailable` when the database cannot be
-        reached, created or read; a malformed URL or a missing driver raise as they are,
-        since those are configuration mistakes rather than outages.
+        Safe to call again on the same database, from this or another process:
+        migrations take a lock and the demo data is written once. Raises
+        `StoreUnavailable` when the database cannot be reached, created or read, and
+        `StoreMisconfigured` when it cannot be used as configured (no async driver, the
+        driver not installed, a schema that is not current).
         """
+        engine = create_store_engine(database_url, pool)
         url = make_url(database_url)
-        in_memory = _is_sqlite_memory(url)
-        engine_options: dict[str, Any] = {}
-        if in_memory:
-            engine_options["poolclass"] = StaticPool
-        else:
-            # Notice a server restart between calls instead of failing the next query.
-            engine_options["pool_pre_ping"] = True
-            with database_errors("create the database directory"):
-                _create_sqlite_directory(url)
-        # Errors and SQL log lines would otherwise quote the bound values: caller data.
-        engine = create_async_engine(url, hide_parameters=True, **engine_options)
+        in_memory = is_sqlite_memory(url)
+        sqlite = url.get_backend_name() == "sqlite"
+        migrate = sqlite if migrate is None else migrate
+        seed_demo_data = sqlite if seed_demo_data is None else seed_demo_data
         store = cls(engine, serialize=in_memory)
         try:
-            await store._prepare()
+            await store._prepare(
+                migrate=migrate or in_memory,
+                attempts=_SQLITE_OPEN_ATTEMPTS if sqlite else 1,
+            )
+            if seed_demo_data:
+                await store.seed_demo_data()
         except BaseException:
             await engine.dispose()
             raise
         return store
 
+    async def seed_demo_data(self) -> DemoDataAdded:
+        """Adds the demo customers and orders the store lacks (see `seed.py`), in one
+        transaction, and says how many of each it added: none when they are all there."""
+        for attempt in range(_SEED_ATTEMPTS):
+            try:
+                async with self._write_session("seed the demo data") as session:
+                    return await add_missing_demo_data(session)
+            except StoreUnavailable as exc:
+                if not isinstance(exc.__cause__, IntegrityError) or attempt + 1 == _SEED_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
+
+    def for_call(self) -> Store:
+        """This store for one call: it shares the engine, its pool and its transaction
+        turns, and closing it leaves them open for the others."""
+        handle = copy.copy(self)
+        handle._owns_engine = False
+        return handle
+
     async def close(self) -> None:
-        """Closes every pooled connection. The store is unusable afterwards."""
+        """Closes every pooled connection (for a `for_call` handle, nothing). The store is
+        unusable afterwards."""
+        if not self._owns_engine:
+            return
         with database_errors("close the database"):
             await self._engine.dispose()
 
@@ -100,13 +136,17 @@ class Store(
     ) -> None:
         await self.close()
 
-    async def _prepare(self) -> None:
+    async def _prepare(self, *, migrate: bool, attempts: int) -> None:
         last_error: BaseException | None = None
-        for attempt in range(_OPEN_ATTEMPTS):
+        for attempt in range(attempts):
             if attempt:
                 await asyncio.sleep(_OPEN_RETRY_DELAY_S * 2 ** (attempt - 1))
             try:
-                await self._create_and_seed()
+                with database_errors("open the database"):
+                    if migrate:
+                        await upgrade_schema(self._engine)
+                    else:
+                        await check_schema(self._engine)
             except StoreUnavailable as exc:
                 last_error = exc.__cause__
             except (DBAPIError, OSError) as exc:
@@ -118,30 +158,3 @@ class Store(
         # exits on this error), that thread dies printing "Event loop is closed".
         await asyncio.sleep(_OPEN_RETRY_DELAY_S)
         raise StoreUnavailable("The store could not open the database.") from last_error
-
-    async def _create_and_seed(self) -> None:
-        async with self._engine.begin() as connection:
-            await connection.run_sync(Base.metadata.create_all)
-        async with self._session("seed the demo data") as session:
-            customers = await session.scalar(select(func.count()).select_from(CustomerRow))
-            if customers:
-                return
-            session.add_all([customer_to_row(customer) for customer in DEMO_CUSTOMERS])
-            # Orders reference customers; without relationship() the flush order is
-            # not derived from the foreign key, so customers go first explicitly.
-            await session.flush()
-            session.add_all([order_to_row(order) for order in DEMO_ORDERS])
-
-
-def _is_sqlite_memory(url: URL) -> bool:
-    return url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:")
-
-
-def _create_sqlite_directory(url: URL) -> None:
-    """Creates the folder of a SQLite file; SQLite creates the file but not its folder."""
-    if url.get_backend_name() != "sqlite" or not url.database:
-        return
-    if url.database.startswith("file:"):
-        # A URI filename (uri=true) may carry query parameters; leave it to SQLite.
-        return
-    Path(url.database).parent.mkdir(parents=True, exist_ok=True)

@@ -1,12 +1,22 @@
-"""The demo data every fresh store starts with (the table in ARCHITECTURE.md and README)."""
+"""The demo data (the table in ARCHITECTURE.md and README), and the one way it is written.
+
+Who gets it is the caller's decision (`SEED_DEMO_DATA`; `python src/agent.py seed-demo`);
+writing it is idempotent.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+from typing import NamedTuple
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from customer_service.domain import Customer, Order, OrderItem, OrderStatus, PostalAddress
+from customer_service.store.customers import CustomerRow, customer_to_row
+from customer_service.store.orders import OrderRow, order_to_row
 
-__all__ = ["DEMO_CUSTOMERS", "DEMO_ORDERS"]
+__all__ = ["DEMO_CUSTOMERS", "DEMO_ORDERS", "DemoDataAdded", "add_missing_demo_data"]
 
 _JORDAN_ADDRESS = PostalAddress(
     street="500 Howard St",
@@ -114,3 +124,44 @@ DEMO_ORDERS: tuple[Order, ...] = (
         shipping_address=_MARIA_ADDRESS,
     ),
 )
+
+
+class DemoDataAdded(NamedTuple):
+    customers: int
+    orders: int
+
+
+async def add_missing_demo_data(session: AsyncSession) -> DemoDataAdded:
+    """Adds the demo customers and orders that are not in the store; changes no row that is.
+
+    A demo order goes in only under its own demo customer: where a customer with a demo
+    customer's id exists under another name, that id is someone else's, and the demo
+    orders for it are left out rather than given to them.
+    """
+    demo_customers = {customer.customer_id: customer for customer in DEMO_CUSTOMERS}
+    present = {
+        row.customer_id: row.full_name
+        for row in await session.scalars(
+            select(CustomerRow).where(CustomerRow.customer_id.in_(demo_customers))
+        )
+    }
+    new_customers = [c for c in DEMO_CUSTOMERS if c.customer_id not in present]
+    ours = {c.customer_id for c in new_customers} | {
+        customer_id
+        for customer_id, full_name in present.items()
+        if full_name == demo_customers[customer_id].full_name
+    }
+    session.add_all([customer_to_row(customer) for customer in new_customers])
+    # Orders reference customers; without relationship() the flush order is not derived
+    # from the foreign key, so customers go first explicitly.
+    await session.flush()
+    demo_order_ids = [order.order_id for order in DEMO_ORDERS]
+    statement = select(OrderRow.order_id).where(OrderRow.order_id.in_(demo_order_ids))
+    present_orders = set(await session.scalars(statement))
+    new_orders = [
+        order
+        for order in DEMO_ORDERS
+        if order.order_id not in present_orders and order.customer_id in ours
+    ]
+    session.add_all([order_to_row(order) for order in new_orders])
+    return DemoDataAdded(customers=len(new_customers), orders=len(new_orders))

@@ -33,24 +33,37 @@ def sqlite_url(path: Path) -> str:
     return f"sqlite+aiosqlite:///{path}"
 
 
+async def open_demo_store(database_url: str) -> Store:
+    """The test seams' store: migrated to the latest schema and seeded with the demo data,
+    whatever the database and the SEED_DEMO_DATA and AUTO_MIGRATE settings."""
+    return await Store.open(database_url, migrate=True, seed_demo_data=True)
+
+
 @asynccontextmanager
 async def call_session(
     llm: llm.LLM[Any],
     *,
     database_url: str | None = None,
     settings: Settings | None = None,
+    store: Store | None = None,
 ) -> AsyncIterator[AgentSession[CallState]]:
     """A started text-only `AgentSession` whose active agent is `CustomerServiceAgent`,
     its greeting already spoken.
 
     Without `database_url` the store is a fresh temporary SQLite database seeded with
-    the demo data, removed afterwards. With it, the store is opened (and seeded when
-    empty) at that URL, so two sessions given the same URL share what they write.
+    the demo data, removed afterwards. With it, the store is opened at that URL
+    (migrated, and given the demo rows it lacks), so two sessions given the same URL
+    share what they write.
     `settings` defaults to the process settings; its `database_url` is not used here.
+    A `store` given is used as it is, neither seeded nor closed here (`chat` passes the
+    store the settings configure).
     """
     settings = settings or get_settings()
     with tempfile.TemporaryDirectory(prefix="customer-service-") as scratch:
-        store = await Store.open(database_url or sqlite_url(Path(scratch) / "store.sqlite3"))
+        owned = store is None
+        if store is None:
+            database_url = database_url or sqlite_url(Path(scratch) / "store.sqlite3")
+            store = await open_demo_store(database_url)
         try:
             state = CallState(store=store, settings=settings)
             session: AgentSession[CallState] = AgentSession(
@@ -66,4 +79,5 @@ async def call_session(
             finally:
                 await session.aclose()
         finally:
-            await store.close()
+            if owned:
+                await store.close()

@@ -68,9 +68,8 @@ from customer_service.call.state import CallState
 from customer_service.pipeline.resilience import speak_failures
 from customer_service.server import SessionTimers, build_session
 from customer_service.settings import Settings, get_settings
-from customer_service.store import Store
 from customer_service.supervisor import CustomerServiceAgent
-from customer_service.testing import sqlite_url
+from customer_service.testing import open_demo_store, sqlite_url
 from customer_service.testing.caller_audio import (
     AgentSpeech,
     CallerSpeech,
@@ -349,7 +348,7 @@ async def voice_call_session(
     """
     settings = settings or get_settings()
     with tempfile.TemporaryDirectory(prefix="customer-service-voice-") as scratch:
-        store = await Store.open(database_url or sqlite_url(Path(scratch) / "store.sqlite3"))
+        store = await open_demo_store(database_url or sqlite_url(Path(scratch) / "store.sqlite3"))
         try:
             call = VoiceCall(CallState(store=store, settings=settings), llm, caller, speed=speed)
             await call.start()

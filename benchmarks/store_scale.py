@@ -1,0 +1,308 @@
+"""The store at scale: 1,000,000 orders and 100,000 customers, through the `Store` API.
+
+    .venv/bin/python -m benchmarks.store_scale [--customers 100000] [--samples 1000]
+    scripts/with-postgres .venv/bin/python -m benchmarks.store_scale
+
+Each operation the agent performs is timed one at a time, on the large store and, as
+its baseline in the same run, on a small one (1,000 customers, 10,000 orders) built the
+same way. Customers have 10 orders each (their first still processing); about three
+customers share a postal code. The SQLite file is built once (a few minutes) and kept
+under the temporary folder, named by its size and a fingerprint of the schema, so a
+changed schema builds a new one; PostgreSQL (when TEST_POSTGRES_URL is set) is filled
+afresh each run.
+
+Operations, as the agent's code calls them:
+- order lookup: `get_order`
+- identity match: `customers_with_postal_code`, then `identity_failures_since` (the
+  per-account lock) for the match
+- recent orders: `recent_orders(limit=5)`
+- whole lookup path (verify, then a number given): the identity match, the
+  `identity_verified` and `delegation` audit events, `get_order` twice (found, then
+  re-read when the result is validated) and the `order_disclosed` audit event
+- address change: `change_shipping_address` on a processing order (a new one each time)
+- cancellation: `cancel_order` on a processing order (a new one each time)
+- failed identity check: `customers_matching_any` and `record_identity_failure`
+  (what a wrong detail costs; fewer samples, it reads every customer's name)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import hashlib
+import random
+import shutil
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import func, select
+from sqlalchemy.schema import CreateTable
+
+from benchmarks.callers import BenchPopulation, add_population, expected_address
+from benchmarks.common import machine, median, ms, percentile, print_table, quiet_logs, verdict
+from benchmarks.databases import backends, empty_database
+from customer_service.store import AuditEvent, Store
+from customer_service.store.customers import CustomerRow
+from customer_service.store.orders import OrderRow
+from customer_service.store.seed import DEMO_ORDERS
+from customer_service.store.tables import Base
+from customer_service.testing import open_demo_store, sqlite_url
+
+TARGET = (
+    "1M orders: the agent's whole lookup path under 2 ms p95 and address change under "
+    "10 ms p95 on both databases"
+)
+LOOKUP_PATH_LIMIT_S = 0.002
+ADDRESS_CHANGE_LIMIT_S = 0.010
+ORDERS_EACH = 10
+SMALL_CUSTOMERS = 1000
+CACHE_DIR = Path(tempfile.gettempdir()) / "customer-service-bench"
+
+
+def population(customers: int) -> BenchPopulation:
+    """`customers` in all with the three demo customers; order numbers from 000000 up,
+    skipping the demo orders' numbers."""
+    return BenchPopulation(
+        customers=customers - 3,
+        orders_each=ORDERS_EACH,
+        first_order=0,
+        skip_orders=frozenset(int(order.order_id) for order in DEMO_ORDERS),
+    )
+
+
+def schema_fingerprint() -> str:
+    ddl = "\n".join(str(CreateTable(table)) for table in Base.metadata.sorted_tables)
+    return hashlib.sha256(ddl.encode()).hexdigest()[:10]
+
+
+async def build(url: str, people: BenchPopulation) -> None:
+    async with await open_demo_store(url) as store:
+        await add_population(store, people, batch=2000)
+
+
+async def sqlite_store(customers: int) -> str:
+    """The cached SQLite file of that size, built first if missing."""
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    path = CACHE_DIR / f"store-{customers}-customers-{schema_fingerprint()}.sqlite3"
+    if not path.exists():
+        partial = path.with_suffix(".building")
+        partial.unlink(missing_ok=True)
+        started = time.perf_counter()
+        print(f"Building {path} (once; kept for later runs) ...", flush=True)
+        await build(sqlite_url(partial), population(customers))
+        partial.rename(path)
+        print(f"  built in {time.perf_counter() - started:.0f} s", flush=True)
+    return sqlite_url(path)
+
+
+@dataclass
+class Timings:
+    name: str
+    seconds: list[float]
+
+    @property
+    def p95(self) -> float:
+        return percentile(self.seconds, 0.95)
+
+
+async def timed(samples: int, operation: Callable[[int], Awaitable[object]]) -> list[float]:
+    seconds = []
+    for sample in range(samples):
+        started = time.perf_counter()
+        await operation(sample)
+        seconds.append(time.perf_counter() - started)
+    return seconds
+
+
+async def measure_store(
+    url: str, people: BenchPopulation, samples: int, seed: int
+) -> tuple[str, list[Timings]]:
+    """What the store holds, and each operation's timings on it."""
+    rng = random.Random(seed)
+    customers = people.customers
+    picks = [rng.randrange(customers) for _ in range(samples)]
+    # Distinct customers whose first order is still processing, one per write.
+    writers = rng.sample(range(customers), min(customers, 2 * samples))
+    changed, cancelled = writers[: len(writers) // 2], writers[len(writers) // 2 :]
+    new_address = expected_address()
+    async with await Store.open(url) as store:
+        counts = await _counts(store)
+        results: list[Timings] = []
+
+        async def match(index: int) -> None:
+            wanted = people.customer(index)
+            found = await store.customers_with_postal_code(wanted.postal_code)
+            if not any(c.customer_id == wanted.customer_id for c in found):
+                raise RuntimeError(f"identity match missed {wanted.customer_id}")
+            await store.identity_failures_since(wanted.customer_id, _long_ago())
+
+        async def lookup(sample: int) -> None:
+            order_id = people.order_ids(picks[sample])[sample % ORDERS_EACH]
+            if await store.get_order(order_id) is None:
+                raise RuntimeError(f"order {order_id} missing")
+
+        async def lookup_path(sample: int) -> None:
+            index = picks[sample]
+            customer_id = people.customer(index).customer_id
+            order_id = people.order_ids(index)[sample % ORDERS_EACH]
+            call_id = f"scale-{sample}"
+            await match(index)
+            for kind in ("identity_verified", "delegation"):
+                await store.add_audit_event(
+                    AuditEvent(call_id=call_id, kind=kind, customer_id=customer_id)
+                )
+            for _ in range(2):
+                await store.get_order(order_id)
+            await store.add_audit_event(
+                AuditEvent(
+                    call_id=call_id,
+                    kind="order_disclosed",
+                    customer_id=customer_id,
+                    order_id=order_id,
+                )
+            )
+
+        async def change(sample: int) -> None:
+            index = changed[sample]
+            outcome, _ = await store.change_shipping_address(
+                order_id=people.order_ids(index)[0],
+                customer_id=people.customer(index).customer_id,
+                new_address=new_address,
+                call_id=f"scale-change-{sample}",
+                change_key=f"scale-change-{seed}-{sample}",
+            )
+            if outcome.value != "changed":
+                raise RuntimeError(f"address change: {outcome.value}")
+
+        async def cancel(sample: int) -> None:
+            index = cancelled[sample]
+            outcome = await store.cancel_order(
+                order_id=people.order_ids(index)[0],
+                customer_id=people.customer(index).customer_id,
+                call_id=f"scale-cancel-{sample}",
+            )
+            if outcome.value != "cancelled":
+                raise RuntimeError(f"cancellation: {outcome.value}")
+
+        async def failed_check(sample: int) -> None:
+            wanted = people.customer(picks[sample])
+            named = await store.customers_matching_any(wanted.full_name, "nobody@example.com")
+            await store.record_identity_failure(named, f"scale-failed-{sample}")
+
+        async def recent(sample: int) -> None:
+            await store.recent_orders(people.customer(picks[sample]).customer_id, 5)
+
+        writes = len(changed)
+        for name, operation, count in (
+            ("order lookup", lookup, samples),
+            ("identity match", lambda sample: match(picks[sample]), samples),
+            ("recent orders", recent, samples),
+            ("whole lookup path", lookup_path, samples),
+            ("address change", change, writes),
+            ("cancellation", cancel, writes),
+            ("failed identity check", failed_check, max(5, samples // 50)),
+        ):
+            results.append(Timings(name, await timed(count, operation)))
+    print(f"  measured on {counts}", flush=True)
+    return counts, results
+
+
+def _long_ago() -> dt.datetime:
+    """The start of the per-account failure window the agent counts over (24 h default)."""
+    return dt.datetime.now(dt.UTC) - dt.timedelta(hours=24)
+
+
+async def _counts(store: Store) -> str:
+    async with store.engine.connect() as connection:
+        customers = await connection.scalar(select(func.count()).select_from(CustomerRow))
+        orders = await connection.scalar(select(func.count()).select_from(OrderRow))
+    return f"{customers:,} customers, {orders:,} orders"
+
+
+@dataclass(frozen=True)
+class StoreFigures:
+    backend: str
+    small_counts: str
+    small: list[Timings]
+    big_counts: str
+    big: list[Timings]
+
+    def p95(self, name: str) -> float:
+        return next(timing.p95 for timing in self.big if timing.name == name)
+
+
+async def measure(customers: int, samples: int) -> list[StoreFigures]:
+    figures = []
+    with tempfile.TemporaryDirectory(prefix="cs-bench-") as scratch:
+        folder = Path(scratch)
+        for backend in backends():
+            print(f"{backend}:", flush=True)
+            small_url = await empty_database(backend, folder)
+            await build(small_url, population(SMALL_CUSTOMERS))
+            small = await measure_store(small_url, population(SMALL_CUSTOMERS), samples, seed=1)
+            if backend == "sqlite":
+                # The cached file stays as built: the writes go to a copy.
+                cached = Path((await sqlite_store(customers)).removeprefix("sqlite+aiosqlite:///"))
+                copy = folder / "large.sqlite3"
+                shutil.copyfile(cached, copy)
+                large_url = sqlite_url(copy)
+            else:
+                large_url = await empty_database(backend, folder)
+                started = time.perf_counter()
+                print(f"  filling PostgreSQL with {customers:,} customers ...", flush=True)
+                await build(large_url, population(customers))
+                print(f"  filled in {time.perf_counter() - started:.0f} s", flush=True)
+            big = await measure_store(large_url, population(customers), samples, seed=2)
+            figures.append(StoreFigures(backend, *small, *big))
+    return figures
+
+
+def report(figures: Sequence[StoreFigures]) -> str:
+    for store in figures:
+        print_table(
+            f"Store operations on {store.backend}, one at a time (ms): large store "
+            f"{store.big_counts}; baseline {store.small_counts}",
+            ["operation", "samples", "base median", "base p95", "large median", "large p95"],
+            (
+                [
+                    big.name,
+                    len(big.seconds),
+                    ms(median(small.seconds)),
+                    ms(small.p95),
+                    ms(median(big.seconds)),
+                    ms(big.p95),
+                ]
+                for small, big in zip(store.small, store.big, strict=True)
+            ),
+        )
+    met_everywhere = all(
+        store.p95("whole lookup path") < LOOKUP_PATH_LIMIT_S
+        and store.p95("address change") < ADDRESS_CHANGE_LIMIT_S
+        for store in figures
+    )
+    both = {store.backend for store in figures} >= {"sqlite", "postgresql"}
+    if both or not met_everywhere:
+        shown = verdict(met_everywhere)
+    else:
+        shown = "met on SQLite; PostgreSQL not measured"
+    print(f"\nTarget: {TARGET}: {shown}")
+    return shown
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--customers", type=int, default=100_000, help="10 orders each")
+    parser.add_argument("--samples", type=int, default=1000, help="per read operation")
+    parser.add_argument("--verbose", action="store_true", help="show warnings and errors")
+    args = parser.parse_args(argv)
+    quiet_logs(args.verbose)
+    print(f"Machine: {machine()}")
+    report(asyncio.run(measure(args.customers, args.samples)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+"""How the store connects: one async engine per URL, tuned for its backend.
+
+SQLite files run in WAL mode (readers never wait for the writer, the writer never waits
+for readers) with a busy timeout, so a second writer waits for the lock instead of
+failing at once. A server database gets a sized pool of connections that are checked
+before use. Only the async drivers are supported: `sqlite+aiosqlite` and
+`postgresql+asyncpg`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import StaticPool
+
+from customer_service.store.errors import StoreMisconfigured, database_errors
+
+__all__ = [
+    "CONNECT_TIMEOUT_S",
+    "POSTGRES_EXTRA",
+    "SQLITE_BUSY_TIMEOUT_S",
+    "PoolSize",
+    "create_store_engine",
+    "is_sqlite_memory",
+]
+
+SQLITE_BUSY_TIMEOUT_S = 15.0
+"""How long a SQLite connection waits for another one's write lock before it gives up."""
+CONNECT_TIMEOUT_S = 10.0
+"""How long connecting to a database server may take before the attempt fails."""
+POSTGRES_EXTRA = "pip install '.[postgres]'"
+"""What installs the PostgreSQL driver (the container image has it)."""
+
+_URL_EXAMPLES = (
+    "sqlite+aiosqlite:///path/to/store.sqlite3 or postgresql+asyncpg://user:password@host/dbname"
+)
+_DRIVERS = frozenset({("sqlite", "aiosqlite"), ("postgresql", "asyncpg")})
+"""The async drivers the store is built and tested on (backend, driver)."""
+
+
+@dataclass(frozen=True)
+class PoolSize:
+    """Connections one engine keeps to a database server; SQLite ignores it."""
+
+    size: int = 5
+    max_overflow: int = 10
+
+
+def is_sqlite_memory(url: URL) -> bool:
+    return url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:")
+
+
+def create_store_engine(database_url: str, pool: PoolSize | None = None) -> AsyncEngine:
+    """An engine for `database_url`; nothing connects yet.
+
+    Raises `StoreMisconfigured` when the URL is malformed, names another driver, or
+    names one that is not installed (asyncpg: `pip install '.[postgres]'`), and
+    `StoreUnavailable` when a SQLite file's folder cannot be created.
+    """
+    try:
+        url = make_url(database_url)
+    except ArgumentError as exc:
+        raise StoreMisconfigured(f"It is not a database URL; use {_URL_EXAMPLES}.") from exc
+    if (url.get_backend_name(), url.get_driver_name()) not in _DRIVERS:
+        raise StoreMisconfigured(
+            f"It names the driver {url.drivername}, which the store does not use; "
+            f"use {_URL_EXAMPLES}."
+        )
+    options: dict[str, Any] = {}
+    sqlite = url.get_backend_name() == "sqlite"
+    if is_sqlite_memory(url):
+        # One connection, or every connection would be a database of its own.
+        options["poolclass"] = StaticPool
+    else:
+        # Notice a server restart between calls instead of failing the next query.
+        options["pool_pre_ping"] = True
+        if sqlite:
+            with database_errors("create the database directory"):
+                _create_sqlite_directory(url)
+        else:
+            pool = pool or PoolSize()
+            options.update(
+                pool_size=pool.size,
+                max_overflow=pool.max_overflow,
+                connect_args={"timeout": CONNECT_TIMEOUT_S},  # asyncpg's own default: 60 s
+            )
+    try:
+        # Errors and SQL log lines would otherwise quote the bound values: caller data.
+        engine = create_async_engine(url, hide_parameters=True, **options)
+    except ModuleNotFoundError as exc:
+        install = POSTGRES_EXTRA if url.get_driver_name() == "asyncpg" else "pip install ."
+        raise StoreMisconfigured(
+            f"Its database driver, {url.get_driver_name()}, is not installed: install it "
+            f"with `{install}` (the container image has it)."
+        ) from exc
+    if sqlite and not is_sqlite_memory(url):
+        event.listen(engine.sync_engine, "connect", _tune_sqlite_connection)
+    return engine
+
+
+def _tune_sqlite_connection(dbapi_connection: Any, _record: Any) -> None:
+    """WAL mode (kept in the file once set) and the busy timeout, on every new connection."""
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(f"PRAGMA busy_timeout = {int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+    finally:
+        cursor.close()
+
+
+def _create_sqlite_directory(url: URL) -> None:
+    """Creates the folder of a SQLite file; SQLite creates the file but not its folder."""
+    if not url.database or url.database.startswith("file:"):
+        # A URI filename (uri=true) may carry query parameters; leave it to SQLite.
+        return
+    Path(url.database).parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,1 @@
+"""Alembic migrations of the store; see alembic.ini and `customer_service.store.schema`."""

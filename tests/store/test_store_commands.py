@@ -1,0 +1,175 @@
+"""`python src/agent.py migrate | seed-demo`, and the store check before a voice command
+starts: one line of what was done, or one line of what is wrong and what to do."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from customer_service.entry import (
+    MISCONFIGURED_EXIT_CODE,
+    run_store_command,
+    store_startup_problem,
+)
+from customer_service.settings import Settings
+from customer_service.store.errors import shown_url
+from customer_service.store.schema import head_revision
+from customer_service.testing import sqlite_url
+from support.agent_process import AGENT, child_environment
+
+MIGRATE_HINT = "run `python src/agent.py migrate` (or `make migrate`)"
+
+
+def _settings(**values: Any) -> Settings:
+    return Settings.model_validate(values)
+
+
+def _run(
+    command: str, settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str, str]:
+    status = run_store_command([command], settings)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_migrate_brings_the_database_to_the_latest_schema_once(
+    database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = _settings(database_url=database_url)
+    where = shown_url(database_url)
+    head = head_revision()
+    assert _run("migrate", settings, capsys) == (
+        0,
+        f"{where}: created the store's tables at schema revision {head} (the latest).\n",
+        "",
+    )
+    assert _run("migrate", settings, capsys) == (
+        0,
+        f"{where}: already at the latest schema revision, {head}.\n",
+        "",
+    )
+
+
+def test_seed_demo_needs_a_migrated_database_then_seeds_it_once(
+    database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = _settings(database_url=database_url)
+    status, out, err = _run("seed-demo", settings, capsys)
+    assert (status, out) == (MISCONFIGURED_EXIT_CODE, "")
+    assert err == (
+        f"{shown_url(database_url)}: The database has none of the store's tables yet: "
+        f"{MIGRATE_HINT}.\n"
+    )
+
+    assert _run("migrate", settings, capsys)[0] == 0
+    where = shown_url(database_url)
+    assert _run("seed-demo", settings, capsys) == (
+        0,
+        f"{where}: added 3 demo customers and 5 demo orders.\n",
+        "",
+    )
+    assert _run("seed-demo", settings, capsys) == (
+        0,
+        f"{where}: the demo data is already there.\n",
+        "",
+    )
+
+
+def test_seed_demo_on_the_embedded_default_store_needs_no_migrate(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    status, out, _ = _run("seed-demo", _settings(seed_demo_data="false"), capsys)
+    assert status == 0
+    assert out.endswith(": added 3 demo customers and 5 demo orders.\n")
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def test_migrate_against_an_unreachable_server_is_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    url = f"postgresql+asyncpg://agent:s3cret@127.0.0.1:{_closed_port()}/store"
+    status, out, err = _run("migrate", _settings(database_url=url), capsys)
+    assert (status, out) == (MISCONFIGURED_EXIT_CODE, "")
+    assert err.count("\n") == 1
+    assert "agent:***@127.0.0.1" in err
+    assert "nothing accepts connections at that host and port" in err
+    assert "s3cret" not in err
+
+
+def test_a_store_command_explains_itself(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        run_store_command(["migrate", "--help"], _settings())
+    assert exited.value.code == 0
+    assert "latest schema" in capsys.readouterr().out
+
+
+# The check before a voice command starts
+
+
+def test_start_refuses_a_database_that_is_behind(
+    database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = _settings(database_url=database_url)
+    for command in ("start", "dev", "console", "connect"):
+        problem = store_startup_problem([command], settings)
+        assert problem == (
+            f"{shown_url(database_url)}: The database has none of the store's tables yet: "
+            f"{MIGRATE_HINT}."
+        )
+    assert store_startup_problem(["chat"], settings) is None  # chat checks its own store
+
+    assert _run("migrate", settings, capsys)[0] == 0
+    assert store_startup_problem(["start"], settings) is None
+
+
+def _agent(tmp_path: Path, *args: str, **environment: str) -> subprocess.CompletedProcess[str]:
+    workdir = tmp_path / "elsewhere"
+    workdir.mkdir(exist_ok=True)
+    return subprocess.run(
+        [sys.executable, str(AGENT), *args],
+        cwd=workdir,
+        env={**child_environment(tmp_path), **environment},
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+
+
+def test_the_start_command_stops_at_a_database_that_is_behind(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path / "store.sqlite3")
+    result = _agent(
+        tmp_path,
+        "start",
+        DATABASE_URL=url,
+        MODEL_PROVIDER="offline",
+        LIVEKIT_URL="ws://127.0.0.1:1",
+        LIVEKIT_API_KEY="APIdummy",
+        LIVEKIT_API_SECRET="dummy-secret-0123456789abcdef0123456789",
+    )
+    assert result.returncode == MISCONFIGURED_EXIT_CODE
+    assert result.stderr == (
+        f"DATABASE_URL={url}: The database has none of the store's tables yet: {MIGRATE_HINT}.\n"
+    )
+
+
+def test_chat_with_an_unreachable_database_says_so_in_one_line(tmp_path: Path) -> None:
+    url = f"postgresql+asyncpg://agent:s3cret@127.0.0.1:{_closed_port()}/store"
+    result = _agent(tmp_path, "chat", DATABASE_URL=url)
+    assert result.returncode == MISCONFIGURED_EXIT_CODE
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("DATABASE_URL=postgresql+asyncpg://agent:***@127.0.0.1:")
+    assert "cannot be used: nothing accepts connections" in result.stderr

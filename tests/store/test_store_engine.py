@@ -1,0 +1,115 @@
+"""How the store connects: SQLite files in WAL mode with a busy timeout, a sized pool for a
+server, and one-line reasons when the database cannot be used."""
+
+from __future__ import annotations
+
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+from sqlalchemy.pool import QueuePool
+
+from customer_service.store import PoolSize, Store, StoreMisconfigured, StoreUnavailable
+from customer_service.store.engine import SQLITE_BUSY_TIMEOUT_S, create_store_engine
+from customer_service.store.errors import store_problem
+from customer_service.testing import sqlite_url
+
+
+async def _pragma(store: Store, name: str) -> object:
+    async with store.engine.connect() as connection:
+        return (await connection.exec_driver_sql(f"PRAGMA {name}")).scalar()
+
+
+async def test_a_sqlite_file_runs_in_wal_mode_with_a_busy_timeout(tmp_path: Path) -> None:
+    path = tmp_path / "store.sqlite3"
+    async with await Store.open(sqlite_url(path)) as store:
+        assert await _pragma(store, "journal_mode") == "wal"
+        assert await _pragma(store, "busy_timeout") == int(SQLITE_BUSY_TIMEOUT_S * 1000)
+
+
+async def test_a_server_database_gets_a_pool_of_the_given_size(database_url: str) -> None:
+    pool = PoolSize(size=3, max_overflow=4)
+    async with await Store.open(database_url, migrate=True, pool=pool) as store:
+        engine_pool = store.engine.sync_engine.pool
+        assert isinstance(engine_pool, QueuePool)
+        sizes = (engine_pool.size(), engine_pool._max_overflow)
+    if database_url.startswith("sqlite"):
+        assert sizes != (3, 4)  # SQLite ignores it
+    else:
+        assert sizes == (3, 4)
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+async def test_an_unreachable_server_is_one_line_without_the_password() -> None:
+    url = f"postgresql+asyncpg://agent:s3cret@127.0.0.1:{_closed_port()}/store"
+    with pytest.raises(StoreUnavailable) as raised:
+        await Store.open(url)
+    line = store_problem(raised.value, url)
+    assert line == (
+        f"DATABASE_URL=postgresql+asyncpg://agent:***@{url.split('@')[1]} cannot be used: "
+        "nothing accepts connections at that host and port. Check that the database server "
+        "is running and that the host, port, user, password and database name are right."
+    )
+    assert "s3cret" not in line
+
+
+async def test_a_missing_driver_names_the_extra_that_installs_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "asyncpg", None)  # as if it were not installed
+    url = "postgresql+asyncpg://agent:s3cret@db.example.com/store"
+    with pytest.raises(StoreMisconfigured) as raised:
+        await Store.open(url)
+    assert store_problem(raised.value, url) == (
+        "DATABASE_URL=postgresql+asyncpg://agent:***@db.example.com/store: Its database "
+        "driver, asyncpg, is not installed: install it with `pip install '.[postgres]'` "
+        "(the container image has it)."
+    )
+
+
+@pytest.mark.parametrize(
+    "url", ["postgresql://agent@db.example.com/store", "mysql+aiomysql://agent@db/store"]
+)
+async def test_a_driver_the_store_does_not_use_is_named(url: str) -> None:
+    with pytest.raises(StoreMisconfigured) as raised:
+        await Store.open(url)
+    assert "which the store does not use; use sqlite+aiosqlite://" in str(raised.value)
+
+
+async def test_a_malformed_url_is_not_quoted() -> None:
+    with pytest.raises(StoreMisconfigured) as raised:
+        await Store.open("s3cret")
+    line = store_problem(raised.value, "s3cret")
+    assert line.startswith("DATABASE_URL: It is not a database URL; use sqlite+aiosqlite://")
+    assert "s3cret" not in line
+
+
+async def test_a_sqlite_path_that_cannot_be_used_is_one_line(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path)  # a folder, not a file
+    with pytest.raises(StoreUnavailable) as raised:
+        await Store.open(url)
+    assert store_problem(raised.value, url) == (
+        f"DATABASE_URL={url} cannot be used: unable to open database file. Check that the "
+        "path is a SQLite database file in a folder you may write to."
+    )
+
+
+async def test_a_server_lost_during_a_call_is_the_store_being_unavailable() -> None:
+    # A store whose server stops answering after the call began: every method raises
+    # StoreUnavailable, which the tool guard turns into the spoken store apology.
+    url = f"postgresql+asyncpg://agent:s3cret@127.0.0.1:{_closed_port()}/store"
+    store = Store(create_store_engine(url))
+    try:
+        with pytest.raises(StoreUnavailable) as raised:
+            await store.get_order("100101")
+        assert str(raised.value) == "The store could not read an order."
+        assert isinstance(raised.value.__cause__, ConnectionRefusedError)
+    finally:
+        await store.close()

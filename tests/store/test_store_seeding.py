@@ -1,0 +1,138 @@
+"""Demo data only where asked: the embedded default store seeds (and migrates) itself, any
+other database only with SEED_DEMO_DATA (and AUTO_MIGRATE); seeding is idempotent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from customer_service.domain import Customer, OrderStatus
+from customer_service.settings import Settings, default_database_url
+from customer_service.store import DemoDataAdded, SchemaNotCurrent, Store
+from customer_service.store.customers import customer_to_row
+from customer_service.store.seed import DEMO_CUSTOMERS, DEMO_ORDERS
+from customer_service.store.shared import StoreConfig
+from customer_service.testing import sqlite_url
+
+ALL_DEMO_DATA = DemoDataAdded(customers=len(DEMO_CUSTOMERS), orders=len(DEMO_ORDERS))
+
+
+def _settings(**values: Any) -> Settings:
+    return Settings.model_validate(values)
+
+
+@pytest.fixture
+def own_data_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A data folder of this test's own, where the embedded default store goes."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    return tmp_path / "data" / "customer-service-agent" / "store.sqlite3"
+
+
+async def _demo_customers(store: Store) -> list[str]:
+    found = [await store.get_customer(customer.customer_id) for customer in DEMO_CUSTOMERS]
+    return [customer.customer_id for customer in found if customer is not None]
+
+
+# Who gets the demo data
+
+
+async def test_the_embedded_default_store_migrates_and_seeds_itself(own_data_home: Path) -> None:
+    settings = _settings()
+    assert settings.database_url == default_database_url()
+    config = StoreConfig.from_settings(settings)
+    assert (config.migrate, config.seed_demo_data) == (True, True)
+
+    async with await config.open() as store:
+        assert store.engine.url.database == str(own_data_home)
+        assert await _demo_customers(store) == ["C-1001", "C-1002", "C-1003"]
+
+
+async def test_the_embedded_default_store_is_not_seeded_when_told_not_to(
+    own_data_home: Path,
+) -> None:
+    config = StoreConfig.from_settings(_settings(seed_demo_data="false"))
+    assert (config.migrate, config.seed_demo_data) == (True, False)
+    async with await config.open() as store:
+        assert await _demo_customers(store) == []
+
+
+def test_unset_means_decided_by_the_store(own_data_home: Path, tmp_path: Path) -> None:
+    # `SEED_DEMO_DATA=` and `AUTO_MIGRATE=`, as copied from .env.example.
+    embedded = _settings(seed_demo_data="", auto_migrate="")
+    assert (embedded.seeds_demo_data, embedded.migrates_on_open) == (True, True)
+    other = _settings(database_url=sqlite_url(tmp_path / "other.sqlite3"), seed_demo_data="")
+    assert (other.seeds_demo_data, other.migrates_on_open) == (False, False)
+    postgres = _settings(database_url="postgresql+asyncpg://agent@db/store")
+    assert (postgres.seeds_demo_data, postgres.migrates_on_open) == (False, False)
+
+
+async def test_another_sqlite_file_is_neither_migrated_nor_seeded_unless_asked(
+    tmp_path: Path,
+) -> None:
+    url = sqlite_url(tmp_path / "store.sqlite3")
+    with pytest.raises(SchemaNotCurrent):
+        await StoreConfig.from_settings(_settings(database_url=url)).open()
+
+    migrated = StoreConfig.from_settings(_settings(database_url=url, auto_migrate="true"))
+    async with await migrated.open() as store:
+        assert await _demo_customers(store) == []
+
+
+async def test_any_database_is_seeded_only_with_seed_demo_data(database_url: str) -> None:
+    plain = StoreConfig.from_settings(_settings(database_url=database_url, auto_migrate="true"))
+    async with await plain.open() as store:
+        assert await _demo_customers(store) == []
+
+    seeding = StoreConfig.from_settings(_settings(database_url=database_url, seed_demo_data="true"))
+    assert seeding.migrate is False  # migrated above; this open only checks
+    async with await seeding.open() as store:
+        assert await _demo_customers(store) == ["C-1001", "C-1002", "C-1003"]
+        assert len(await store.recent_orders("C-1002", 10)) == 2
+
+
+def test_pool_settings_reach_the_store_config() -> None:
+    config = StoreConfig.from_settings(
+        _settings(
+            database_url="postgresql+asyncpg://agent@db/store",
+            database_pool_size="7",
+            database_max_overflow="0",
+        )
+    )
+    assert (config.pool.size, config.pool.max_overflow) == (7, 0)
+
+
+# Seeding itself
+
+
+async def test_seeding_twice_adds_nothing_and_changes_nothing(database_url: str) -> None:
+    async with await Store.open(database_url, migrate=True, seed_demo_data=False) as store:
+        assert await store.seed_demo_data() == ALL_DEMO_DATA
+        await store.cancel_order(order_id="100102", customer_id="C-1001", call_id="call-1")
+
+        assert await store.seed_demo_data() == DemoDataAdded(customers=0, orders=0)
+        order = await store.get_order("100102")
+        assert order is not None
+        assert order.status is OrderStatus.CANCELLED
+        assert len(await store.recent_orders("C-1001", 10)) == 2
+
+
+async def test_demo_orders_never_go_to_someone_else_holding_a_demo_id(database_url: str) -> None:
+    someone = Customer(
+        customer_id="C-1001",
+        full_name="Sam Rivera",
+        phone="+13125550100",
+        email="sam@example.com",
+        postal_code="60614",
+        country="US",
+    )
+    async with await Store.open(database_url, migrate=True, seed_demo_data=False) as store:
+        async with AsyncSession(store.engine) as session, session.begin():
+            session.add(customer_to_row(someone))
+
+        assert await store.seed_demo_data() == DemoDataAdded(customers=2, orders=3)
+        assert await store.get_customer("C-1001") == someone
+        assert await store.recent_orders("C-1001", 10) == []
+        assert len(await store.recent_orders("C-1002", 10)) == 2

@@ -1,0 +1,76 @@
+"""The benchmarks' own correctness: a flow counts only when the store shows it succeeded."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+# `benchmarks/` sits beside `tests/` and is not installed: import it from the project root.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.callers import Intent, Variant, check_outcome, demo_caller
+from benchmarks.conversation import AgentKind, run_flow
+from benchmarks.roundtrips import Comparison, report
+
+from customer_service.store import AuditEvent
+from customer_service.testing import open_demo_store, sqlite_url
+
+AGENTS = [AgentKind.SUPERVISED, AgentKind.SINGLE]
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+async def test_a_completed_lookup_counts(agent: AgentKind) -> None:
+    run = await run_flow(agent, demo_caller(Intent.LOOKUP), Intent.LOOKUP, Variant.ASKED)
+    assert run.succeeded, run.failure
+    assert run.round_trips > 0
+    assert run.caller_turns > 1
+    assert run.prompt_tokens > 0
+    assert len(run.turn_seconds) == run.caller_turns
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+async def test_wrong_identity_details_are_reported_failed_not_counted(
+    agent: AgentKind, capsys: pytest.CaptureFixture[str]
+) -> None:
+    caller = demo_caller(Intent.LOOKUP).with_wrong_postal_code()
+    failed = await run_flow(agent, caller, Intent.LOOKUP, Variant.UP_FRONT)
+    assert not failed.succeeded
+    assert failed.failure is not None
+    assert "not verified" in failed.failure
+
+    other = AgentKind.SINGLE if agent is AgentKind.SUPERVISED else AgentKind.SUPERVISED
+    good = await run_flow(other, demo_caller(Intent.LOOKUP), Intent.LOOKUP, Variant.UP_FRONT)
+    assert good.succeeded, good.failure
+    runs = {agent: failed, other: good}
+    comparison = Comparison(
+        Intent.LOOKUP, Variant.UP_FRONT, runs[AgentKind.SUPERVISED], runs[AgentKind.SINGLE]
+    )
+    assert not comparison.no_worse
+    assert report([comparison]) == "MISSED"
+    printed = capsys.readouterr().out
+    row = next(line for line in printed.splitlines() if line.startswith(Intent.LOOKUP.value))
+    # Its figures read FAILED, and the remark says why.
+    assert row.count("FAILED") == 2
+
+
+async def test_the_check_reads_the_store_not_the_conversation(tmp_path: Path) -> None:
+    caller = demo_caller(Intent.ADDRESS)
+    async with await open_demo_store(sqlite_url(tmp_path / "store.sqlite3")) as store:
+        assert await check_outcome(store, "call-1", caller, Intent.ADDRESS) == (
+            "caller not verified (no identity_verified audit event)"
+        )
+        verified = AuditEvent(
+            call_id="call-1", kind="identity_verified", customer_id=caller.customer_id
+        )
+        await store.add_audit_event(verified)
+        assert await check_outcome(store, "call-1", caller, Intent.ADDRESS) == (
+            "order address unchanged"
+        )
+        assert await check_outcome(store, "call-1", caller, Intent.CANCEL) == (
+            "order not cancelled"
+        )
+        assert await check_outcome(store, "call-1", caller, Intent.CONSENT) == (
+            "text-update answer not stored"
+        )
