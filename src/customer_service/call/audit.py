@@ -18,6 +18,10 @@ logger = logging.getLogger(__name__)
 DetailValue = str | int | float | bool | None
 
 
+AUDIT_WRITE_ATTEMPTS = 3
+"""Tries at storing one audit event before the caller hears the store apology."""
+
+
 async def record(
     state: CallState,
     kind: str,
@@ -26,8 +30,9 @@ async def record(
     order_id: str | None = None,
     **detail: DetailValue,
 ) -> None:
-    """Logs the event and stores it. A store outage is logged, never raised: losing an
-    audit line must not end a call that is otherwise going well."""
+    """Logs the event and stores it, trying again on a failed write. An event that still
+    cannot be stored raises `StoreUnavailable`: a lost audit row is lost data, so the
+    caller hears the store apology instead of the call going on without its record."""
     event = AuditEvent(
         call_id=state.call_id,
         kind=kind,
@@ -44,7 +49,15 @@ async def record(
             **{f"detail_{key}": value for key, value in detail.items()},
         },
     )
-    try:
-        await state.store.add_audit_event(event)
-    except StoreUnavailable:
-        logger.warning("audit event not stored", extra={"call_id": state.call_id, "kind": kind})
+    for attempt in range(1, AUDIT_WRITE_ATTEMPTS + 1):
+        try:
+            await state.store.add_audit_event(event)
+            return
+        except StoreUnavailable:
+            logger.warning(
+                "audit event not stored",
+                extra={"call_id": state.call_id, "kind": kind, "attempt": attempt},
+            )
+    # Never dropped in silence: the caller hears the store apology, like any write
+    # that could not be made.
+    raise StoreUnavailable("The store could not record an audit event.")

@@ -310,8 +310,9 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
                 await self._failed(state, full_name, phone_or_email)
 
     async def _verified(self, state: CallState, customer: Customer) -> None:
-        state.mark_verified(customer)
+        # Recorded first: a verification that cannot be recorded does not happen.
         await audit.record(state, "identity_verified", customer_id=customer.customer_id)
+        state.mark_verified(customer)
         self.finish(
             IdentityResult(
                 outcome=IdentityOutcome.VERIFIED,

@@ -291,9 +291,10 @@ async def callers_order(
 
 
 async def disclose(state: CallState, order: OrderLookupResult) -> str:
-    """Records that the caller heard this order's details; returns what they hear."""
-    state.record_disclosure(order.order_id)
+    """Records that the caller heard this order's details; returns what they hear. Details
+    whose disclosure cannot be recorded are not given."""
     await audit.record(
         state, "order_disclosed", customer_id=order.customer_id, order_id=order.order_id
     )
+    state.record_disclosure(order.order_id)
     return order.spoken_summary()
