@@ -43,7 +43,7 @@ async def test_a_quick_step_is_not_noticed() -> None:
 async def test_no_notice_while_a_specialist_talks_and_one_after_it() -> None:
     notice, session = SlowStepNotice(DELAY_S), StandInSession()
     with notice.working(session):  # type: ignore[arg-type]
-        with notice.specialist_speaking():
+        with notice.held_off():
             await asyncio.sleep(LONGER_S)
         assert session.said == []
         # The write after the specialist is a step of its own.

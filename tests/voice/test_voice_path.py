@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from livekit.agents import AgentFalseInterruptionEvent, UserStateChangedEvent
 from livekit.agents.llm import ChatMessage
+from livekit.agents.stt import SpeechEventType
 from livekit.agents.voice import SpeechHandle
 
 from customer_service.call.state import DelegationOutcome
@@ -20,6 +21,8 @@ from customer_service.pipeline.resilience import speak_failures
 from customer_service.settings import Settings
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.supervisor import CustomerServiceAgent
+from customer_service.testing.caller_audio import CallerSpeech, FakeMicrophone
+from customer_service.testing.speech_models import FakeSTT
 from customer_service.testing.voice import (
     AgentSays,
     AgentStarts,
@@ -208,3 +211,18 @@ async def test_hanging_up_during_a_reply_keeps_exactly_what_was_decided(
         (delegation,) = state.guardrails.delegations
         assert delegation.outcome is DelegationOutcome.COMPLETED
         assert stored[1].detail["outcome"] == "completed"
+
+
+async def test_the_fake_stt_also_transcribes_a_whole_recording() -> None:
+    microphone = FakeMicrophone(frame_seconds=0.001)
+    frames = []
+    for line in ("Where is my order?", "It's 100101."):
+        microphone.speaking = CallerSpeech(text=line, seconds=0.01)
+        frames += [await anext(microphone) for _ in range(3)]
+        microphone.speaking = None
+        frames.append(await anext(microphone))
+    event = await FakeSTT().recognize(frames)
+    assert event.type is SpeechEventType.FINAL_TRANSCRIPT
+    assert event.alternatives[0].text == "Where is my order? It's 100101."
+    silent = await FakeSTT().recognize([await anext(microphone)])
+    assert silent.alternatives[0].text == ""

@@ -100,7 +100,7 @@ async def delegate(
     state.enter_specialist(specialist)
     logger.info("delegation started", extra=log_context)
     try:
-        with state.slow_steps.specialist_speaking():
+        with state.slow_steps.held_off():
             result = await task
     except (ToolError, RuntimeError) as error:
         if not task.entered:

@@ -35,7 +35,6 @@ class SpokenQuestion:
 
     def __init__(self, agent: Agent) -> None:
         self._agent = agent
-        self._text: str | None = None
         self._speech: SpeechHandle | None = None
         self._earlier_messages = 0
         """Caller messages already in the history when the latest asking began."""
@@ -43,14 +42,8 @@ class SpokenQuestion:
         """When the latest asking finished playing in full; None while it plays, or
         when it was cut off."""
 
-    @property
-    def text(self) -> str | None:
-        """The words of the latest asking."""
-        return self._text
-
     def ask(self, text: str) -> SpeechHandle:
         """Speaks `text`; answers to any earlier asking no longer count."""
-        self._text = text
         self._finished_at = None
         self._earlier_messages = len(caller_messages(self._agent.chat_ctx))
         speech = self._agent.session.say(text)

@@ -40,11 +40,6 @@ class IdleCaller:
         self._ending: asyncio.Task[None] | None = None
         session.on("user_state_changed", self._on_user_state_changed)
 
-    @property
-    def silences(self) -> int:
-        """Silences in a row since the caller last spoke."""
-        return self._silences
-
     def _on_user_state_changed(self, event: UserStateChangedEvent) -> None:
         if event.new_state == "speaking":
             self._silences = 0

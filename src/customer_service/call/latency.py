@@ -36,7 +36,7 @@ class SlowStepNotice:
         that speaks for itself while it waits (`enabled=False`) holds the notice off
         for as long as it runs, like a specialist."""
         if not enabled:
-            with self.specialist_speaking():
+            with self.held_off():
                 yield
             return
         self._session = session
@@ -50,8 +50,9 @@ class SlowStepNotice:
                 self._disarm()
 
     @contextmanager
-    def specialist_speaking(self) -> Iterator[None]:
-        """Around a specialist's run: it talks with the caller, so no notice is due."""
+    def held_off(self) -> Iterator[None]:
+        """Around a specialist's run, or a tool that speaks for itself: someone is
+        talking with the caller, so no notice is due."""
         self._paused += 1
         self._disarm()
         try:

@@ -128,7 +128,17 @@ class FakeSTT(stt.STT[Never]):
         language: NotGivenOr[str] = NOT_GIVEN,
         conn_options: APIConnectOptions,
     ) -> stt.SpeechEvent:
-        raise NotImplementedError("FakeSTT only streams")
+        # A whole recording at once (the framework's non-streaming path): the lines whose
+        # frames it holds, in order, as one final transcript.
+        frames = buffer if isinstance(buffer, list) else [buffer]
+        lines: list[CallerSpeech] = []
+        for frame in frames:
+            speech = frame.userdata.get(SPEECH_KEY)
+            if isinstance(speech, CallerSpeech) and speech not in lines:
+                lines.append(speech)
+        text = " ".join(line.text for line in lines)
+        data = stt.SpeechData(language=self.language, text=text, confidence=1.0)
+        return stt.SpeechEvent(type=stt.SpeechEventType.FINAL_TRANSCRIPT, alternatives=[data])
 
     def stream(
         self,
