@@ -15,7 +15,7 @@ import random
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from livekit.agents import AgentSession
 
 from benchmarks.callers import Caller, Intent, Variant, check_outcome
 from benchmarks.common import MeasuredLLM, apologies_in, bench_settings, spoken_lines
+from benchmarks.db_work import DatabaseWork, counting
 from benchmarks.models import bare_model, single_agent_model, supervised_model
 from benchmarks.single_agent import bare_session, single_agent_session
 from customer_service.settings import Settings
@@ -55,6 +56,8 @@ class FlowRun:
     failure: str | None = None
     exception: bool = False
     """The failure was an exception out of the session, not a wrong outcome."""
+    database: DatabaseWork | None = None
+    """The store's work from the session's start to its close (`count_database`)."""
 
     @property
     def succeeded(self) -> bool:
@@ -133,13 +136,17 @@ async def run_flow(
     check: bool = True,
     pause_s: float = 0.0,
     before_close: Callable[[], Awaitable[None]] | None = None,
+    count_database: bool = False,
 ) -> FlowRun:
     """One conversation for one intent; its store end state checked unless `check` is
     False (for many calls on one store, checked together afterwards).
 
     Without `store` the flow gets a fresh SQLite file with the demo data. An exception
     inside the conversation is recorded as the failure, not raised. `before_close` is
-    awaited while the session is still open, after the conversation.
+    awaited while the session is still open, after the conversation. `count_database`
+    counts the statements and transactions on the store's engine from before the
+    session starts until it has closed (the audit events written at the call's end
+    included), into `FlowRun.database`; nothing else may use the engine meanwhile.
     """
     if store is None:
         with tempfile.TemporaryDirectory(prefix="cs-bench-") as scratch:
@@ -156,19 +163,24 @@ async def run_flow(
                     check=check,
                     pause_s=pause_s,
                     before_close=before_close,
+                    count_database=count_database,
                 )
     settings = settings or bench_settings()
     run = FlowRun(agent=agent, intent=intent, variant=variant)
     model = _model(agent, caller, intent, measure=measure)
+    counted: AbstractContextManager[DatabaseWork | None] = (
+        counting(store.engine) if count_database else nullcontext()
+    )
     try:
-        async with _session(agent, model, store, settings) as session:
-            run.call_id = getattr(session.userdata, "call_id", "")
-            opening = caller.opening(intent, variant)
-            try:
-                await converse(session, model, caller, opening, run, pause_s=pause_s)
-            finally:
-                if before_close is not None:
-                    await before_close()
+        with counted as run.database:
+            async with _session(agent, model, store, settings) as session:
+                run.call_id = getattr(session.userdata, "call_id", "")
+                opening = caller.opening(intent, variant)
+                try:
+                    await converse(session, model, caller, opening, run, pause_s=pause_s)
+                finally:
+                    if before_close is not None:
+                        await before_close()
     except Exception as error:
         run.failure = f"{type(error).__name__}: {error}"
         run.exception = True

@@ -1,5 +1,5 @@
 """The databases a benchmark runs on: a SQLite file always, PostgreSQL when
-TEST_POSTGRES_URL names a database the benchmark may empty (as the store tests do;
+TEST_POSTGRES_URL names a database the benchmark may empty (its tables are dropped;
 `scripts/with-postgres make bench` makes a throwaway one)."""
 
 from __future__ import annotations

@@ -1,13 +1,15 @@
 """The single-agent baseline: one `Agent`, one prompt, plain function tools, no specialists.
 
 It does the same store work as the supervised agent through the same `Store` methods
-(the identity match and the per-account failure count, the order read and its
-disclosure audit, the address change with its read-back, the cancellation, the
-consent record with its wording version), and keeps the same visible policy: verify
+(the identity match with the per-account failure count, `identity_candidates`; a failed
+check, `record_failed_identity_check`; the order read and its disclosure audit, the
+address change with its read-back, the cancellation, the consent record with its
+wording version), and keeps the same visible policy: verify
 first, read an address or a cancellation back before the write, ask consent in the
 fixed wording. What it lacks by design is what the supervised agent adds: fixed
 questions spoken without the model, checks in code of the caller's own words, scoped
-history. Tools return facts; the model relays them.
+history. Tools return facts; the model relays them. Its audit events are plain: each
+one written at once in a transaction of its own.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ from customer_service.normalize import (
     emails_match,
     names_match,
     normalize_order_id,
-    normalize_postal_code,
     phones_match,
     postal_codes_match,
 )
@@ -112,34 +113,36 @@ class SingleAgent(Agent):
         store, settings = state.store, state.settings
         if state.failed_checks >= settings.identity_max_attempts:
             raise ToolError(LOCKED)
-        candidates = await store.customers_with_postal_code(normalize_postal_code(postal_code))
-        customer = next(
+        window = dt.timedelta(hours=settings.identity_account_window_h)
+        since = dt.datetime.now(dt.UTC) - window
+        candidates = await store.identity_candidates(postal_code, since)
+        match = next(
             (
                 candidate
                 for candidate in candidates
-                if names_match(full_name, candidate.full_name)
-                and postal_codes_match(postal_code, candidate.postal_code, candidate.country)
+                if names_match(full_name, candidate.customer.full_name)
+                and postal_codes_match(
+                    postal_code, candidate.customer.postal_code, candidate.customer.country
+                )
                 and (
-                    emails_match(phone_or_email, candidate.email)
-                    or phones_match(phone_or_email, candidate.phone, candidate.country)
+                    emails_match(phone_or_email, candidate.customer.email)
+                    or phones_match(
+                        phone_or_email, candidate.customer.phone, candidate.customer.country
+                    )
                 )
             ),
             None,
         )
-        if customer is not None:
-            window = dt.timedelta(hours=settings.identity_account_window_h)
-            since = dt.datetime.now(dt.UTC) - window
-            failures = await store.identity_failures_since(customer.customer_id, since)
-            if failures >= settings.identity_account_max_failures:
-                customer = None
-        if customer is None:
+        if match is not None and match.recent_failures >= settings.identity_account_max_failures:
+            match = None
+        if match is None:
             state.failed_checks += 1
-            named = await store.customers_matching_any(full_name, phone_or_email)
-            await store.record_identity_failure(named, state.call_id)
+            await store.record_failed_identity_check(full_name, phone_or_email, state.call_id)
             await self._audit(state, "identity_failed")
             raise ToolError(
                 LOCKED if state.failed_checks >= settings.identity_max_attempts else MISMATCH
             )
+        customer = match.customer
         state.customer = customer
         await self._audit(state, "identity_verified", customer_id=customer.customer_id)
         return f"The caller is verified as {customer.full_name}."

@@ -12,6 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.callers import Intent, Variant, check_outcome, demo_caller
 from benchmarks.conversation import AgentKind, run_flow
+from benchmarks.db_work import counting
 from benchmarks.roundtrips import Comparison, report
 
 from customer_service.store import AuditEvent
@@ -74,3 +75,31 @@ async def test_the_check_reads_the_store_not_the_conversation(tmp_path: Path) ->
         assert await check_outcome(store, "call-1", caller, Intent.CONSENT) == (
             "text-update answer not stored"
         )
+
+
+async def test_database_work_counts_statements_transactions_and_writes(tmp_path: Path) -> None:
+    async with await open_demo_store(sqlite_url(tmp_path / "store.sqlite3")) as store:
+        with counting(store.engine) as read:
+            assert await store.get_order("100101") is not None
+        assert (read.transactions, read.writes) == (1, 0)
+        assert read.statements >= 1
+        events = [AuditEvent(call_id="call-1", kind=kind) for kind in ("one", "two")]
+        with counting(store.engine) as written:
+            await store.add_audit_events(events)
+        assert (written.transactions, written.writes) == (1, 1)
+        assert written.statements >= 1
+        assert written.control == 0
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+async def test_a_flow_counts_its_database_work_until_the_call_ends(agent: AgentKind) -> None:
+    run = await run_flow(
+        agent, demo_caller(Intent.LOOKUP), Intent.LOOKUP, Variant.ASKED, count_database=True
+    )
+    assert run.succeeded, run.failure
+    assert run.database is not None
+    # At least the identity read, the identity_verified write, the order read and the
+    # order_disclosed write; everything written inside a transaction that was counted.
+    assert run.database.writes >= 1
+    assert run.database.transactions >= run.database.writes
+    assert run.database.statements >= 4

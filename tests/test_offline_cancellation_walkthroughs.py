@@ -3,8 +3,6 @@ store, driven by the offline model through `converse` (as `make chat` runs it)."
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from customer_service.call.wording import GREETING, HANDOFF
@@ -19,7 +17,6 @@ from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_Q
 from customer_service.specialists.order_lookup import OPENING_QUESTION as ORDER_QUESTION
 from customer_service.specialists.order_lookup import OrderLookupResult
 from customer_service.store import Store
-from customer_service.testing import sqlite_url
 from support.offline_chat import GOODBYE, JORDAN, chat, demo_order, stored_order
 
 READ_BACK = read_back(OrderLookupResult.from_order(demo_order("100102")))
@@ -27,8 +24,9 @@ CANCELLED = "Done. Order 1 0 0, 1 0 2 is cancelled."
 
 
 @pytest.fixture
-def database_url(tmp_path: Path) -> str:
-    return sqlite_url(tmp_path / "store.sqlite3")
+def database_url(demo_database_url: str) -> str:
+    """The store of the test's calls, on the test's backend."""
+    return demo_database_url
 
 
 async def statuses(database_url: str) -> tuple[OrderStatus, OrderStatus]:

@@ -4,8 +4,6 @@ runs it), or through `call_session` where settings must differ from the process'
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from customer_service.addresses import AddressProblem, read_back, validated_address
@@ -32,7 +30,7 @@ from customer_service.specialists.identity import VERIFICATION_LOCKED, mismatch_
 from customer_service.specialists.order_lookup import OPENING_QUESTION as ORDER_QUESTION
 from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import Store
-from customer_service.testing import call_session, sqlite_url
+from customer_service.testing import call_session
 from support.conversation import agent_lines
 from support.demo_addresses import MARKET_STREET_SUITE_5
 from support.offline_chat import GOODBYE, JORDAN, chat, demo_order, stored_order
@@ -45,8 +43,9 @@ RECORDING_QUESTION = CONSENT_WORDING[RECORDING].question
 
 
 @pytest.fixture
-def database_url(tmp_path: Path) -> str:
-    return sqlite_url(tmp_path / "store.sqlite3")
+def database_url(demo_database_url: str) -> str:
+    """The store of the test's calls, on the test's backend."""
+    return demo_database_url
 
 
 # --- orders ------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from livekit.agents.testing import fake_job_context
 from sqlalchemy.pool import Pool
 
 from customer_service import server
+from customer_service.call import audit
 from customer_service.call.state import CallState
 from customer_service.settings import get_settings
 from customer_service.store import PoolSize
@@ -71,6 +72,14 @@ async def test_entrypoint_starts_the_supervised_call_on_the_configured_store(
         (ended,) = [r for r in caplog.records if r.getMessage() == "call ended"]
         assert ended.call_id == "call-job-123"  # type: ignore[attr-defined]
         assert ended.history_items >= 3  # type: ignore[attr-defined]
+
+        # The job's shutdown writes the audit events the call kept for a next write.
+        await audit.record_later(state, "delegation", specialist="verify_identity_task")
+        assert await state.store.audit_events(call_id=state.call_id) == []
+        for shutdown_callback in ctx._shutdown_callbacks:
+            await shutdown_callback("test over")
+        [kept] = await state.store.audit_events(call_id=state.call_id)
+        assert kept.kind == "delegation"
 
 
 def test_typed_text_is_taken_alongside_voice(offline_environment: Path) -> None:

@@ -16,6 +16,7 @@ import phonenumbers
 __all__ = [
     "digits_from_speech",
     "emails_match",
+    "name_key",
     "names_match",
     "normalize_email",
     "normalize_name",
@@ -212,5 +213,11 @@ def names_match(given: str, on_file: str) -> bool:
     Compares the letters only, so "O'Brien", "OBrien" and "o brien" match, as do
     "García" and "Garcia"; a partial name does not.
     """
-    given_key = _NAME_SEPARATORS.sub("", normalize_name(given))
-    return bool(given_key) and given_key == _NAME_SEPARATORS.sub("", normalize_name(on_file))
+    given_key = name_key(given)
+    return bool(given_key) and given_key == name_key(on_file)
+
+
+def name_key(text: str) -> str:
+    """The letters of a name that `names_match` compares: "María O'Brien-Lee" ->
+    "mariaobrienlee". Stored with each customer, so a name is found by equality."""
+    return _NAME_SEPARATORS.sub("", normalize_name(text))

@@ -22,6 +22,7 @@ from livekit.agents.types import NOT_GIVEN
 from livekit.agents.vad import VAD
 from livekit.agents.voice.agent_session import SessionConnectOptions
 
+from customer_service.call import audit
 from customer_service.call.idle import IdleCaller
 from customer_service.call.state import CallState
 from customer_service.call.transcripts import save_transcript
@@ -166,10 +167,11 @@ async def entrypoint(ctx: JobContext) -> None:
         {"record": False} if settings.recording_consent == RecordingConsent.ASK else {}
     )
 
-    async def keep_transcript() -> None:
+    async def end_of_call() -> None:
         save_transcript(state, session.history)
+        await audit.end_of_call(state)
 
-    ctx.add_shutdown_callback(keep_transcript)
+    ctx.add_shutdown_callback(end_of_call)
     await session.start(
         agent=CustomerServiceAgent(),
         room=ctx.room,

@@ -48,7 +48,7 @@ from customer_service.specialists.identity import verified_customer
 from customer_service.specialists.order_lookup import (
     OrderLookupResult,
     callers_order,
-    disclose,
+    disclosed,
 )
 from customer_service.store import StoreUnavailable
 from customer_service.telephony.hangup import hang_up
@@ -139,8 +139,8 @@ class CustomerServiceAgent(Agent):
             order_id: The six-digit order number if the caller already said it, else omit.
         """
         state = context.userdata
-        _, order = await self._callers_order(state, order_id)
-        return await disclose(state, order)
+        _, order = await self._callers_order(state, order_id, disclosing=True)
+        return disclosed(state, order)
 
     @function_tool()
     @guarded(one_at_a_time=True)
@@ -220,11 +220,13 @@ class CustomerServiceAgent(Agent):
         await hang_up(context.session, GOODBYE)
 
     async def _callers_order(
-        self, state: CallState, order_id: str | None
+        self, state: CallState, order_id: str | None, *, disclosing: bool = False
     ) -> tuple[Customer, OrderLookupResult]:
-        """The verified caller (verifying them first if needed) and their order, checked."""
+        """The verified caller (verifying them first if needed) and their order, checked
+        (and its disclosure recorded when `disclosing`)."""
         customer = await verified_customer(state, self._recent_history())
-        return customer, await callers_order(state, order_id, self._recent_history())
+        order = await callers_order(state, order_id, self._recent_history(), disclosing=disclosing)
+        return customer, order
 
     async def _offer_text_updates(
         self, context: RunContext[CallState], customer: Customer, saved: str, order_id: str
@@ -241,7 +243,11 @@ class CustomerServiceAgent(Agent):
         try:
             # The confirmation leads in to the question, spoken by the consent task itself:
             # the caller's words over it are then heard, not dropped in the hand-over.
-            consent = await obtain_consent(state, ConsentTopic.ORDER_UPDATES_SMS, lead_in=saved)
+            # Asked without a second look at the stored answer: the offer is due, and an
+            # answer another call stores meanwhile must not swallow the confirmation.
+            consent = await obtain_consent(
+                state, ConsentTopic.ORDER_UPDATES_SMS, ask_again=True, lead_in=saved
+            )
         except StopResponse:
             raise  # the caller hung up; nobody is left to hear a reply
         except Exception as error:

@@ -16,19 +16,32 @@ from support.scripted_llm import relay_tool_output as relay
 
 
 def failing_audit_writes(session: Any, failures: int) -> list[str]:
-    """Makes the next `failures` audit writes fail as an outage would; returns the kinds
-    of the writes that failed."""
+    """Makes the next `failures` audit writes fail as an outage would, whether the events
+    go alone or with an order read for disclosure; returns the kind of the event each
+    failed write was made for (events kept for the call's next write come first)."""
     store = session.userdata.store
-    add = store.add_audit_event
+    add = store.add_audit_events
+    read = store.read_order_for_disclosure
     failed: list[str] = []
 
-    async def flaky(event: Any) -> None:
+    def fails(kind: str) -> bool:
         if len(failed) < failures:
-            failed.append(event.kind)
-            raise StoreUnavailable("The store could not record an audit event.")
-        await add(event)
+            failed.append(kind)
+            return True
+        return False
 
-    store.add_audit_event = flaky
+    async def flaky_add(events: Any) -> None:
+        if fails(events[-1].kind):
+            raise StoreUnavailable("The store could not record an audit event.")
+        await add(events)
+
+    async def flaky_read(order_id: str, customer_id: str, disclosure: Any, others: Any) -> Any:
+        if fails(disclosure.kind):
+            raise StoreUnavailable("The store could not read an order.")
+        return await read(order_id, customer_id, disclosure, others)
+
+    store.add_audit_events = flaky_add
+    store.read_order_for_disclosure = flaky_read
     return failed
 
 

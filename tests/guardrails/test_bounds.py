@@ -22,7 +22,14 @@ from customer_service.specialists.identity import VERIFICATION_DECLINED
 from customer_service.specialists.order_lookup import LOOKUP_ABANDONED
 from customer_service.store import AuditEvent
 from customer_service.testing import call_session
-from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
+from support.conversation import (
+    JORDAN,
+    JORDAN_SAYS,
+    agent_lines,
+    audit_events,
+    check_identity,
+    tool_outputs,
+)
 from support.scripted_llm import (
     IDENTITY_TOOLS,
     ORDER_LOOKUP_TOOLS,
@@ -42,13 +49,11 @@ ADDRESS_TOOLS = frozenset({"record_address", "give_up"})
 
 
 async def refusals(session: AgentSession[CallState]) -> list[AuditEvent]:
-    state = session.userdata
-    return await state.store.audit_events(call_id=state.call_id, kind="delegation_refused")
+    return await audit_events(session, kind="delegation_refused")
 
 
 async def delegation_outcomes(session: AgentSession[CallState]) -> list[tuple[Any, Any]]:
-    state = session.userdata
-    events = await state.store.audit_events(call_id=state.call_id, kind="delegation")
+    events = await audit_events(session, kind="delegation")
     return [(event.detail["specialist"], event.detail["outcome"]) for event in events]
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +20,7 @@ from customer_service.specialists.consent import ConsentTopic
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.store import Store
 from customer_service.store.seed import DEMO_ORDERS
-from customer_service.testing import call_session, sqlite_url
+from customer_service.testing import call_session
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, audit_kinds, check_identity
 from support.demo_addresses import MARKET_ST_ARGUMENTS
 from support.faults import fail_everything, fail_writes
@@ -158,13 +157,13 @@ HANG_UPS: dict[str, tuple[list[Step], list[str], str, list[str]]] = {
 @pytest.mark.parametrize("case", HANG_UPS.values(), ids=HANG_UPS.keys())
 async def test_hang_up_during_a_specialist(
     settings: Settings,
-    tmp_path: Path,
+    demo_database_url: str,
     caplog: pytest.LogCaptureFixture,
     case: tuple[list[Step], list[str], str, list[str]],
 ) -> None:
     script, lines, specialist, stored_before = case
     model = ScriptedLLM(script)
-    database_url = sqlite_url(tmp_path / "store.sqlite3")
+    database_url = demo_database_url
     closed: list[CloseEvent] = []
     async with asyncio.timeout(CLOSE_WITHIN_S):
         async with call_session(model, settings=settings, database_url=database_url) as session:
@@ -217,7 +216,7 @@ async def test_interrupting_the_identity_question_does_not_stall_the_task(
 
 
 async def test_hang_up_before_a_created_specialist_runs_records_no_failed_run(
-    settings: Settings, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    settings: Settings, demo_database_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The caller hangs up while the supervisor is between creating the address
     specialist and starting it: the specialist never runs, and no run is recorded."""
@@ -229,7 +228,7 @@ async def test_hang_up_before_a_created_specialist_runs_records_no_failed_run(
             Call("update_address", {"order_id": "100102"}),
         ]
     )
-    database_url = sqlite_url(tmp_path / "store.sqlite3")
+    database_url = demo_database_url
     async with asyncio.timeout(CLOSE_WITHIN_S):
         async with call_session(model, settings=settings, database_url=database_url) as session:
             state: CallState = session.userdata

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +16,7 @@ from customer_service.specialists.address_update import (
 )
 from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
 from customer_service.store import Store
-from customer_service.testing import call_session, sqlite_url
+from customer_service.testing import call_session
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
 from support.demo_addresses import MARKET_STREET_SUITE_5
 from support.scripted_llm import Call, Parallel, Say, ScriptedLLM
@@ -58,9 +57,9 @@ async def change_100102(session: Any) -> None:
 
 
 async def test_full_change_is_seen_by_a_later_lookup_and_a_later_call(
-    settings: Settings, tmp_path: Path
+    settings: Settings, demo_database_url: str
 ) -> None:
-    database_url = sqlite_url(tmp_path / "store.sqlite3")
+    database_url = demo_database_url
     model = ScriptedLLM(
         [*change_100102_script(), Call("lookup_order", {"order_id": "100102"}), relay]
     )

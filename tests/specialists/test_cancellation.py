@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,12 +20,13 @@ from customer_service.specialists.identity import VERIFICATION_DECLINED
 from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import AuditEvent, Store
 from customer_service.supervisor import CustomerServiceAgent
-from customer_service.testing import call_session, sqlite_url
+from customer_service.testing import call_session
 from support.conversation import (
     JORDAN,
     JORDAN_SAYS,
     PRIYA,
     agent_lines,
+    audit_events,
     check_identity,
     tool_outputs,
 )
@@ -144,9 +144,13 @@ async def test_a_number_asked_for_is_read_back_with_every_item(settings: Setting
     ids=["shipped", "delivered", "already-cancelled"],
 )
 async def test_orders_past_processing_are_refused_without_the_specialist(
-    settings: Settings, tmp_path: Path, details: dict[str, Any], order_id: str, refusal: str
+    settings: Settings,
+    demo_database_url: str,
+    details: dict[str, Any],
+    order_id: str,
+    refusal: str,
 ) -> None:
-    database_url = sqlite_url(tmp_path / "store.sqlite3")
+    database_url = demo_database_url
     async with await Store.open(database_url) as store:
         await store.cancel_order(order_id="100102", customer_id="C-1001", call_id="earlier")
         before = await store.get_order(order_id)
@@ -329,7 +333,7 @@ async def transcript_of_cancelling(
             (not_found_message(order_id), True)
         ]
         await assert_nothing_cancelled(session)
-        assert await session.userdata.store.audit_events(kind="order_not_found")
+        assert await audit_events(session, kind="order_not_found")
         assert READ_BACK not in agent_lines(session)
         lines = [*agent_lines(session), *(item.output for item in outputs)]
     assert not any(turn.offers(CANCELLATION_TOOLS) for turn in model.turns)

@@ -19,7 +19,7 @@ from customer_service.specialists.consent import (
     ConsentTopic,
 )
 from customer_service.supervisor import CustomerServiceAgent
-from customer_service.testing import call_session, sqlite_url
+from customer_service.testing import call_session
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
 from support.scripted_llm import Call, Say, ScriptedLLM, Step
 from support.scripted_llm import relay_tool_output as relay
@@ -46,9 +46,9 @@ async def ask_sms(session: AgentSession[CallState], *caller_answers: str) -> Non
 
 
 async def test_granted_is_stored_and_not_asked_again_in_a_later_call(
-    settings: Settings, tmp_path: Path
+    settings: Settings, demo_database_url: str
 ) -> None:
-    database_url = sqlite_url(tmp_path / "store.sqlite3")
+    database_url = demo_database_url
     model = ScriptedLLM(sms_script(Call("record_consent", {"granted": True})))
     async with call_session(model, settings=settings, database_url=database_url) as session:
         await ask_sms(session, "Yes please")

@@ -20,8 +20,9 @@ from customer_service.specialists.identity import (
     mismatch_message,
 )
 from customer_service.store import Store
-from customer_service.testing import call_session, sqlite_url
+from customer_service.testing import call_session
 from support.conversation import JORDAN, PRIYA, agent_lines, audit_kinds, check_identity
+from support.databases import new_demo_database
 from support.scripted_llm import Call, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
@@ -37,8 +38,8 @@ WRONG_POSTAL_CODES = ("94108", "94109", "94110", "94111")
 
 
 @pytest.fixture
-def database_url(tmp_path: Path) -> str:
-    return sqlite_url(tmp_path / "store.sqlite3")
+def database_url(demo_database_url: str) -> str:
+    return demo_database_url
 
 
 def _hours_ago(hours: float) -> dt.datetime:
@@ -124,15 +125,16 @@ async def test_twelve_wrong_guesses_over_four_calls_lock_the_account_for_the_fif
 
 
 async def test_a_locked_account_reads_exactly_like_an_unknown_one(
-    settings: Settings, database_url: str, tmp_path: Path
+    settings: Settings, database_url: str, store_backend: str, tmp_path: Path
 ) -> None:
     await _seed_failures(database_url, settings.identity_account_max_failures, hours_ago=1)
     locked_lines, locked_verified, locked_kinds = await _call(
         _three_tries(JORDAN), database_url=database_url, settings=settings
     )
-    unknown_lines, unknown_verified, unknown_kinds = await _call(
-        _three_tries(NOBODY), database_url=sqlite_url(tmp_path / "other.sqlite3"), settings=settings
-    )
+    async with new_demo_database(store_backend, tmp_path / "other") as other_url:
+        unknown_lines, unknown_verified, unknown_kinds = await _call(
+            _three_tries(NOBODY), database_url=other_url, settings=settings
+        )
 
     assert locked_lines == unknown_lines
     assert locked_lines[1:] == LOCKED_CALL_LINES

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import re
-from pathlib import Path
 
 import pytest
 
@@ -21,7 +20,7 @@ from customer_service.specialists.order_lookup import (
     not_found_message,
 )
 from customer_service.store import Store
-from customer_service.testing import call_session, sqlite_url
+from customer_service.testing import call_session
 from support.conversation import (
     JORDAN,
     JORDAN_SAYS,
@@ -175,10 +174,10 @@ async def test_give_up_during_lookup(settings: Settings) -> None:
 
 
 async def test_hang_up_in_the_middle_of_a_task_writes_nothing(
-    settings: Settings, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    settings: Settings, demo_database_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     model = ScriptedLLM([Call("lookup_order", {"order_id": "100101"})])
-    database_url = sqlite_url(tmp_path / "store.sqlite3")
+    database_url = demo_database_url
     async with call_session(model, settings=settings, database_url=database_url) as session:
         asked = await session.run(user_input="Where is my order 100101?")
         asked.expect.contains_agent_handoff()
@@ -200,7 +199,7 @@ async def test_a_result_that_fails_validation_is_retried_once_then_a_colleague_o
 ) -> None:
     # Fault injection: the lookup hands back another customer's order, as a bug or a
     # corrupted read would. The supervisor's checks must catch it both times.
-    async def wrong_order(state: CallState, spoken_order_id: str) -> Order:
+    async def wrong_order(state: CallState, spoken_order_id: str, **_: object) -> Order:
         order = await state.store.get_order("200201")
         assert order is not None
         return order

@@ -1,39 +1,54 @@
-"""No wasted reads: an order number the caller already said is read from the store once."""
+"""No wasted reads: an order the caller asks about is read from the store once, in the
+transaction that records its disclosure."""
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
 
 from customer_service.settings import Settings
-from customer_service.testing import call_session
+from customer_service.testing import call_session, open_demo_store, sqlite_url
 from support.conversation import JORDAN, JORDAN_SAYS, check_identity, tool_outputs
 from support.scripted_llm import Call, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
+from support.sql_counts import Transactions, transactions
+
+ORDER_READ = "SELECT orders.order_id, orders.customer_id,"
 
 
-async def test_a_lookup_with_the_number_given_reads_the_order_once(settings: Settings) -> None:
+def order_reads(seen: Transactions) -> list[list[str]]:
+    """Each transaction that read an order, as its statements."""
+    return [statements for statements in seen.committed if ORDER_READ in statements]
+
+
+async def test_each_lookup_reads_its_order_once_with_its_disclosure(
+    settings: Settings, tmp_path: Path
+) -> None:
     model = ScriptedLLM(
         [
             Call("lookup_order", {"order_id": "100101"}),
             check_identity(JORDAN),
             relay,
-            Call("lookup_order", {"order_id": "100102"}),
+            # No number this time: the order-lookup specialist asks for it.
+            Call("lookup_order"),
+            Call("lookup", {"order_id": "100102"}),
             relay,
         ]
     )
-    async with call_session(model, settings=settings) as session:
-        store = session.userdata.store
-        get_order = store.get_order
-        reads: list[str] = []
+    async with await open_demo_store(sqlite_url(tmp_path / "store.sqlite3")) as store:
+        with transactions(store) as seen:
+            async with call_session(model, settings=settings, store=store.for_call()) as session:
+                await session.run(user_input="Where is my order 100101?")
+                await session.run(user_input=JORDAN_SAYS)
+                await session.run(user_input="And another order, please.")
+                await session.run(user_input="It's 100102.")
+                outputs = tool_outputs(session, "lookup_order")
+                assert [output.is_error for output in outputs] == [False, False]
+                assert session.userdata.disclosed_order_ids == ["100101", "100102"]
 
-        async def counted(order_id: str) -> Any:
-            reads.append(order_id)
-            return await get_order(order_id)
-
-        store.get_order = counted  # type: ignore[method-assign]
-        await session.run(user_input="Where is my order 100101?")
-        await session.run(user_input=JORDAN_SAYS)
-        await session.run(user_input="And 100102?")
-        assert reads == ["100101", "100102"]
-        assert [o.is_error for o in tool_outputs(session, "lookup_order")] == [False, False]
+        reads = order_reads(seen)
+        assert len(reads) == 2
+        for statements in reads:
+            # The read and the disclosure record are one transaction.
+            assert statements.count(ORDER_READ) == 1
+            assert "INSERT INTO audit_events" in statements
     assert not model.overran

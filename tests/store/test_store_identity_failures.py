@@ -11,11 +11,12 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from customer_service.domain import Customer
-from customer_service.store import Store, StoreUnavailable
+from customer_service.store import AuditEvent, Store, StoreUnavailable
 from customer_service.store.customers import customer_to_row
 from customer_service.store.identity_failures import IdentityFailureRow
 from customer_service.testing import open_demo_store
 from support.faults import fail_everything, fail_writes
+from support.schema_history import drop_columns_added_after_the_first_revision
 
 NOON = dt.datetime(2026, 11, 20, 12, 0, tzinfo=dt.UTC)
 DAY_BEFORE = NOON - dt.timedelta(hours=24)
@@ -114,8 +115,9 @@ async def test_accounts_matching_any_one_detail(
     assert await store.customers_matching_any(full_name, phone_or_email) == expected
 
 
-async def test_name_matching_reads_every_batch_of_customers(store: Store) -> None:
-    # More customers than one batch of names, with a namesake in the last batch.
+async def test_each_detail_is_found_by_its_indexed_key_among_many_customers(
+    store: Store,
+) -> None:
     many = [
         Customer(
             customer_id=f"C-5{index:04d}",
@@ -127,13 +129,80 @@ async def test_name_matching_reads_every_batch_of_customers(store: Store) -> Non
         )
         for index in range(1200)
     ]
-    namesake = SAME_NAME.model_copy(update={"customer_id": "C-9999"})
+    namesake = SAME_NAME.model_copy(update={"customer_id": "C-9999", "full_name": "JORDAN-LEE"})
     await _add_customers(store, *many, namesake)
 
     assert await store.customers_matching_any("Jordan Lee", "x@example.org") == [
         "C-1001",
         "C-9999",
     ]
+    assert await store.customers_matching_any("Nobody", "PERSON1199@example.org.") == ["C-51199"]
+    assert await store.customers_matching_any("Nobody", "(312) 555-1199") == ["C-51199"]
+
+    def plan(connection: Connection, condition: str) -> str:
+        explain = "EXPLAIN QUERY PLAN"
+        if connection.dialect.name != "sqlite":
+            # Whether the index serves this query, not whether a small table is worth it.
+            connection.exec_driver_sql("SET enable_seqscan = off")
+            explain = "EXPLAIN"
+        query = f"{explain} SELECT customer_id FROM customers WHERE {condition}"
+        return " ".join(str(row[-1]) for row in connection.exec_driver_sql(query))
+
+    async with store.engine.connect() as connection:
+        for column, value in (
+            ("name_key", "jordanlee"),
+            ("email_key", "person1@example.org"),
+            ("phone_tail", "1199"),
+        ):
+            used = await connection.run_sync(plan, f"{column} = '{value}'")
+            assert f"ix_customers_{column}" in used
+
+
+async def test_a_failed_check_is_counted_and_audited_in_one_write(store: Store) -> None:
+    await _add_customers(store, *EXTRA_CUSTOMERS)
+    event = AuditEvent(call_id="call-1", kind="identity_failed", detail={"attempts_left": 2})
+
+    named = await store.record_failed_identity_check(
+        "Jordan Lee", "sam.park@example.com", "call-1", [event]
+    )
+
+    assert named == ["C-1001", "C-2001", "C-2002", "C-2003"]
+    assert [(customer_id, call_id) for customer_id, _, call_id in await _rows(store)] == [
+        (customer_id, "call-1") for customer_id in named
+    ]
+    [stored] = await store.audit_events(call_id="call-1")
+    assert (stored.kind, stored.detail) == ("identity_failed", {"attempts_left": 2})
+
+
+async def test_a_failed_check_that_cannot_be_written_leaves_nothing(store: Store) -> None:
+    event = AuditEvent(call_id="call-1", kind="identity_failed")
+    undo = fail_writes(store)
+    try:
+        with pytest.raises(StoreUnavailable):
+            await store.record_failed_identity_check(
+                "Jordan Lee", "jordan.lee@example.com", "call-1", [event]
+            )
+    finally:
+        undo()
+    assert await _rows(store) == []
+    assert await store.audit_events(call_id="call-1") == []
+
+
+async def test_identity_candidates_carry_their_failures_within_the_window(store: Store) -> None:
+    await _add_customers(store, SAME_PHONE.model_copy(update={"postal_code": "94107"}))
+    await store.record_identity_failure(["C-1001"], "call-old", at=DAY_BEFORE - dt.timedelta(1))
+    for call in ("call-1", "call-2"):
+        await store.record_identity_failure(["C-1001"], call, at=NOON)
+
+    candidates = await store.identity_candidates("9 4 1 0 7", DAY_BEFORE)
+
+    assert [(c.customer.customer_id, c.recent_failures) for c in candidates] == [
+        ("C-1001", 2),
+        ("C-2003", 0),
+    ]
+    # A ZIP+4 finds the five-digit ZIP's customers too; nothing finds nothing.
+    assert len(await store.identity_candidates("94107-1234", DAY_BEFORE)) == 2
+    assert await store.identity_candidates("", DAY_BEFORE) == []
 
 
 async def test_a_failure_is_one_row_per_account_in_one_write(store: Store) -> None:
@@ -220,9 +289,11 @@ def _table_names(connection: Connection) -> set[str]:
 
 
 async def test_opening_a_database_from_before_the_table_adds_it(database_url: str) -> None:
-    # A database made before migrations, by a version without this table.
+    # A database made before migrations, by a version without this table (and with the
+    # first revision's columns, which lack the customers' lookup keys).
     async with await open_demo_store(database_url) as old, old.engine.begin() as connection:
         await connection.execute(text("DROP TABLE identity_failures"))
+        await drop_columns_added_after_the_first_revision(connection)
         await connection.execute(text("DROP TABLE alembic_version"))
         assert "identity_failures" not in await connection.run_sync(_table_names)
 

@@ -196,6 +196,8 @@ async def test_upgrading_a_first_revision_database_keeps_its_data(database_url: 
         customer = await store.get_customer("C-2001")
         assert customer is not None
         assert customer.full_name == "Alex Kim"
+        # Revision 0002 filled the name key of the customer already there.
+        assert await store.customers_matching_any("alex KIM", "nobody@example.com") == ["C-2001"]
         order = await store.get_order("600601")
         assert order is not None
         assert order.shipping_address == OLD_ADDRESS
@@ -261,9 +263,18 @@ async def test_a_database_from_before_migrations_is_recorded_at_the_first_revisi
     await _made_before_migrations(database_url)
     await _on(database_url, _first_revision_rows)
 
-    # Even a store that only checks the schema adopts it: nothing changes but the record.
+    # A store that only checks the schema takes it for the first revision, which is
+    # behind, and leaves it as it was.
+    with pytest.raises(SchemaNotCurrent) as raised:
+        await Store.open(database_url, migrate=False, seed_demo_data=False)
+    assert "at revision 0001, behind" in str(raised.value)
+    assert MIGRATE_COMMAND in str(raised.value)
+    assert await _on(database_url, recorded_revision) is None
+
+    upgrade = await migrate_database(database_url)
+    assert (upgrade.before, upgrade.adopted) == (None, True)
+    assert await _on(database_url, recorded_revision) == head_revision()
     async with await Store.open(database_url, migrate=False, seed_demo_data=False) as store:
-        assert await _on(database_url, recorded_revision) == FIRST_REVISION
         order = await store.get_order("600601")
         assert order is not None
         assert order.customer_id == "C-2001"

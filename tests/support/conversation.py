@@ -6,6 +6,7 @@ from typing import Any
 
 from livekit.agents import AgentSession, llm
 
+from customer_service.call import audit
 from customer_service.call.state import CallState
 from customer_service.store import AuditEvent
 
@@ -46,7 +47,17 @@ def tool_outputs(session: AgentSession[CallState], name: str) -> list[llm.Functi
     ]
 
 
+async def audit_events(
+    session: AgentSession[CallState], kind: str | None = None
+) -> list[AuditEvent]:
+    """The call's stored audit events, those kept for its next write included (written
+    first, as the call's end would)."""
+    await audit.flush(session.userdata)
+    return await session.userdata.store.audit_events(call_id=session.userdata.call_id, kind=kind)
+
+
 async def audit_kinds(session: AgentSession[CallState]) -> list[str]:
+    await audit.flush(session.userdata)
     events: list[AuditEvent] = await session.userdata.store.audit_events(
         call_id=session.userdata.call_id
     )

@@ -162,9 +162,9 @@ async def test_a_yes_that_was_a_no_before_is_no_confirmation(settings: Settings)
 
 
 async def test_a_confirmed_number_with_wrong_details_counts_like_any_failed_check(
-    settings: Settings, tmp_path: Path
+    settings: Settings, demo_database_url: str
 ) -> None:
-    database_url = sqlite_url(tmp_path / "store.sqlite3")
+    database_url = demo_database_url
     wrong_postal_code = Call(
         "use_calling_number", {"full_name": "Jordan Lee", "postal_code": "94108"}
     )

@@ -14,18 +14,19 @@ ASK_FOR_AN_ORDER = [Utterance("Where is my order 100101?"), Utterance(JORDAN_SAY
 
 
 def slow_order_reads(call: VoiceCall) -> list[str]:
-    """Makes each order read wait until the caller has heard the notice, so the step is
-    slow by construction rather than by the clock; returns the heard text at each read."""
+    """Makes each order read (with its disclosure record, as a lookup reads it) wait
+    until the caller has heard the notice, so the step is slow by construction rather
+    than by the clock; returns the heard text at each read."""
     store = call.state.store
-    get_order = store.get_order
+    read = store.read_order_for_disclosure
     heard_at_read: list[str] = []
 
-    async def get_order_after_the_notice(order_id: str) -> Any:
+    async def read_after_the_notice(*args: Any, **kwargs: Any) -> Any:
         await call.until(lambda: ONE_MOMENT in call.heard)
         heard_at_read.append(call.heard)
-        return await get_order(order_id)
+        return await read(*args, **kwargs)
 
-    store.get_order = get_order_after_the_notice  # type: ignore[method-assign]
+    store.read_order_for_disclosure = read_after_the_notice  # type: ignore[method-assign]
     return heard_at_read
 
 

@@ -90,7 +90,7 @@ async def delegate(
     log_context = {"call_id": state.call_id, "specialist": specialist}
     if bound := tripped_bound(state, specialist):
         logger.warning("delegation refused", extra={**log_context, "bound": bound})
-        await audit.record(state, "delegation_refused", specialist=specialist, bound=bound)
+        await audit.record_later(state, "delegation_refused", specialist=specialist, bound=bound)
         raise offer_human(state)
 
     started = time.monotonic()
@@ -142,7 +142,8 @@ async def delegate(
 async def _record(
     state: CallState, specialist: str, outcome: DelegationOutcome, started: float
 ) -> None:
-    await audit.record(
+    # Reports a run that is over: written with the call's next write, not waited for.
+    await audit.record_later(
         state,
         "delegation",
         specialist=specialist,

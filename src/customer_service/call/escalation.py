@@ -7,6 +7,7 @@ from collections import Counter
 
 from pydantic import JsonValue
 
+from customer_service.call import audit
 from customer_service.call.state import CallState
 from customer_service.call.wording import HANDOFF
 from customer_service.store import AuditEvent, EscalationRecord, StoreUnavailable
@@ -67,6 +68,7 @@ async def escalate(
     state.mark_escalated()
     failure = state.guardrails.last_failure
     try:
+        await audit.flush(state)
         events = await state.store.audit_events(call_id=state.call_id)
     except StoreUnavailable:
         events = []

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from customer_service.call.audit import AuditBacklog
 from customer_service.call.latency import SlowStepNotice
 from customer_service.domain import Customer
 from customer_service.settings import Settings
@@ -123,6 +124,8 @@ class CallState:
     """The agent has said goodbye; no further caller turn belongs to this call."""
     slow_steps: SlowStepNotice = field(init=False)
     """Tells a caller waiting in silence on a slow step that the agent is working."""
+    audit_backlog: AuditBacklog = field(default_factory=AuditBacklog)
+    """Audit events waiting for the call's next write (`call.audit.record_later`)."""
     one_request_at_a_time: asyncio.Lock = field(default_factory=asyncio.Lock)
     """Held by each supervisor tool that may start a specialist: several such tools in
     one model reply run one after another, each seeing what the one before it did."""

@@ -23,6 +23,7 @@ from livekit.agents.types import NOT_GIVEN, NotGivenOr
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from customer_service.addresses import AddressProblem, read_back, validated_address
+from customer_service.call import audit
 from customer_service.call.answers import confirms
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
@@ -33,7 +34,7 @@ from customer_service.call.wording import OFFER_HUMAN, PERSONA, STILL_THERE, spa
 from customer_service.domain import ORDER_ID_PATTERN, OrderStatus, PostalAddress
 from customer_service.privacy import mask_address
 from customer_service.specialists.order_lookup import OrderLookupResult, not_found_message
-from customer_service.store import AddressChangeOutcome
+from customer_service.store import AddressChangeOutcome, AuditEvent
 
 ADDRESS_INSTRUCTIONS = PERSONA + dedent(
     """
@@ -278,13 +279,20 @@ async def apply_address_change(
     state: CallState, order: OrderLookupResult, address: PostalAddress
 ) -> str:
     """Writes the change and returns the sentence that confirms it to the caller."""
-    outcome, _ = await state.store.change_shipping_address(
-        order_id=order.order_id,
-        customer_id=order.customer_id,
-        new_address=address,
-        call_id=state.call_id,
-        change_key=change_key(state, order.order_id, address),
-    )
+
+    async def change(kept: list[AuditEvent]) -> AddressChangeOutcome:
+        outcome, _ = await state.store.change_shipping_address(
+            order_id=order.order_id,
+            customer_id=order.customer_id,
+            new_address=address,
+            call_id=state.call_id,
+            change_key=change_key(state, order.order_id, address),
+            other_events=kept,
+        )
+        return outcome
+
+    # The audit events the call kept ride along; a failed change is not retried here.
+    outcome = await audit.store_with(state, [], change, attempts=1)
     spaced = spaced_digits(order.order_id)
     if outcome is AddressChangeOutcome.CHANGED:
         return f"Done. Order {spaced} will now be delivered to {read_back(address)}."

@@ -16,6 +16,7 @@ from livekit.agents import RunContext, ToolError, function_tool
 from livekit.agents.llm import ToolFlag
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from customer_service.call import audit
 from customer_service.call.answers import confirms
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
@@ -25,7 +26,7 @@ from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, STILL_THERE, spaced_digits
 from customer_service.domain import ORDER_ID_PATTERN, OrderStatus
 from customer_service.specialists.order_lookup import OrderLookupResult, not_found_message
-from customer_service.store import CancellationOutcome
+from customer_service.store import AuditEvent, CancellationOutcome
 
 logger = logging.getLogger(__name__)
 
@@ -156,9 +157,17 @@ async def confirmed_cancellation(state: CallState, order: OrderLookupResult) -> 
 
 async def apply_cancellation(state: CallState, order: OrderLookupResult) -> str:
     """Cancels the order once and returns the sentence that tells the caller."""
-    outcome = await state.store.cancel_order(
-        order_id=order.order_id, customer_id=order.customer_id, call_id=state.call_id
-    )
+
+    async def cancel(kept: list[AuditEvent]) -> CancellationOutcome:
+        return await state.store.cancel_order(
+            order_id=order.order_id,
+            customer_id=order.customer_id,
+            call_id=state.call_id,
+            other_events=kept,
+        )
+
+    # The audit events the call kept ride along; a failed cancellation is not retried.
+    outcome = await audit.store_with(state, [], cancel, attempts=1)
     spaced = spaced_digits(order.order_id)
     if outcome is CancellationOutcome.CANCELLED:
         return f"Done. Order {spaced} is cancelled."

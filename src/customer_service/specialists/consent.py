@@ -44,7 +44,7 @@ from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import PERSONA, STILL_THERE
 from customer_service.domain import Customer
-from customer_service.store import ConsentRecord
+from customer_service.store import AuditEvent, ConsentRecord
 
 logger = logging.getLogger(__name__)
 
@@ -329,7 +329,12 @@ async def _stored(state: CallState, answer: ConsentResult) -> ConsentRecord | No
         call_id=state.call_id,
         customer_id=customer.customer_id if customer else None,
     )
-    await state.store.record_consent(record)
+
+    async def store(kept: list[AuditEvent]) -> None:
+        await state.store.record_consent(record, kept)
+
+    # The audit events the call kept ride along; a failed write is not retried here.
+    await audit.store_with(state, [], store, attempts=1)
     return record
 
 

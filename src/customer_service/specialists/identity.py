@@ -28,12 +28,11 @@ from customer_service.normalize import (
     emails_match,
     names_match,
     normalize_email,
-    normalize_postal_code,
     phones_match,
     postal_codes_match,
 )
 from customer_service.privacy import mask_name
-from customer_service.store import Store
+from customer_service.store import AuditEvent, IdentityCandidate
 from customer_service.telephony.caller_id import (
     CALLING_NUMBER_QUESTION,
     CallingNumberConfirmation,
@@ -152,12 +151,15 @@ class IdentityResult(BaseModel):
     full_name: str | None = None
 
 
-async def find_matching_customer(
-    store: Store, full_name: str, postal_code: str, phone_or_email: str
-) -> Customer | None:
-    """The customer whose name, postal code and phone or email all match, if any."""
-    candidates = await store.customers_with_postal_code(normalize_postal_code(postal_code))
-    for customer in candidates:
+async def matching_candidate(
+    state: CallState, full_name: str, postal_code: str, phone_or_email: str
+) -> IdentityCandidate | None:
+    """The customer whose name, postal code and phone or email all match, if any, with
+    the failed checks counted against it within the window, read together."""
+    settings = state.settings
+    since = dt.datetime.now(dt.UTC) - dt.timedelta(hours=settings.identity_account_window_h)
+    for candidate in await state.store.identity_candidates(postal_code, since):
+        customer = candidate.customer
         if (
             names_match(full_name, customer.full_name)
             and postal_codes_match(postal_code, customer.postal_code, customer.country)
@@ -166,27 +168,15 @@ async def find_matching_customer(
                 or phones_match(phone_or_email, customer.phone, customer.country)
             )
         ):
-            return customer
+            return candidate
     return None
 
 
-async def account_locked(state: CallState, customer: Customer) -> bool:
+def account_locked(state: CallState, candidate: IdentityCandidate) -> bool:
     """Whether the account has had too many failed checks, over all calls, within the
     window. A successful verification does not reset the count: failures only age out,
     so a right guess among many cannot wipe the record of the wrong ones."""
-    settings = state.settings
-    since = dt.datetime.now(dt.UTC) - dt.timedelta(hours=settings.identity_account_window_h)
-    failures = await state.store.identity_failures_since(customer.customer_id, since)
-    return failures >= settings.identity_account_max_failures
-
-
-async def count_failure_against_named_accounts(
-    state: CallState, full_name: str, phone_or_email: str
-) -> None:
-    """Counts a failed check against every account matching the name, the phone or the
-    email given: guesses at one account add up across calls whichever detail is wrong."""
-    customer_ids = await state.store.customers_matching_any(full_name, phone_or_email)
-    await state.store.record_identity_failure(customer_ids, state.call_id)
+    return candidate.recent_failures >= state.settings.identity_account_max_failures
 
 
 class VerifyIdentityTask(Specialist[IdentityResult]):
@@ -296,16 +286,14 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             if state.identity.locked:
                 self.finish(IdentityResult(outcome=IdentityOutcome.LOCKED))
                 return
-            customer = await find_matching_customer(
-                state.store, full_name, postal_code, phone_or_email
-            )
-            if customer is not None and await account_locked(state, customer):
+            candidate = await matching_candidate(state, full_name, postal_code, phone_or_email)
+            if candidate is not None and account_locked(state, candidate):
                 # Reads exactly like a mismatch, and counts as one (so guessing on keeps
                 # the account locked): nothing tells the caller it exists or is locked.
-                await self._refused_locked_account(state, customer)
-                customer = None
-            if customer is not None:
-                await self._verified(state, customer)
+                await self._refused_locked_account(state, candidate.customer)
+                candidate = None
+            if candidate is not None:
+                await self._verified(state, candidate.customer)
             else:
                 await self._failed(state, full_name, phone_or_email)
 
@@ -330,17 +318,25 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
                 "window_h": state.settings.identity_account_window_h,
             },
         )
-        await audit.record(state, "identity_account_locked", customer_id=customer.customer_id)
+        await audit.record_later(state, "identity_account_locked", customer_id=customer.customer_id)
 
     async def _failed(self, state: CallState, full_name: str, phone_or_email: str) -> None:
         state.record_failed_identity_check()
-        await count_failure_against_named_accounts(state, full_name, phone_or_email)
-        await audit.record(
+        failed = audit.note(
             state,
             "identity_failed",
             attempts_left=state.identity_attempts_left,
             name_given=mask_name(full_name),
         )
+
+        async def count_against_named_accounts(events: list[AuditEvent]) -> list[str]:
+            # Against every account matching the name, the phone or the email given:
+            # guesses at one account add up across calls whichever detail is wrong.
+            return await state.store.record_failed_identity_check(
+                full_name, phone_or_email, state.call_id, events
+            )
+
+        await audit.store_with(state, [failed], count_against_named_accounts)
         if state.identity.locked:
             self.finish(IdentityResult(outcome=IdentityOutcome.LOCKED))
             return

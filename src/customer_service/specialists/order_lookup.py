@@ -20,6 +20,7 @@ from customer_service.call.state import CallerLine, CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, spaced_digits
 from customer_service.domain import ORDER_ID_PATTERN, Order, OrderItem, OrderStatus, PostalAddress
 from customer_service.normalize import normalize_order_id
+from customer_service.store import AuditEvent
 from customer_service.telephony.keypad import (
     KeypadEntryFailed,
     KeypadEntryStopped,
@@ -118,23 +119,46 @@ class OrderLookupResult(BaseModel):
         )
 
 
-async def find_callers_order(state: CallState, spoken_order_id: str) -> Order:
-    """The verified caller's order with that number, or a speakable ToolError."""
+async def find_callers_order(
+    state: CallState, spoken_order_id: str, *, disclosing: bool = False
+) -> Order:
+    """The verified caller's order with that number, or a speakable ToolError. When
+    `disclosing`, the order is read in the transaction that records its disclosure."""
     customer = state.verified_customer
     if customer is None:
         raise ToolError(NOT_VERIFIED)
     order_id = normalize_order_id(spoken_order_id)
     if order_id is None:
         raise ToolError(INVALID_ORDER_NUMBER)
-    order = await state.store.get_order(order_id)
+    if disclosing:
+        order = await _read_recording_disclosure(state, customer.customer_id, order_id)
+    else:
+        order = await state.store.get_order(order_id)
     if order is None or order.customer_id != customer.customer_id:
         state.record_order_lookup_failure()
-        await audit.record(
+        await audit.record_later(
             state, "order_not_found", customer_id=customer.customer_id, order_id=order_id
         )
         if state.order_lookup_attempts_left == 0:
             raise ToolError(TOO_MANY_MISSES)
         raise ToolError(not_found_message(order_id))
+    return order
+
+
+async def _read_recording_disclosure(
+    state: CallState, customer_id: str, order_id: str
+) -> Order | None:
+    disclosure = AuditEvent(
+        call_id=state.call_id, kind="order_disclosed", customer_id=customer_id, order_id=order_id
+    )
+
+    async def read(events: list[AuditEvent]) -> Order | None:
+        kept = [event for event in events if event is not disclosure]
+        return await state.store.read_order_for_disclosure(order_id, customer_id, disclosure, kept)
+
+    order = await audit.store_with(state, [disclosure], read)
+    if order is not None:
+        audit.log(disclosure)
     return order
 
 
@@ -161,8 +185,15 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
     still_there_question = "What's the six-digit order number?"
 
     def __init__(
-        self, *, chat_ctx: NotGivenOr[ChatContext] = NOT_GIVEN, line: CallerLine | None = None
+        self,
+        *,
+        chat_ctx: NotGivenOr[ChatContext] = NOT_GIVEN,
+        line: CallerLine | None = None,
+        disclosing: bool = False,
     ) -> None:
+        """`disclosing`: the order found is read in the transaction that records its
+        disclosure (`find_callers_order`), for a caller who is about to hear it."""
+        self._disclosing = disclosing
         # Only a phone caller hears of, or can be offered, the keypad.
         self._on_phone = line is not None and line.is_phone
         keypad = KEYPAD_INSTRUCTIONS if self._on_phone else ""
@@ -220,7 +251,7 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
         """The outcome of every lookup, typed or spoken: the order ends the task, and so
         does the last miss allowed; any other miss is a speakable error."""
         try:
-            order = await find_callers_order(state, order_id)
+            order = await find_callers_order(state, order_id, disclosing=self._disclosing)
         except ToolError as error:
             if state.order_lookup_attempts_left == 0:
                 self.finish(error)
@@ -242,14 +273,11 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
 
 
 async def validated_order(
-    result: object,
-    state: CallState,
-    requested_order_id: str | None,
-    *,
-    read_from_store: bool = False,
+    result: object, state: CallState, requested_order_id: str | None
 ) -> OrderLookupResult:
-    """The order result, once it is well formed, the one asked for, the verified caller's
-    own, and in agreement with the store (unless it was just `read_from_store`)."""
+    """The order result, once it is well formed, the one asked for and the verified
+    caller's own. It is not read again: every result, the specialist's too, is built in
+    code from the store's read (`find_callers_order`), never by the model."""
     try:
         order = OrderLookupResult.model_validate(result)
     except ValidationError as error:
@@ -261,40 +289,35 @@ async def validated_order(
         raise ResultRejected("order result is not the order asked for")
     if order.customer_id != customer.customer_id:
         raise ResultRejected("order result belongs to another customer")
-    if read_from_store:
-        return order
-    stored = await state.store.get_order(order.order_id)
-    if stored is None or OrderLookupResult.from_order(stored) != order:
-        raise ResultRejected("order result disagrees with the store")
     return order
 
 
 async def callers_order(
-    state: CallState, order_id: str | None, history: ChatContext
+    state: CallState, order_id: str | None, history: ChatContext, *, disclosing: bool = False
 ) -> OrderLookupResult:
     """The verified caller's order, checked. A usable number is looked up in code, so a
-    caller who already said it is not asked again; otherwise the specialist asks."""
+    caller who already said it is not asked again; otherwise the specialist asks.
+
+    When `disclosing`, its disclosure is recorded in the transaction that reads it,
+    before it is returned: details whose disclosure cannot be recorded are not given.
+    The caller then hears `disclosed(state, order)`.
+    """
     requested = normalize_order_id(order_id) if order_id is not None else None
 
     async def look_up() -> OrderLookupResult:
         if requested is not None:
-            # Read by code from the store: checked like any result, but not read again
-            # to compare it with itself.
-            found = OrderLookupResult.from_order(await find_callers_order(state, requested))
-            return await validated_order(
-                found, state, requested_order_id=requested, read_from_store=True
-            )
-        result = await delegate(state, OrderLookupTask(chat_ctx=history, line=state.line))
-        return await validated_order(result, state, requested_order_id=None)
+            read = await find_callers_order(state, requested, disclosing=disclosing)
+            return await validated_order(OrderLookupResult.from_order(read), state, requested)
+        result = await delegate(
+            state, OrderLookupTask(chat_ctx=history, line=state.line, disclosing=disclosing)
+        )
+        return await validated_order(result, state, None)
 
     return await validated_with_retries(state, look_up, what="order")
 
 
-async def disclose(state: CallState, order: OrderLookupResult) -> str:
-    """Records that the caller heard this order's details; returns what they hear. Details
-    whose disclosure cannot be recorded are not given."""
-    await audit.record(
-        state, "order_disclosed", customer_id=order.customer_id, order_id=order.order_id
-    )
+def disclosed(state: CallState, order: OrderLookupResult) -> str:
+    """What the caller hears about an order whose disclosure is recorded (`callers_order`
+    with `disclosing`)."""
     state.record_disclosure(order.order_id)
     return order.spoken_summary()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -93,6 +94,7 @@ class AddressChangeStore(StoreCore):
         new_address: PostalAddress,
         call_id: str,
         change_key: str,
+        other_events: Sequence[AuditEvent] = (),
     ) -> tuple[AddressChangeOutcome, AddressChange | None]:
         """Ships `customer_id`'s order `order_id` to `new_address`, once per `change_key`.
 
@@ -108,6 +110,8 @@ class AddressChangeStore(StoreCore):
         ALREADY_APPLIED even once the order has shipped. Raises ValueError when
         `change_key` was recorded for another order or customer (a caller's bug: keys
         must identify one change), and `StoreUnavailable` on a database failure.
+        `other_events` (audit events kept for the call's next write) are written in the
+        same transaction, whatever the outcome.
         """
         try:
             return await self._apply_address_change(
@@ -116,11 +120,13 @@ class AddressChangeStore(StoreCore):
                 new_address=new_address,
                 call_id=call_id,
                 change_key=change_key,
+                other_events=other_events,
             )
         except _ChangeKeyTaken as taken:
             conflict = taken.__cause__
         # Lost a race for the same key; the winner's change is the answer.
-        async with self._session(_CHANGE) as session:
+        async with self._write_session(_CHANGE) as session:
+            session.add_all(event_to_row(kept) for kept in other_events)
             recorded = await _change_with_key(session, change_key)
         if recorded is None:
             # The constraint that failed was not the change key's after all.
@@ -151,9 +157,11 @@ class AddressChangeStore(StoreCore):
         new_address: PostalAddress,
         call_id: str,
         change_key: str,
+        other_events: Sequence[AuditEvent],
     ) -> tuple[AddressChangeOutcome, AddressChange | None]:
         statement = select(OrderRow).where(OrderRow.order_id == order_id).with_for_update()
         async with self._write_session(_CHANGE) as session:
+            session.add_all(event_to_row(kept) for kept in other_events)
             row = await session.scalar(statement)
             if row is None or row.customer_id != customer_id:
                 return AddressChangeOutcome.ORDER_NOT_FOUND, None

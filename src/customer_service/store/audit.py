@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
@@ -66,8 +67,14 @@ class AuditStore(StoreCore):
     """The `Store` methods that write and read audit events."""
 
     async def add_audit_event(self, event: AuditEvent) -> None:
+        await self.add_audit_events([event])
+
+    async def add_audit_events(self, events: Sequence[AuditEvent]) -> None:
+        """Stores the events in one transaction, in order: all of them or none."""
+        if not events:
+            return
         async with self._session("write an audit event") as session:
-            session.add(event_to_row(event))
+            session.add_all(event_to_row(event) for event in events)
 
     async def audit_events(
         self, *, call_id: str | None = None, kind: str | None = None

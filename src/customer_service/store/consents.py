@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import Boolean, Index, String, select
@@ -59,8 +60,11 @@ class ConsentRow(Base):
 class ConsentStore(StoreCore):
     """The `Store` methods that record consent answers and read the one in force."""
 
-    async def record_consent(self, record: ConsentRecord) -> None:
-        """Records the answer and its audit event together, or neither."""
+    async def record_consent(
+        self, record: ConsentRecord, other_events: Sequence[AuditEvent] = ()
+    ) -> None:
+        """Records the answer and its audit event together, or neither; `other_events`
+        (audit events kept for the call's next write) go in the same transaction."""
         event = AuditEvent(
             call_id=record.call_id,
             kind="consent_recorded",
@@ -73,6 +77,7 @@ class ConsentStore(StoreCore):
             created_at=record.asked_at,
         )
         async with self._session("record a consent") as session:
+            session.add_all(event_to_row(kept) for kept in other_events)
             session.add(row_from_record(record, ConsentRow))
             session.add(event_to_row(event))
 

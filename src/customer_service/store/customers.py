@@ -2,15 +2,32 @@
 
 from __future__ import annotations
 
-from sqlalchemy import ColumnElement, String, and_, or_, select
+from sqlalchemy import ColumnElement, String, Text, and_, or_, select
 from sqlalchemy.orm import Mapped, mapped_column
 
 from customer_service.domain import Customer
-from customer_service.normalize import normalize_postal_code
+from customer_service.normalize import (
+    digits_from_speech,
+    name_key,
+    normalize_email,
+    normalize_postal_code,
+)
 from customer_service.store.core import StoreCore
 from customer_service.store.tables import Base
 
-__all__ = ["CustomerRow", "CustomerStore", "customer_from_row", "customer_to_row"]
+__all__ = [
+    "CustomerRow",
+    "CustomerStore",
+    "customer_from_row",
+    "customer_to_row",
+    "lookup_keys",
+    "postal_code_condition",
+]
+
+
+PHONE_TAIL_DIGITS = 4
+"""Digits at the end of a phone number that survive every way of saying it (with or
+without country code, trunk prefix or carrier code)."""
 
 
 class CustomerRow(Base):
@@ -25,16 +42,48 @@ class CustomerRow(Base):
     # said, so the lookup is an indexed equality instead of a scan with string functions.
     postal_code_key: Mapped[str] = mapped_column(String(16), index=True)
     country: Mapped[str] = mapped_column(String(2))
+    # `lookup_keys`: a failed identity check finds the accounts it names by indexed
+    # equalities, not by reading every customer. Text: normalising may lengthen a name.
+    name_key: Mapped[str] = mapped_column(Text, index=True)
+    email_key: Mapped[str] = mapped_column(Text, index=True)
+    phone_tail: Mapped[str] = mapped_column(String(PHONE_TAIL_DIGITS), index=True)
+
+
+def lookup_keys(full_name: str, email: str, phone: str) -> dict[str, str]:
+    """The indexed keys of a customer's name, email address and phone number: what
+    `names_match`, `emails_match` and `phones_match` compare, or narrow down to."""
+    return {
+        "name_key": name_key(full_name),
+        "email_key": normalize_email(email) or "",
+        "phone_tail": digits_from_speech(phone)[-PHONE_TAIL_DIGITS:],
+    }
 
 
 def customer_to_row(customer: Customer) -> CustomerRow:
     return CustomerRow(
-        **customer.model_dump(), postal_code_key=normalize_postal_code(customer.postal_code)
+        **customer.model_dump(),
+        postal_code_key=normalize_postal_code(customer.postal_code),
+        **lookup_keys(customer.full_name, customer.email, customer.phone),
     )
 
 
 def customer_from_row(row: CustomerRow) -> Customer:
     return Customer.model_validate(row, from_attributes=True)
+
+
+def postal_code_condition(postal_code: str) -> ColumnElement[bool] | None:
+    """The customers filed under `postal_code` as said, in SQL; None when it holds no
+    code. A nine-digit US ZIP+4 also finds customers filed under its five-digit ZIP."""
+    code = normalize_postal_code(postal_code)
+    if not code:
+        return None
+    condition: ColumnElement[bool] = CustomerRow.postal_code_key == code
+    if len(code) == 9 and code.isdigit():
+        condition = or_(
+            condition,
+            and_(CustomerRow.postal_code_key == code[:5], CustomerRow.country == "US"),
+        )
+    return condition
 
 
 class CustomerStore(StoreCore):
@@ -45,15 +94,9 @@ class CustomerStore(StoreCore):
 
         A nine-digit US ZIP+4 also finds customers filed under its five-digit ZIP.
         """
-        code = normalize_postal_code(postal_code)
-        if not code:
+        condition = postal_code_condition(postal_code)
+        if condition is None:
             return []
-        condition: ColumnElement[bool] = CustomerRow.postal_code_key == code
-        if len(code) == 9 and code.isdigit():
-            condition = or_(
-                condition,
-                and_(CustomerRow.postal_code_key == code[:5], CustomerRow.country == "US"),
-            )
         statement = select(CustomerRow).where(condition).order_by(CustomerRow.customer_id)
         async with self._session("look up customers") as session:
             rows = await session.scalars(statement)

@@ -77,19 +77,20 @@ def create_store_engine(database_url: str, pool: PoolSize | None = None) -> Asyn
     if is_sqlite_memory(url):
         # One connection, or every connection would be a database of its own.
         options["poolclass"] = StaticPool
+    elif sqlite:
+        # No pre-ping: a file has no server to restart, and each ping costs a round
+        # trip through the driver's thread on every transaction.
+        with database_errors("create the database directory"):
+            _create_sqlite_directory(url)
     else:
-        # Notice a server restart between calls instead of failing the next query.
-        options["pool_pre_ping"] = True
-        if sqlite:
-            with database_errors("create the database directory"):
-                _create_sqlite_directory(url)
-        else:
-            pool = pool or PoolSize()
-            options.update(
-                pool_size=pool.size,
-                max_overflow=pool.max_overflow,
-                connect_args={"timeout": CONNECT_TIMEOUT_S},  # asyncpg's own default: 60 s
-            )
+        pool = pool or PoolSize()
+        options.update(
+            # Notice a server restart between calls instead of failing the next query.
+            pool_pre_ping=True,
+            pool_size=pool.size,
+            max_overflow=pool.max_overflow,
+            connect_args={"timeout": CONNECT_TIMEOUT_S},  # asyncpg's own default: 60 s
+        )
     try:
         # Errors and SQL log lines would otherwise quote the bound values: caller data.
         engine = create_async_engine(url, hide_parameters=True, **options)

@@ -9,30 +9,31 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sqlalchemy import ColumnElement, Index, String, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
+from customer_service.domain import Customer
 from customer_service.normalize import (
     digits_from_speech,
     emails_match,
-    names_match,
+    name_key,
     normalize_email,
-    normalize_name,
     phones_match,
 )
+from customer_service.store.audit import AuditEvent, event_to_row
 from customer_service.store.core import StoreCore
-from customer_service.store.customers import CustomerRow
+from customer_service.store.customers import (
+    PHONE_TAIL_DIGITS,
+    CustomerRow,
+    customer_from_row,
+    postal_code_condition,
+)
 from customer_service.store.tables import Base, UTCDateTime, serial_id, utc_now
 
-__all__ = ["IdentityFailureRow", "IdentityFailureStore"]
-
-_PHONE_SUFFIX_DIGITS = 4
-"""Digits at the end of a phone number that survive every way of saying it (with or
-without country code, trunk prefix or carrier code): the SQL filter before `phones_match`."""
-_NAME_BATCH = 500
-"""Customers' names read per query while matching a name; bounds memory, not work."""
+__all__ = ["IdentityCandidate", "IdentityFailureRow", "IdentityFailureStore"]
 
 
 class IdentityFailureRow(Base):
@@ -47,6 +48,14 @@ class IdentityFailureRow(Base):
     customer_id: Mapped[str] = mapped_column(String(32))
     failed_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), index=True)
     call_id: Mapped[str] = mapped_column(String(128))
+
+
+@dataclass(frozen=True)
+class IdentityCandidate:
+    """A customer an identity check may match, and its recent failed checks."""
+
+    customer: Customer
+    recent_failures: int
 
 
 class IdentityFailureStore(StoreCore):
@@ -67,6 +76,51 @@ class IdentityFailureStore(StoreCore):
                 for customer_id in unique_ids
             )
 
+    async def record_failed_identity_check(
+        self,
+        full_name: str,
+        phone_or_email: str,
+        call_id: str,
+        events: Sequence[AuditEvent] = (),
+    ) -> list[str]:
+        """One failed check, in one transaction: counted against every account matching
+        the name, the phone or the email given (`customers_matching_any`), with `events`
+        stored alongside. Returns the ids of the accounts it counted against."""
+        # Reads, then writes: SQLite must take the write lock first (see `_write_session`).
+        async with self._write_session("record a failed identity check") as session:
+            customer_ids = await _customers_matching_any(session, full_name, phone_or_email)
+            failed_at = utc_now()
+            session.add_all(
+                IdentityFailureRow(customer_id=customer_id, failed_at=failed_at, call_id=call_id)
+                for customer_id in customer_ids
+            )
+            session.add_all(event_to_row(event) for event in events)
+        return customer_ids
+
+    async def identity_candidates(
+        self, postal_code: str, failures_since: dt.datetime
+    ) -> list[IdentityCandidate]:
+        """The customers filed under `postal_code` (as `customers_with_postal_code`
+        finds them), each with its failed checks at or after `failures_since`: what an
+        identity check needs, in one read."""
+        condition = postal_code_condition(postal_code)
+        if condition is None:
+            return []
+        failures = (
+            select(func.count())
+            .select_from(IdentityFailureRow)
+            .where(IdentityFailureRow.customer_id == CustomerRow.customer_id)
+            .where(IdentityFailureRow.failed_at >= failures_since)
+            .correlate(CustomerRow)
+            .scalar_subquery()
+        )
+        statement = select(CustomerRow, failures).where(condition).order_by(CustomerRow.customer_id)
+        async with self._session("look up customers") as session:
+            rows = (await session.execute(statement)).all()
+            return [
+                IdentityCandidate(customer_from_row(row), int(count or 0)) for row, count in rows
+            ]
+
     async def identity_failures_since(self, customer_id: str, since: dt.datetime) -> int:
         """Failed checks counted against the account at or after `since` (aware)."""
         statement = (
@@ -82,56 +136,44 @@ class IdentityFailureStore(StoreCore):
         """Ids (sorted) of the customers whose name matches `full_name`, or whose phone
         number or email address matches `phone_or_email`, by the `normalize` rules.
 
-        Email and phone are narrowed in SQL (the lower-cased address; the last digits of
-        the number) and then decided by `emails_match` and `phones_match`. Names are
-        decided by `names_match` alone, which ignores accents, case and separators: no
-        portable SQL expression does that, so names are read in batches of id and name
-        only, never the whole table at once. (An indexed, normalised name column on
-        `customers` would make this an equality; it needs a migration first.)
+        The name is an indexed equality on `name_key`. Email and phone are narrowed in
+        SQL (the lower-cased address; the last digits of the number) and then decided
+        by `emails_match` and `phones_match`.
         """
-        matched: set[str] = set()
         async with self._session("look up customers by one detail") as session:
-            contact = _contact_condition(phone_or_email)
-            if contact is not None:
-                rows = await session.scalars(select(CustomerRow).where(contact))
-                matched.update(
-                    row.customer_id
-                    for row in rows
-                    if emails_match(phone_or_email, row.email)
-                    or phones_match(phone_or_email, row.phone, row.country)
-                )
-            if normalize_name(full_name):
-                matched.update(await _customers_named(session, full_name))
-        return sorted(matched)
+            return await _customers_matching_any(session, full_name, phone_or_email)
 
 
-async def _customers_named(session: AsyncSession, full_name: str) -> list[str]:
-    """Ids of the customers `names_match` says are called `full_name`, reading names in
-    batches by key so that memory stays bounded however many customers there are."""
-    named: list[str] = []
-    after = ""
-    while True:
-        statement = (
-            select(CustomerRow.customer_id, CustomerRow.full_name)
-            .where(CustomerRow.customer_id > after)
-            .order_by(CustomerRow.customer_id)
-            .limit(_NAME_BATCH)
+async def _customers_matching_any(
+    session: AsyncSession, full_name: str, phone_or_email: str
+) -> list[str]:
+    matched: set[str] = set()
+    contact = _contact_condition(phone_or_email)
+    if contact is not None:
+        rows = await session.scalars(select(CustomerRow).where(contact))
+        matched.update(
+            row.customer_id
+            for row in rows
+            if emails_match(phone_or_email, row.email)
+            or phones_match(phone_or_email, row.phone, row.country)
         )
-        batch = (await session.execute(statement)).all()
-        named.extend(customer_id for customer_id, name in batch if names_match(full_name, name))
-        if len(batch) < _NAME_BATCH:
-            return named
-        after = batch[-1][0]
+    key = name_key(full_name)
+    if key:
+        named = await session.scalars(
+            select(CustomerRow.customer_id).where(CustomerRow.name_key == key)
+        )
+        matched.update(named)
+    return sorted(matched)
 
 
 def _contact_condition(phone_or_email: str) -> ColumnElement[bool] | None:
-    """A superset, in SQL, of the customers whose phone or email `phone_or_email` may be."""
+    """A superset, in SQL, of the customers whose phone or email `phone_or_email` may be:
+    the same email key, or a number ending in the same digits."""
     conditions: list[ColumnElement[bool]] = []
     email = normalize_email(phone_or_email)
     if email is not None:
-        conditions.append(func.lower(func.trim(CustomerRow.email)) == email)
+        conditions.append(CustomerRow.email_key == email)
     digits = digits_from_speech(phone_or_email)
-    if digits:
-        # Digits only, so nothing in the pattern is a LIKE wildcard.
-        conditions.append(CustomerRow.phone.like(f"%{digits[-_PHONE_SUFFIX_DIGITS:]}"))
+    if len(digits) >= PHONE_TAIL_DIGITS:
+        conditions.append(CustomerRow.phone_tail == digits[-PHONE_TAIL_DIGITS:])
     return or_(*conditions) if conditions else None

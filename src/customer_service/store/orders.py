@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import JSON, Date, ForeignKey, Index, String, Text, select
@@ -113,6 +114,27 @@ class OrderStore(StoreCore):
             row = await session.get(OrderRow, order_id)
             return None if row is None else order_from_row(row)
 
+    async def read_order_for_disclosure(
+        self,
+        order_id: str,
+        customer_id: str,
+        disclosure: AuditEvent,
+        other_events: Sequence[AuditEvent] = (),
+    ) -> Order | None:
+        """`customer_id`'s order `order_id`, read in the transaction that records its
+        `disclosure`: one round trip for what a caller asking about an order waits for.
+
+        None when the order does not exist or is someone else's; the disclosure is then
+        not stored. `other_events` are stored either way.
+        """
+        async with self._write_session("read an order") as session:
+            row = await session.get(OrderRow, order_id)
+            if row is None or row.customer_id != customer_id:
+                session.add_all(event_to_row(event) for event in other_events)
+                return None
+            session.add_all(event_to_row(event) for event in [*other_events, disclosure])
+            return order_from_row(row)
+
     async def recent_orders(self, customer_id: str, limit: int) -> list[Order]:
         """The customer's `limit` newest orders: latest `placed_on` first, then order number."""
         if limit < 1:
@@ -128,17 +150,25 @@ class OrderStore(StoreCore):
             return [order_from_row(row) for row in rows]
 
     async def cancel_order(
-        self, *, order_id: str, customer_id: str, call_id: str
+        self,
+        *,
+        order_id: str,
+        customer_id: str,
+        call_id: str,
+        other_events: Sequence[AuditEvent] = (),
     ) -> CancellationOutcome:
         """Cancels `customer_id`'s order `order_id` if it is still being processed.
 
         One transaction reads the order under the write lock, sets it cancelled and
         records an `order_cancelled` audit event; both are written or neither. Calling
         it again is harmless: an order already cancelled is ALREADY_CANCELLED and
-        nothing is written. Raises `StoreUnavailable` on a database failure.
+        nothing is written. `other_events` (audit events kept for the call's next write)
+        are written in the same transaction, whatever the outcome. Raises
+        `StoreUnavailable` on a database failure.
         """
         statement = select(OrderRow).where(OrderRow.order_id == order_id).with_for_update()
         async with self._write_session("cancel an order") as session:
+            session.add_all(event_to_row(kept) for kept in other_events)
             row = await session.scalar(statement)
             if row is None or row.customer_id != customer_id:
                 return CancellationOutcome.ORDER_NOT_FOUND

@@ -10,18 +10,30 @@ wrapped as in production, so a model that fails is heard as a spoken apology.
 For the voice path (timed audio, interruptions, hang-ups) use
 `customer_service.testing.voice.voice_call_session`, which runs the session the server
 builds with fake speech models and a scripted caller.
+
+Given neither `database_url` nor `store`, both open their demo store in a scratch
+database of their own, removed afterwards: a temporary SQLite file, unless a block
+`with scratch_databases(new_database):` says where new scratch databases come from (as
+a test suite that runs its conversations on another database server does).
 """
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import (
+    AbstractAsyncContextManager,
+    AsyncExitStack,
+    asynccontextmanager,
+    contextmanager,
+)
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 from livekit.agents import AgentSession, llm
 
+from customer_service.call import audit
 from customer_service.call.state import CallState
 from customer_service.pipeline.resilience import speak_failures
 from customer_service.settings import Settings, get_settings
@@ -39,6 +51,41 @@ async def open_demo_store(database_url: str) -> Store:
     return await Store.open(database_url, migrate=True, seed_demo_data=True)
 
 
+NewDatabase = Callable[[], AbstractAsyncContextManager[str]]
+"""Makes scratch databases: each call gives a context that yields the URL of a new
+database, no other session's, and removes it when it ends. It may be empty or hold the
+demo store already; a session migrates and seeds it either way (`open_demo_store`)."""
+
+_new_scratch_database: ContextVar[NewDatabase | None] = ContextVar(
+    "new_scratch_database", default=None
+)
+
+
+@contextmanager
+def scratch_databases(new_database: NewDatabase) -> Iterator[None]:
+    """Inside the block (this context, and the tasks started from it), a session given
+    neither `database_url` nor `store` opens its demo store in a database that
+    `new_database()` makes, instead of in a temporary SQLite file."""
+    token = _new_scratch_database.set(new_database)
+    try:
+        yield
+    finally:
+        _new_scratch_database.reset(token)
+
+
+@asynccontextmanager
+async def scratch_database() -> AsyncIterator[str]:
+    """The URL of a new database, removed when the block ends: an empty temporary SQLite
+    file, or one that the factory given to `scratch_databases` makes."""
+    new_database = _new_scratch_database.get()
+    if new_database is not None:
+        async with new_database() as database_url:
+            yield database_url
+        return
+    with tempfile.TemporaryDirectory(prefix="customer-service-") as scratch:
+        yield sqlite_url(Path(scratch) / "store.sqlite3")
+
+
 @asynccontextmanager
 async def call_session(
     llm: llm.LLM[Any],
@@ -50,8 +97,9 @@ async def call_session(
     """A started text-only `AgentSession` whose active agent is `CustomerServiceAgent`,
     its greeting already spoken.
 
-    Without `database_url` the store is a fresh temporary SQLite database seeded with
-    the demo data, removed afterwards. With it, the store is opened at that URL
+    Without `database_url` the store is a scratch database seeded with the demo data,
+    removed afterwards (`scratch_database`: a temporary SQLite file unless
+    `scratch_databases` says otherwise). With it, the store is opened at that URL
     (migrated, and given the demo rows it lacks), so two sessions given the same URL
     share what they write.
     `settings` defaults to the process settings; its `database_url` is not used here.
@@ -59,10 +107,11 @@ async def call_session(
     store the settings configure).
     """
     settings = settings or get_settings()
-    with tempfile.TemporaryDirectory(prefix="customer-service-") as scratch:
+    async with AsyncExitStack() as scratch:
         owned = store is None
         if store is None:
-            database_url = database_url or sqlite_url(Path(scratch) / "store.sqlite3")
+            if not database_url:
+                database_url = await scratch.enter_async_context(scratch_database())
             store = await open_demo_store(database_url)
         try:
             state = CallState(store=store, settings=settings)
@@ -78,6 +127,7 @@ async def call_session(
                 yield session
             finally:
                 await session.aclose()
+                await audit.end_of_call(state)
         finally:
             if owned:
                 await store.close()

@@ -47,10 +47,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import tempfile
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager, suppress
-from pathlib import Path
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from typing import Any, Literal
 
 from livekit.agents import AgentSession, CloseEvent, ErrorEvent, TurnHandlingOptions
@@ -64,12 +62,13 @@ from livekit.agents.voice.turn import (
     _PREEMPTIVE_GENERATION_DEFAULTS,
 )
 
+from customer_service.call import audit
 from customer_service.call.state import CallState
 from customer_service.pipeline.resilience import speak_failures
 from customer_service.server import SessionTimers, build_session
 from customer_service.settings import Settings, get_settings
 from customer_service.supervisor import CustomerServiceAgent
-from customer_service.testing import open_demo_store, sqlite_url
+from customer_service.testing import open_demo_store, scratch_database
 from customer_service.testing.caller_audio import (
     AgentSpeech,
     CallerSpeech,
@@ -270,6 +269,8 @@ class VoiceCall:
             self._script_task.cancel()
         self.microphone.close()
         await self.session.aclose()
+        # As the server's shutdown does: the audit events kept for a next write.
+        await audit.end_of_call(self.state)
 
     async def start(self) -> None:
         self.started_at = asyncio.get_running_loop().time()
@@ -283,6 +284,8 @@ class VoiceCall:
                 await self._script_task
         self.microphone.close()
         await self.session.aclose()
+        # As the server's shutdown does: the audit events kept for a next write.
+        await audit.end_of_call(self.state)
         await self._transcript.aclose()
 
     async def _settled(self) -> None:
@@ -347,8 +350,10 @@ async def voice_call_session(
     closed when the block ends. The store and `settings` work as in `call_session`.
     """
     settings = settings or get_settings()
-    with tempfile.TemporaryDirectory(prefix="customer-service-voice-") as scratch:
-        store = await open_demo_store(database_url or sqlite_url(Path(scratch) / "store.sqlite3"))
+    async with AsyncExitStack() as scratch:
+        if not database_url:
+            database_url = await scratch.enter_async_context(scratch_database())
+        store = await open_demo_store(database_url)
         try:
             call = VoiceCall(CallState(store=store, settings=settings), llm, caller, speed=speed)
             await call.start()

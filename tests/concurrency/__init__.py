@@ -1,0 +1,1 @@
+"""Concurrency tests: whole calls at once, in one process and over worker processes."""
