@@ -147,7 +147,9 @@ async def test_a_caller_talking_at_pickup_is_answered_after_the_recording_questi
         heard = [m.text_content for m in call.session.history.messages() if m.role == "user"]
         assert at_pickup in heard
         lines = [text for text, _ in said(call)]
-        thanks = lines.index("Thank you. This call may be recorded.")
+        # On a loaded machine the tail of the caller's "yes" may still cut the thanks
+        # short: what matters is that it began, and what follows it.
+        thanks = next(i for i, text in enumerate(lines) if text.startswith("Thank you"))
         # Something is said after the thanks: the reply to the words at pickup, not a
         # question about how to help.
         assert lines[thanks + 1 :]
