@@ -24,12 +24,12 @@ from livekit.agents import AgentSession
 
 from benchmarks.callers import Caller, Intent, Variant, check_outcome
 from benchmarks.common import MeasuredLLM, apologies_in, bench_settings, spoken_lines
-from benchmarks.db_work import DatabaseWork, counting
 from benchmarks.models import bare_model, single_agent_model, supervised_model
 from benchmarks.single_agent import bare_session, single_agent_session
 from customer_service.settings import Settings
 from customer_service.store import Store
 from customer_service.testing import call_session, open_demo_store, sqlite_url
+from customer_service.testing.database_work import DatabaseWork, recording
 
 MAX_CALLER_TURNS = 12
 
@@ -169,7 +169,7 @@ async def run_flow(
     run = FlowRun(agent=agent, intent=intent, variant=variant)
     model = _model(agent, caller, intent, measure=measure)
     counted: AbstractContextManager[DatabaseWork | None] = (
-        counting(store.engine) if count_database else nullcontext()
+        recording(store.engine) if count_database else nullcontext()
     )
     try:
         with counted as run.database:

@@ -8,7 +8,8 @@ intent: LLM round trips (each is hundreds of milliseconds of silence on a real c
 caller turns, and prompt tokens (approximate, see `common.TOKENIZER_NOTE`). A flow
 whose store end state is wrong is printed as FAILED and counts nothing.
 
-The same conversations also count the database work per completed intent (`db_work`):
+The same conversations also count the database work per completed intent
+(`customer_service.testing.database_work`):
 SQL statements, transactions, and write transactions (those that executed an INSERT,
 UPDATE or DELETE), from the session's start until it has closed, so the audit events
 this agent writes at the call's end are included. BEGIN and PRAGMA statements are not
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from benchmarks.callers import Intent, Variant, demo_caller
 from benchmarks.common import TOKENIZER_NOTE, machine, print_table, quiet_logs, verdict
 from benchmarks.conversation import AgentKind, FlowRun, run_flow
-from benchmarks.db_work import DatabaseWork
+from customer_service.testing.database_work import DatabaseWork
 
 TARGET = (
     "Supervised flows: no more LLM round trips and no more caller turns than the "
@@ -89,12 +90,7 @@ def _database_totals(runs: Sequence[FlowRun]) -> DatabaseWork | None:
     works = [run.database for run in runs if run.succeeded and run.database is not None]
     if not works or len(works) != len(runs):
         return None
-    return DatabaseWork(
-        statements=sum(work.statements for work in works),
-        control=sum(work.control for work in works),
-        transactions=sum(work.transactions for work in works),
-        writes=sum(work.writes for work in works),
-    )
+    return DatabaseWork([transaction for work in works for transaction in work.transactions_ended])
 
 
 def report_database_work(comparisons: Sequence[Comparison]) -> None:

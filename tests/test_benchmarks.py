@@ -12,11 +12,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.callers import Intent, Variant, check_outcome, demo_caller
 from benchmarks.conversation import AgentKind, run_flow
-from benchmarks.db_work import counting
 from benchmarks.roundtrips import Comparison, report
 
 from customer_service.store import AuditEvent
 from customer_service.testing import open_demo_store, sqlite_url
+from customer_service.testing.database_work import recording
 
 AGENTS = [AgentKind.SUPERVISED, AgentKind.SINGLE]
 
@@ -79,12 +79,12 @@ async def test_the_check_reads_the_store_not_the_conversation(tmp_path: Path) ->
 
 async def test_database_work_counts_statements_transactions_and_writes(tmp_path: Path) -> None:
     async with await open_demo_store(sqlite_url(tmp_path / "store.sqlite3")) as store:
-        with counting(store.engine) as read:
+        with recording(store.engine) as read:
             assert await store.get_order("100101") is not None
         assert (read.transactions, read.writes) == (1, 0)
         assert read.statements >= 1
         events = [AuditEvent(call_id="call-1", kind=kind) for kind in ("one", "two")]
-        with counting(store.engine) as written:
+        with recording(store.engine) as written:
             await store.add_audit_events(events)
         assert (written.transactions, written.writes) == (1, 1)
         assert written.statements >= 1

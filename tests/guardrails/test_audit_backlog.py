@@ -21,10 +21,10 @@ from customer_service.offline_llm import OfflineLLM
 from customer_service.settings import Settings
 from customer_service.store import AuditEvent, Store, StoreUnavailable
 from customer_service.testing import call_session, open_demo_store, sqlite_url
+from customer_service.testing.database_work import recording
 from support.conversation import JORDAN, JORDAN_SAYS, check_identity, tool_outputs
 from support.scripted_llm import Call, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
-from support.sql_counts import transactions
 
 NOON_LONG_AGO = dt.datetime(2000, 1, 1, 12, 0, tzinfo=dt.UTC)
 
@@ -61,7 +61,7 @@ async def test_a_specialists_run_is_stored_with_the_next_write(
     settings: Settings, store: Store
 ) -> None:
     model = ScriptedLLM([Call("lookup_order", {"order_id": "100101"}), check_identity(JORDAN)])
-    with transactions(store) as seen:
+    with recording(store.engine) as seen:
         async with call_session(model, settings=settings, store=store.for_call()) as session:
             await session.run(user_input=f"{JORDAN_SAYS}. Where is my order 100101?")
             call_id = session.userdata.call_id
@@ -69,7 +69,7 @@ async def test_a_specialists_run_is_stored_with_the_next_write(
     # Two writes for verify-then-look-up: the verification before it takes effect, then
     # the order read in the transaction that records its disclosure, with the identity
     # specialist's run kept from before it.
-    assert seen.writes == [
+    assert seen.writes_committed == [
         ["INSERT INTO audit_events"],
         [
             "BEGIN IMMEDIATE",
@@ -183,12 +183,12 @@ async def test_events_that_cannot_be_written_at_the_end_are_logged_without_perso
 async def test_a_failed_identity_check_is_one_write(settings: Settings, store: Store) -> None:
     wrong = check_identity(JORDAN, postal_code="94110")
     model = ScriptedLLM([Call("verify_identity"), wrong, relay])
-    with transactions(store) as seen:
+    with recording(store.engine) as seen:
         async with call_session(model, settings=settings, store=store.for_call()) as session:
             await session.run(user_input="Please verify me.")
             await session.run(user_input="Jordan Lee, 94110, jordan.lee@example.com")
             call_id = session.userdata.call_id
-            during_the_call = list(seen.writes)
+            during_the_call = list(seen.writes_committed)
 
     # The failure counted against the accounts it names and its audit event: one write.
     [check] = during_the_call
@@ -203,7 +203,7 @@ async def test_a_failed_identity_check_is_one_write(settings: Settings, store: S
 async def test_an_address_change_carries_the_kept_events_and_leaves_none_for_the_end(
     settings: Settings, store: Store
 ) -> None:
-    with transactions(store) as seen:
+    with recording(store.engine) as seen:
         async with call_session(OfflineLLM(), settings=settings, store=store.for_call()) as session:
             await session.run(
                 user_input=f"{JORDAN_SAYS}. Please change the delivery address of order 100102 "
@@ -213,11 +213,11 @@ async def test_an_address_change_carries_the_kept_events_and_leaves_none_for_the
             await session.run(user_input="no thanks")
             state = session.userdata
             assert state.audit_backlog.events == []
-            during_the_call = len(seen.writes)
+            during_the_call = len(seen.writes_committed)
 
     # Verification, the change (with the identity and address specialists' runs) and
     # the text-update answer (with the consent specialist's run); nothing at the end.
-    assert during_the_call == len(seen.writes) == 3
+    assert during_the_call == len(seen.writes_committed) == 3
     kinds = await stored_kinds(store, state.call_id)
     assert kinds.count("delegation") == 3
     assert {"identity_verified", "address_changed", "consent_recorded"} <= set(kinds)

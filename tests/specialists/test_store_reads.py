@@ -7,15 +7,15 @@ from pathlib import Path
 
 from customer_service.settings import Settings
 from customer_service.testing import call_session, open_demo_store, sqlite_url
+from customer_service.testing.database_work import DatabaseWork, recording
 from support.conversation import JORDAN, JORDAN_SAYS, check_identity, tool_outputs
 from support.scripted_llm import Call, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
-from support.sql_counts import Transactions, transactions
 
 ORDER_READ = "SELECT orders.order_id, orders.customer_id,"
 
 
-def order_reads(seen: Transactions) -> list[list[str]]:
+def order_reads(seen: DatabaseWork) -> list[list[str]]:
     """Each transaction that read an order, as its statements."""
     return [statements for statements in seen.committed if ORDER_READ in statements]
 
@@ -35,7 +35,7 @@ async def test_each_lookup_reads_its_order_once_with_its_disclosure(
         ]
     )
     async with await open_demo_store(sqlite_url(tmp_path / "store.sqlite3")) as store:
-        with transactions(store) as seen:
+        with recording(store.engine) as seen:
             async with call_session(model, settings=settings, store=store.for_call()) as session:
                 await session.run(user_input="Where is my order 100101?")
                 await session.run(user_input=JORDAN_SAYS)
