@@ -13,7 +13,6 @@ from textwrap import dedent
 from livekit.agents import Agent, RunContext, StopResponse, ToolError, function_tool
 from livekit.agents.llm import ChatContext
 
-from customer_service.call import audit
 from customer_service.call.guard import guarded
 from customer_service.call.state import CallState
 from customer_service.call.wording import (
@@ -51,7 +50,7 @@ from customer_service.specialists.order_lookup import (
     disclosed,
 )
 from customer_service.store import StoreUnavailable
-from customer_service.telephony.hangup import hang_up
+from customer_service.telephony.hangup import start_hang_up
 from customer_service.telephony.transfer import hand_to_person
 
 logger = logging.getLogger(__name__)
@@ -210,14 +209,9 @@ class CustomerServiceAgent(Agent):
     @guarded(count_repeats=False, notice_if_slow=False)
     async def end_call(self, context: RunContext[CallState]) -> None:
         """End the call after the caller says goodbye or needs nothing else."""
-        state = context.userdata
-        if not state.ending:
-            # Marked before the first await: a second end_call sent with this one, or the
-            # silent-caller hang-up, finds it and records nothing more.
-            state.end()
-            await audit.record(state, "call_ended_by_agent")
-        # The goodbye plays in full, then the room goes (a phone caller is disconnected).
-        await hang_up(context.session, GOODBYE)
+        # Not awaited: the caller's words over the goodbye are a turn, and a turn waits for
+        # the tool that is running. The call ends once the goodbye has played in full.
+        start_hang_up(context.session, GOODBYE)
 
     async def _callers_order(
         self, state: CallState, order_id: str | None, *, disclosing: bool = False

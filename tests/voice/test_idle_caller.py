@@ -8,7 +8,7 @@ from customer_service.offline_llm import OfflineLLM
 from customer_service.settings import Settings
 from customer_service.specialists.order_lookup import OrderLookupTask
 from customer_service.testing.voice import AgentSays, Utterance, voice_call_session
-from support.conversation import JORDAN_SAYS
+from support.conversation import JORDAN_SAYS, audit_kinds
 
 ORDER_QUESTION_SHORT = OrderLookupTask.still_there_question
 
@@ -20,8 +20,7 @@ async def test_two_silences_end_the_call_after_one_short_question(settings: Sett
         assert said == [GREETING, f"{STILL_THERE} How can I help you today?", ENDING_FOR_SILENCE]
         # The farewell played in full before the session closed.
         assert call.speeches[-1].played_to_end
-        kinds = [e.kind for e in await call.state.store.audit_events(call_id=call.state.call_id)]
-        assert kinds == ["call_ended_for_silence"]
+        assert await audit_kinds(call.session) == ["call_ended_for_silence"]
         assert call.errors == []
 
 

@@ -4,30 +4,37 @@ The framework marks the caller away after `USER_AWAY_TIMEOUT_S` of silence while
 agent listens (`user_away_timeout`). The first time, whoever holds the conversation
 (the supervisor or a specialist) asks its question again in short form and the
 framework's away timer starts over; a second silence ends the call through the same
-hang-up path as `end_call`. Any word from the caller starts the count again.
+hang-up path as `end_call`, so words over that farewell keep the call open too. Any
+word from the caller starts the count again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
+from typing import Protocol
 
 from livekit.agents import AgentSession, AgentTask, UserStateChangedEvent
 
-from customer_service.call import audit
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import ENDING_FOR_SILENCE, HOW_CAN_I_HELP, STILL_THERE
 
-__all__ = ["SILENCES_BEFORE_HANGING_UP", "IdleCaller"]
+__all__ = ["ENDED_FOR_SILENCE", "SILENCES_BEFORE_HANGING_UP", "HangUp", "IdleCaller"]
 
 logger = logging.getLogger(__name__)
 
 SILENCES_BEFORE_HANGING_UP = 2
+ENDED_FOR_SILENCE = "call_ended_for_silence"
+"""The audit event of a call ended after the caller went quiet."""
 
-HangUp = Callable[[str], Awaitable[None]]
-"""Says the farewell given, waits until it has played, and ends the call."""
+
+class HangUp(Protocol):
+    """Says `farewell` and ends the call once it has played to its end, recording
+    `audit_event`; False when the caller's words cut it and the call goes on."""
+
+    def __call__(self, farewell: str, *, audit_event: str) -> Awaitable[bool]: ...
 
 
 class IdleCaller:
@@ -68,5 +75,7 @@ class IdleCaller:
     async def _end_call(self) -> None:
         state = self._session.userdata
         logger.info("ending the call after silence", extra={"call_id": state.call_id})
-        await audit.record(state, "call_ended_for_silence")
-        await self._hang_up(ENDING_FOR_SILENCE)
+        if not await self._hang_up(ENDING_FOR_SILENCE, audit_event=ENDED_FOR_SILENCE):
+            # The caller spoke over the farewell: they are back, and silence counts afresh.
+            self._silences = 0
+            self._ending = None

@@ -121,7 +121,8 @@ class CallState:
     """Consent questions asked on this call, answered clearly or not: an unclear answer
     is not stored, and an offer is still not repeated within the call."""
     ending: bool = False
-    """The agent has said goodbye; no further caller turn belongs to this call."""
+    """The agent is saying goodbye, or has said it; no further caller turn belongs to
+    this call unless the caller's words cut the goodbye short (`cancel_end`)."""
     slow_steps: SlowStepNotice = field(init=False)
     """Tells a caller waiting in silence on a slow step that the agent is working."""
     audit_backlog: AuditBacklog = field(default_factory=AuditBacklog)
@@ -171,6 +172,10 @@ class CallState:
 
     def end(self) -> None:
         self.ending = True
+
+    def cancel_end(self) -> None:
+        """The caller spoke over the goodbye: the call goes on."""
+        self.ending = False
 
     def record_disclosure(self, order_id: str) -> None:
         if order_id not in self.disclosed_order_ids:

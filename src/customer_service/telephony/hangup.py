@@ -1,69 +1,124 @@
-"""Hanging up: the farewell plays to the end, then the call ends for everyone, once.
+"""Hanging up: the call ends for everyone, once, after a farewell the caller let finish.
 
 Closing the session alone leaves a phone caller on a silent line: the call ends only
 when the room is deleted, which disconnects every participant, SIP callers included.
 
-Why not `livekit.agents.beta.tools.EndCallTool`: it lets the model word the goodbye
-(interruptible, like any reply), it reads the job context when the session closes, which
-raises where there is no job (`chat`, tests), it is a tool of its own, so the silent
-caller's hang-up (`call.idle`) could not share it, and each call of the tool registers
-one more room deletion. This module wraps the same primitives instead: `session.say`
-with interruptions off and its playout awaited, `AgentSession.shutdown(drain=True)` and
-`JobContext.delete_room()`.
+The farewell can be interrupted like any reply, so the framework's own rule tells words
+from noise: a cough pauses it and it resumes (a false interruption), words cut it. A
+caller who cuts it ("wait, one more thing") is still on the call: nothing is ended or
+recorded as ended, and their words are a turn the agent answers. The hang-up waits for
+the farewell in a task of its own, not inside the tool that asked for it: the framework
+holds a caller's turn until every running tool has finished, so the tool returns at once
+and the farewell is an ordinary speech of the session.
+
+Why not `livekit.agents.beta.tools.EndCallTool`: it lets the model word the goodbye, it
+ends the session whether or not the caller let the goodbye finish, it reads the job
+context when the session closes, which raises where there is no job (`chat`, tests), it
+is a tool of its own, so the silent caller's hang-up (`call.idle`) could not share it,
+and each call of the tool registers one more room deletion. This module wraps the same
+primitives instead: `session.say` and its playout, `AgentSession.shutdown(drain=True)`
+and `JobContext.delete_room()`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from contextlib import suppress
+from dataclasses import dataclass
 from weakref import WeakKeyDictionary
 
 from livekit.agents import AgentSession, get_job_context
+from livekit.agents.voice import SpeechHandle
 
+from customer_service.call import audit
 from customer_service.call.state import CallState
 from customer_service.call.wording import GOODBYE
+from customer_service.store import StoreUnavailable
 
-__all__ = ["hang_up"]
+__all__ = ["ENDED_BY_AGENT", "hang_up", "start_hang_up"]
 
 logger = logging.getLogger(__name__)
 
-_hang_ups: WeakKeyDictionary[AgentSession[CallState], asyncio.Task[None]] = WeakKeyDictionary()
-"""The one hang-up of each session, so a second request waits for the first."""
+ENDED_BY_AGENT = "call_ended_by_agent"
+"""The audit event of a call the agent ended (`end_call`)."""
 
 
-async def hang_up(session: AgentSession[CallState], farewell: str = GOODBYE) -> None:
-    """Says `farewell` (a caller talking over it does not cut it), waits until it has
-    played, and ends the call: the room is deleted in a job, the session shut down
-    everywhere. Called again, or several times at once, it waits for the first call's
-    hang-up and does nothing more.
+@dataclass(frozen=True)
+class _HangUp:
+    farewell: SpeechHandle | None
+    """None when the session was already closing: nobody was left to hear one."""
+    ended: asyncio.Task[bool]
 
-    The hang-up runs as a task of its own: a tool cancelled midway (the session
-    closing around it) still leaves a call that ends for everyone.
-    """
-    task = _hang_ups.get(session)
-    if task is None:
-        session.userdata.end()
-        task = asyncio.create_task(_end_the_call(session, farewell), name="hang up")
-        _hang_ups[session] = task
-    await asyncio.shield(task)
+    @property
+    def cut_short(self) -> bool:
+        return self.farewell is not None and self.farewell.interrupted
 
 
-async def _end_the_call(session: AgentSession[CallState], farewell: str) -> None:
-    call_id = session.userdata.call_id
+_hang_ups: WeakKeyDictionary[AgentSession[CallState], _HangUp] = WeakKeyDictionary()
+"""Each session's hang-up under way or done, so a second request joins the first."""
+
+
+def start_hang_up(
+    session: AgentSession[CallState], farewell: str = GOODBYE, *, audit_event: str = ENDED_BY_AGENT
+) -> asyncio.Task[bool]:
+    """Says `farewell` now and ends the call once it has played to its end: `audit_event`
+    is recorded, the session shut down everywhere, the room deleted in a job. The task's
+    result is True when the call ended, False when the caller's words cut the farewell
+    and the call goes on. While one hang-up is under way or done, another request gets
+    that one's task; after a cut-short farewell, the next request says its own."""
+    current = _hang_ups.get(session)
+    if current is not None and not current.cut_short:
+        return current.ended
+    state = session.userdata
+    state.end()
     try:
-        speech = session.say(farewell, allow_interruptions=False)
+        # Interruptible: the framework pauses it for noise and cuts it for words.
+        speech: SpeechHandle | None = session.say(farewell, allow_interruptions=True)
     except RuntimeError:
-        speech = None  # the session is already closing: nobody is left to hear it
-    if speech is not None:
-        await speech.wait_for_playout()
+        speech = None  # the session is already closing
+    ended = asyncio.create_task(_end_the_call(session, speech, audit_event), name="hang up")
+    _hang_ups[session] = _HangUp(speech, ended)
+    return ended
+
+
+async def hang_up(
+    session: AgentSession[CallState], farewell: str = GOODBYE, *, audit_event: str = ENDED_BY_AGENT
+) -> bool:
+    """`start_hang_up`, waited for: True when the call ended, False when the caller
+    spoke over the farewell. Cancelling the wait does not stop the hang-up."""
+    return await asyncio.shield(start_hang_up(session, farewell, audit_event=audit_event))
+
+
+async def _end_the_call(
+    session: AgentSession[CallState], farewell: SpeechHandle | None, audit_event: str
+) -> bool:
+    state = session.userdata
+    if farewell is not None:
+        await farewell.wait_for_playout()
+        if farewell.interrupted:
+            # Cut by the caller's words, whose turn is on its way to the agent, or by the
+            # caller hanging up, which ends the call like any other hang-up of theirs.
+            current = _hang_ups.get(session)
+            if current is None or current.farewell is farewell:
+                state.cancel_end()  # unless a later request is already saying goodbye again
+            logger.info("farewell cut short by the caller", extra={"call_id": state.call_id})
+            return False
+    # Only now is it true that the call ended: kept for the call's last write. A store
+    # that fails it (logged by `audit`) does not keep a caller who heard the goodbye.
+    with suppress(StoreUnavailable):
+        await audit.record_later(state, audit_event)
     session.shutdown(drain=True)
     job = get_job_context(required=False)
     if job is None:
-        return  # chat, tests: no room and no phone line, the session was all there was
-    logger.info("deleting the room to end the call", extra={"call_id": call_id})
+        return True  # chat, tests: no room and no phone line, the session was all there was
+    logger.info("deleting the room to end the call", extra={"call_id": state.call_id})
     try:
         await job.delete_room()
     except Exception as error:
         # The framework logs its own API failures; anything else is logged here, by type
         # only, and the session is closing either way.
-        logger.error("room not deleted", extra={"call_id": call_id, "error": type(error).__name__})
+        logger.error(
+            "room not deleted", extra={"call_id": state.call_id, "error": type(error).__name__}
+        )
+    return True
