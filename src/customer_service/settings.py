@@ -313,8 +313,7 @@ def settings_problem(error: ValidationError) -> str:
         )
     them = "it" if len(problems) == 1 else "them"
     return (
-        f"{'; '.join(problems)}. Change {them} in the environment or .env.local "
-        "(see .env.example)."
+        f"{'; '.join(problems)}. Change {them} in the environment or .env.local (see .env.example)."
     )
 
 

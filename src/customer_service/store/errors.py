@@ -59,12 +59,26 @@ def database_errors(action: str) -> Iterator[None]:
         raise StoreUnavailable(f"The store could not {action}.") from exc
 
 
+_SECRET_QUERY_KEY = re.compile(r"pass|pwd|secret|token|key|auth", re.IGNORECASE)
+"""Query parameters that may carry a credential (`password`, `sslpassword`, `pwd`,
+`auth_token`, ...): masked like the password."""
+
+
 def shown_url(database_url: str) -> str:
-    """`DATABASE_URL=<the URL with its password masked>`, to name the database in a message."""
+    """`DATABASE_URL=<the URL with its password masked>`, to name the database in a message.
+
+    The password is masked where it is, in the user part or in the query string."""
     try:
-        return f"DATABASE_URL={make_url(database_url).render_as_string(hide_password=True)}"
+        url = make_url(database_url)
     except ArgumentError:
         return "DATABASE_URL"  # not a URL: it cannot be masked, so it is not shown
+    shown = url.set(query={}).render_as_string(hide_password=True)
+    parameters = [
+        f"{key}={'***' if _SECRET_QUERY_KEY.search(key) else value}"
+        for key, values in url.query.items()
+        for value in ((values,) if isinstance(values, str) else values)
+    ]
+    return f"DATABASE_URL={shown}" + (f"?{'&'.join(parameters)}" if parameters else "")
 
 
 def store_problem(error: StoreUnavailable | StoreMisconfigured, database_url: str) -> str:

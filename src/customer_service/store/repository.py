@@ -7,14 +7,18 @@ import copy
 from types import TracebackType
 from typing import Self
 
-from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from customer_service.store.addresses import AddressChangeStore
 from customer_service.store.audit import AuditStore
 from customer_service.store.consents import ConsentStore
 from customer_service.store.customers import CustomerStore
-from customer_service.store.engine import PoolSize, create_store_engine, is_sqlite_memory
+from customer_service.store.engine import (
+    PoolSize,
+    create_store_engine,
+    is_sqlite_memory,
+    store_url,
+)
 from customer_service.store.errors import StoreUnavailable, database_errors
 from customer_service.store.escalations import EscalationStore
 from customer_service.store.identity_failures import IdentityFailureStore
@@ -80,7 +84,7 @@ class Store(
         driver not installed, a schema that is not current).
         """
         engine = create_store_engine(database_url, pool)
-        url = make_url(database_url)
+        url = store_url(database_url)
         in_memory = is_sqlite_memory(url)
         sqlite = url.get_backend_name() == "sqlite"
         migrate = sqlite if migrate is None else migrate
