@@ -301,14 +301,14 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
                 await self._refused_locked_account(state, candidate.customer)
                 candidate = None
             if candidate is not None:
-                by = _third_factor(phone_or_email, candidate.customer, calling_number)
+                email = emails_match(phone_or_email, candidate.customer.email)
+                by = "calling_number" if calling_number else "email" if email else "phone"
                 await self._verified(state, candidate.customer, by=by)
             else:
                 await self._failed(state, full_name, phone_or_email)
 
     async def _verified(self, state: CallState, customer: Customer, *, by: str) -> None:
-        # Recorded first: a verification that cannot be recorded does not happen. `by`
-        # names the third factor, for the colleague a call may be handed to.
+        # Recorded first: a verification that cannot be recorded does not happen.
         await audit.record(state, "identity_verified", customer_id=customer.customer_id, by=by)
         state.mark_verified(customer)
         self.finish(
@@ -357,13 +357,6 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
     async def give_up(self, context: RunContext[CallState]) -> None:
         """Call when the caller cannot or will not give the details, or wants to stop."""
         self.finish(IdentityResult(outcome=IdentityOutcome.GAVE_UP))
-
-
-def _third_factor(phone_or_email: str, customer: Customer, calling_number: bool) -> str:
-    """Which third detail passed a check, as `identity_verified` events name it."""
-    if calling_number:
-        return "calling_number"
-    return "email" if emails_match(phone_or_email, customer.email) else "phone"
 
 
 def validated_identity(result: object, state: CallState) -> Customer | IdentityOutcome:
