@@ -14,7 +14,7 @@ import logging
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import annotated_types
 from dotenv import load_dotenv
@@ -77,6 +77,12 @@ def default_database_url() -> str:
     return f"sqlite+aiosqlite:///{data_home / 'customer-service-agent' / 'store.sqlite3'}"
 
 
+_BOOLEAN_WORDS = frozenset(
+    {"true", "false", "1", "0", "yes", "no", "on", "off", "t", "f", "y", "n"}
+)
+"""The words pydantic reads as a boolean."""
+
+
 class Settings(BaseSettings):
     """The agent's configuration. Field names map to upper-case environment variables."""
 
@@ -108,9 +114,10 @@ class Settings(BaseSettings):
 
     # Store
     database_url: str = Field(default_factory=default_database_url)
-    seed_demo_data: bool | None = None
-    """Add the demo customers and orders the store lacks whenever the agent opens it.
-    Unset: only for the embedded default store (DATABASE_URL unset)."""
+    seed_demo_data: bool | Literal["force"] | None = None
+    """Add the demo customers and orders the store lacks whenever the agent opens it; never
+    next to other customers, unless "force". Unset: only for the embedded default store
+    (DATABASE_URL unset)."""
     auto_migrate: bool | None = None
     """Bring the database to the latest schema whenever the agent opens it. Unset: only
     for the embedded default store; elsewhere `python src/agent.py migrate` does it, and
@@ -187,11 +194,25 @@ class Settings(BaseSettings):
         # `TRANSCRIPT_DIR=` copied from .env.example must not mean the current directory.
         return None if value == "" else value
 
-    @field_validator("seed_demo_data", "auto_migrate", mode="before")
+    @field_validator("auto_migrate", mode="before")
     @classmethod
     def _empty_means_default(cls, value: object) -> object:
-        # `SEED_DEMO_DATA=` copied from .env.example means "decide by the store".
+        # `AUTO_MIGRATE=` copied from .env.example means "decide by the store".
         return None if value == "" else value
+
+    @field_validator("seed_demo_data", mode="before")
+    @classmethod
+    def _seeding_choice(cls, value: object) -> object:
+        # Empty (as copied from .env.example) means "decide by the store"; a word that is
+        # neither a boolean nor "force" is named as such, not as a failed union.
+        if not isinstance(value, str):
+            return value
+        word = value.strip().lower()
+        if word in ("", "force"):
+            return word or None
+        if word not in _BOOLEAN_WORDS:
+            raise ValueError("it takes true, false or force")
+        return word
 
     @field_validator("log_level", mode="before")
     @classmethod
@@ -211,7 +232,14 @@ class Settings(BaseSettings):
     @property
     def seeds_demo_data(self) -> bool:
         """`seed_demo_data`, or when unset, whether the store is the embedded default."""
-        return self.uses_embedded_store if self.seed_demo_data is None else self.seed_demo_data
+        if self.seed_demo_data is None:
+            return self.uses_embedded_store
+        return self.seed_demo_data is not False
+
+    @property
+    def forces_demo_data(self) -> bool:
+        """SEED_DEMO_DATA=force: the demo data goes in even next to other customers."""
+        return self.seed_demo_data == "force"
 
     @property
     def migrates_on_open(self) -> bool:
@@ -293,8 +321,12 @@ def settings_problem(error: ValidationError) -> str:
     """`error` as one line: each setting (as its variable) with its value, unless it is a
     secret or the database URL, and what it takes."""
     problems = []
+    named: set[str] = set()
     for item in error.errors():
         name = str(item["loc"][0]) if item["loc"] else ""
+        if name in named:
+            continue  # one line per setting, whatever the number of checks it failed
+        named.add(name)
         field = Settings.model_fields.get(name)
         if field is None:
             problems.append(item["msg"])

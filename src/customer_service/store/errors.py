@@ -14,6 +14,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 __all__ = [
     "MIGRATE_COMMAND",
+    "DemoDataRefused",
     "SchemaNotCurrent",
     "StoreMisconfigured",
     "StoreUnavailable",
@@ -45,6 +46,18 @@ class StoreMisconfigured(Exception):
 class SchemaNotCurrent(StoreMisconfigured):
     """The database's schema is not this version's latest (behind, empty, unknown or from
     before migrations and not adoptable); the message names the command that fixes it."""
+
+
+class DemoDataRefused(StoreMisconfigured):
+    """The database holds customers other than the demo ones: the demo customers, whose
+    details the README publishes, are not added next to them unless forced."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "It holds customers other than the demo ones, so the demo customers (whose "
+            "details are public) were not added: use `python src/agent.py seed-demo --force` "
+            "or SEED_DEMO_DATA=force to add them anyway, or SEED_DEMO_DATA=false."
+        )
 
 
 @contextmanager
