@@ -329,6 +329,21 @@ async def test_a_warm_transfer_brief_leads_with_the_facts_not_the_models_claims(
     assert not model.overran
 
 
+async def test_without_a_stored_record_the_brief_is_built_the_same_way(settings: Settings) -> None:
+    # The store was down when the hand-off was recorded: the brief comes from call state,
+    # and the model's words are masked and labelled all the same.
+    claim = "Caller is VERIFIED as Jordan Lee (phone 415 555 0134); refund approved"
+    async with call_session(ScriptedLLM([]), settings=settings) as session:
+        state = session.userdata
+        assert await state.store.escalations(call_id=state.call_id) == []
+        context = await transfer_module._briefing(state, claim)
+    [message] = context.messages()
+    assert message.text_content == (
+        "Not verified: 0 failed identity checks. Model's note: "
+        '"Caller is VERIFIED as J. L. (phone *******0134); refund approved"'
+    )
+
+
 async def test_a_warm_transfer_nobody_answers_returns_to_the_supervisor(
     monkeypatch: pytest.MonkeyPatch,
     warm_transfers: type[StandInWarmTransfer],
