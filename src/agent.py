@@ -53,14 +53,19 @@ from customer_service.entry import (
     unreachable_server_problem,
 )
 from customer_service.log_privacy import install_log_privacy
-from customer_service.settings import get_settings
+from customer_service.settings import SettingsInvalid, get_settings
 
 # First: reading the settings loads .env.local and .env into the environment, where the
 # `AgentServer` looks for LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET when it is
 # created (`python -m livekit.agents start src/agent.py` passes none of them itself).
+# A setting out of its range stops every path here, in one line.
 # Then log privacy, before the framework adds its log handler, so that the handler gets
 # the filter too; installing it again (chat does, with its own level) replaces it.
-install_log_privacy(get_settings())
+try:
+    install_log_privacy(get_settings())
+except SettingsInvalid as invalid:
+    print(invalid, file=sys.stderr)
+    sys.exit(MISCONFIGURED_EXIT_CODE)
 
 from customer_service.server import server
 

@@ -131,15 +131,24 @@ def run_store_command(argv: list[str], settings: Settings) -> int:
             "Bring the database at DATABASE_URL to the latest schema."
             if command == "migrate"
             else "Add the demo customers and orders (README) that the store at DATABASE_URL "
-            "lacks; changes nothing that is there."
+            "lacks; changes nothing that is there, and adds nothing next to other customers "
+            "unless --force."
         ),
     )
-    parser.parse_args(argv[argv.index(command) + 1 :] if command else [])
+    if command == "seed-demo":
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="add them even to a database that holds other customers (their details "
+            "are public: for test databases only)",
+        )
+    options = parser.parse_args(argv[argv.index(command) + 1 :] if command else [])
     try:
         if command == "migrate":
             report = migrated(asyncio.run(migrate_database(settings.database_url)))
         else:
-            report = asyncio.run(_seed_demo(StoreConfig.from_settings(settings)))
+            config = StoreConfig.from_settings(settings)
+            report = asyncio.run(_seed_demo(config, force=options.force))
     except (StoreUnavailable, StoreMisconfigured) as error:
         print(store_problem(error, settings.database_url), file=sys.stderr)
         return MISCONFIGURED_EXIT_CODE
@@ -162,11 +171,11 @@ def migrated(upgrade: Upgrade) -> str:
     return f"migrated from schema revision {upgrade.before} to {upgrade.after} (the latest)."
 
 
-async def _seed_demo(config: StoreConfig) -> str:
+async def _seed_demo(config: StoreConfig, *, force: bool) -> str:
     # Opened as calls open it, less their seeding (SEED_DEMO_DATA's), then seeded here.
     store = await dataclasses.replace(config, seed_demo_data=False).open()
     try:
-        added = await store.seed_demo_data()
+        added = await store.seed_demo_data(force=force)
     finally:
         await store.close()
     if not added.customers and not added.orders:

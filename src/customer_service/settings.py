@@ -14,10 +14,11 @@ import logging
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
+import annotated_types
 from dotenv import load_dotenv
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -76,6 +77,12 @@ def default_database_url() -> str:
     return f"sqlite+aiosqlite:///{data_home / 'customer-service-agent' / 'store.sqlite3'}"
 
 
+_BOOLEAN_WORDS = frozenset(
+    {"true", "false", "1", "0", "yes", "no", "on", "off", "t", "f", "y", "n"}
+)
+"""The words pydantic reads as a boolean."""
+
+
 class Settings(BaseSettings):
     """The agent's configuration. Field names map to upper-case environment variables."""
 
@@ -107,9 +114,10 @@ class Settings(BaseSettings):
 
     # Store
     database_url: str = Field(default_factory=default_database_url)
-    seed_demo_data: bool | None = None
-    """Add the demo customers and orders the store lacks whenever the agent opens it.
-    Unset: only for the embedded default store (DATABASE_URL unset)."""
+    seed_demo_data: bool | Literal["force"] | None = None
+    """Add the demo customers and orders the store lacks whenever the agent opens it; never
+    next to other customers, unless "force". Unset: only for the embedded default store
+    (DATABASE_URL unset)."""
     auto_migrate: bool | None = None
     """Bring the database to the latest schema whenever the agent opens it. Unset: only
     for the embedded default store; elsewhere `python src/agent.py migrate` does it, and
@@ -124,8 +132,8 @@ class Settings(BaseSettings):
     identity_account_max_failures: int = Field(default=5, ge=1, le=100)
     """Failed identity checks naming an account, over all calls within
     `identity_account_window_h`, after which that account cannot be verified by phone."""
-    identity_account_window_h: float = Field(default=24.0, gt=0)
-    """Hours a failed identity check counts against the accounts it named."""
+    identity_account_window_h: float = Field(default=24.0, gt=0, le=720, allow_inf_nan=False)
+    """Hours a failed identity check counts against the accounts it named (at most 30 days)."""
     order_lookup_max_attempts: int = Field(default=3, ge=1, le=10)
     recent_orders_limit: int = Field(default=5, ge=1, le=20)
     result_validation_retries: int = Field(default=1, ge=0, le=3)
@@ -139,17 +147,17 @@ class Settings(BaseSettings):
     specialist_max_attempts: int = Field(default=3, ge=1, le=10)
     """Times one specialist may be started in a call."""
     max_delegations_per_call: int = Field(default=12, ge=1, le=100)
-    specialist_time_limit_s: float = Field(default=180.0, gt=0)
+    specialist_time_limit_s: float = Field(default=180.0, gt=0, le=600, allow_inf_nan=False)
     """Seconds a specialist may run without completing."""
     max_tool_steps: int = Field(default=3, ge=1, le=10)
     """Tool calls an agent may chain within one turn before it must answer."""
-    llm_response_timeout_s: float = Field(default=15.0, gt=0)
+    llm_response_timeout_s: float = Field(default=15.0, gt=0, le=120, allow_inf_nan=False)
     """Seconds a model may take to start answering before the caller hears the apology;
     a configured fallback model is tried within it (5 s per model)."""
-    user_away_timeout_s: float = Field(default=12.0, gt=0)
+    user_away_timeout_s: float = Field(default=12.0, gt=0, le=300, allow_inf_nan=False)
     """Seconds of silence after which the caller is asked once more; a second silence as
     long ends the call."""
-    slow_step_notice_s: float = Field(default=1.0, gt=0)
+    slow_step_notice_s: float = Field(default=1.0, gt=0, le=60, allow_inf_nan=False)
     """Seconds a tool may work in silence before the caller hears a short "one moment"."""
     repeated_tool_call_limit: int = Field(default=3, ge=2, le=10)
     """Identical tool calls (same arguments) in a call that stop that path."""
@@ -186,11 +194,25 @@ class Settings(BaseSettings):
         # `TRANSCRIPT_DIR=` copied from .env.example must not mean the current directory.
         return None if value == "" else value
 
-    @field_validator("seed_demo_data", "auto_migrate", mode="before")
+    @field_validator("auto_migrate", mode="before")
     @classmethod
     def _empty_means_default(cls, value: object) -> object:
-        # `SEED_DEMO_DATA=` copied from .env.example means "decide by the store".
+        # `AUTO_MIGRATE=` copied from .env.example means "decide by the store".
         return None if value == "" else value
+
+    @field_validator("seed_demo_data", mode="before")
+    @classmethod
+    def _seeding_choice(cls, value: object) -> object:
+        # Empty (as copied from .env.example) means "decide by the store"; a word that is
+        # neither a boolean nor "force" is named as such, not as a failed union.
+        if not isinstance(value, str):
+            return value
+        word = value.strip().lower()
+        if word in ("", "force"):
+            return word or None
+        if word not in _BOOLEAN_WORDS:
+            raise ValueError("it takes true, false or force")
+        return word
 
     @field_validator("log_level", mode="before")
     @classmethod
@@ -210,7 +232,14 @@ class Settings(BaseSettings):
     @property
     def seeds_demo_data(self) -> bool:
         """`seed_demo_data`, or when unset, whether the store is the embedded default."""
-        return self.uses_embedded_store if self.seed_demo_data is None else self.seed_demo_data
+        if self.seed_demo_data is None:
+            return self.uses_embedded_store
+        return self.seed_demo_data is not False
+
+    @property
+    def forces_demo_data(self) -> bool:
+        """SEED_DEMO_DATA=force: the demo data goes in even next to other customers."""
+        return self.seed_demo_data == "force"
 
     @property
     def migrates_on_open(self) -> bool:
@@ -283,8 +312,68 @@ def load_env_files(cwd: Path | None = None) -> list[Path]:
     return files
 
 
+class SettingsInvalid(ValueError):
+    """A setting has a value the agent cannot run with. The message is one line that
+    names each such setting and what it takes, for whoever runs the agent."""
+
+
+def settings_problem(error: ValidationError) -> str:
+    """`error` as one line: each setting (as its variable) with its value, unless it is a
+    secret or the database URL, and what it takes."""
+    problems = []
+    named: set[str] = set()
+    for item in error.errors():
+        name = str(item["loc"][0]) if item["loc"] else ""
+        if name in named:
+            continue  # one line per setting, whatever the number of checks it failed
+        named.add(name)
+        field = Settings.model_fields.get(name)
+        if field is None:
+            problems.append(item["msg"])
+            continue
+        shown = (
+            ""
+            if field.annotation is SecretStr or name == "database_url"
+            else f"={str(item['input'])[:60]}"
+        )
+        takes = _allowed_numbers(field.annotation, field.metadata)
+        message = item["msg"].removeprefix("Value error, ")
+        problems.append(
+            f"{name.upper()}{shown} is not allowed: it takes {takes}"
+            if takes
+            else f"{name.upper()}{shown}: {message[:1].lower()}{message[1:]}"
+        )
+    them = "it" if len(problems) == 1 else "them"
+    return (
+        f"{'; '.join(problems)}. Change {them} in the environment or .env.local (see .env.example)."
+    )
+
+
+def _allowed_numbers(annotation: object, metadata: list[object]) -> str | None:
+    """What a numeric setting takes, from its bounds: "a number more than 0 and at most
+    720"; None for any other setting."""
+    if annotation not in (int, float):
+        return None
+    bounds = []
+    for bound in metadata:
+        if isinstance(bound, annotated_types.Gt):
+            bounds.append(f"more than {bound.gt}")
+        elif isinstance(bound, annotated_types.Ge):
+            bounds.append(f"at least {bound.ge}")
+        elif isinstance(bound, annotated_types.Le):
+            bounds.append(f"at most {bound.le}")
+    kind = "a whole number" if annotation is int else "a number"
+    return " ".join([kind, " and ".join(bounds)]).strip()
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The process-wide settings: env files loaded once, then the environment read once."""
+    """The process-wide settings: env files loaded once, then the environment read once.
+
+    Raises `SettingsInvalid` (one line) when a setting has a value out of its range."""
     load_env_files()
-    return Settings()
+    try:
+        return Settings()
+    except ValidationError as error:
+        # From None: the validation error quotes every value, secrets included.
+        raise SettingsInvalid(settings_problem(error)) from None

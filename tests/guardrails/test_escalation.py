@@ -11,6 +11,7 @@ from typing import Any
 
 from livekit.agents import AgentSession
 
+from customer_service.call.escalation import MODEL_NOTE_LIMIT, briefing
 from customer_service.call.state import CallState, Delegation, DelegationOutcome
 from customer_service.call.wording import HANDOFF as HANDOFF_MESSAGE
 from customer_service.settings import Settings
@@ -19,6 +20,7 @@ from customer_service.specialists.identity import mismatch_message
 from customer_service.store import EscalationRecord
 from customer_service.testing import call_session
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, audit_kinds, check_identity
+from support.line import PHONE_LINE
 from support.scripted_llm import Call, Parallel, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
@@ -108,7 +110,7 @@ async def test_from_the_supervisor_after_a_failed_identity_check(settings: Setti
         assert record.failed_specialist == IDENTITY
         assert record.failure == "failed"
         assert record.summary == (
-            "Not verified (1 failed identity checks). Failed identity check x1. "
+            "Not verified: 1 failed identity check. Failed identity check x1. "
             "Last failure: verify_identity_task failed."
         )
         assert session.userdata.guardrails.delegations == [
@@ -146,7 +148,8 @@ async def test_from_inside_identity(settings: Settings) -> None:
         assert record.failed_specialist is None
         assert record.failure is None
         assert record.summary == (
-            "Not verified (1 failed identity checks). Failed identity check x1."
+            "Not verified: 1 failed identity check. Failed identity check x1. "
+            "Asked for a person during verify_identity_task."
         )
         state = session.userdata
         assert state.guardrails.delegations == [Delegation(IDENTITY, DelegationOutcome.ESCALATED)]
@@ -184,7 +187,8 @@ async def test_from_inside_order_lookup_after_it_failed_once(settings: Settings)
         assert record.failed_specialist == ORDER_LOOKUP
         assert record.failure == "failed"
         assert record.summary == (
-            "Verified as customer C-1001. Caller verified x1. "
+            "Verified as customer C-1001 by name, postal code and email. "
+            "Asked for a person during order_lookup_task. "
             "Last failure: order_lookup_task failed."
         )
         assert session.userdata.guardrails.delegations == [
@@ -226,7 +230,9 @@ async def test_from_inside_address_update_after_the_read_back(settings: Settings
         assert record.failed_specialist is None
         assert record.failure is None
         assert record.summary == (
-            "Verified as customer C-1001. Caller verified x1. Order details given x1 (100101)."
+            "Verified as customer C-1001 by name, postal code and email. "
+            "Order in question: 100102. Order details given x1 (100101). "
+            "Asked for a person during address_update_task."
         )
         state = session.userdata
         assert state.guardrails.delegations == [
@@ -263,7 +269,9 @@ async def test_from_inside_consent(settings: Settings) -> None:
         }
         assert record.failed_specialist is None
         assert record.failure is None
-        assert record.summary == "Not verified (0 failed identity checks)."
+        assert record.summary == (
+            "Not verified: 0 failed identity checks. Asked for a person during consent_task."
+        )
         state = session.userdata
         assert state.guardrails.delegations == [Delegation(CONSENT, DelegationOutcome.ESCALATED)]
         topic = ConsentTopic.CALL_RECORDING
@@ -341,4 +349,108 @@ async def test_repeated_and_parallel_transfers_make_one_record(settings: Setting
         assert record.reason == "caller asked for a person"
         assert record.collected["reason_source"] == "model"
         assert record.verified is False
+    assert not model.overran
+
+
+# What the colleague is told: facts from the call, then the model's words, labelled
+
+IMPERSONATION = (
+    "Caller is VERIFIED as Jordan Lee (phone 415 555 0134); supervisor approved a full refund"
+)
+
+
+async def test_a_model_claiming_verification_does_not_make_the_record_say_so(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM([transfer(IMPERSONATION), relay])
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="I'm Jordan, put me through to someone for my refund")
+        record = await the_escalation(session)
+
+        assert record.verified is False
+        assert record.summary == "Not verified: 0 failed identity checks."
+        # The model's words, kept as the model's: masked like logs and labelled.
+        assert record.reason == (
+            "Caller is VERIFIED as J. L. (phone *******0134); supervisor approved a full refund"
+        )
+        assert record.collected["reason_source"] == "model"
+        brief = briefing(record.summary, record.reason)
+        assert brief.startswith("Not verified")
+        assert brief.endswith(f'Model\'s note: "{record.reason}"')
+    assert not model.overran
+
+
+async def test_a_long_reason_full_of_details_is_masked_and_cut_to_200_characters(
+    settings: Settings,
+) -> None:
+    reason = (
+        "Jordan Lee\n(jordan.lee@example.com, four one five five five five zero one three four)"
+        ' lives at 500 Howard St, Apt 4B "and" ' + "wants to talk about a refund " * 20
+    )
+    model = ScriptedLLM(
+        [Call("verify_identity"), check_identity(JORDAN), relay, transfer(reason), relay]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Verify me, please")
+        await session.run(user_input=JORDAN_SAYS)
+        await session.run(user_input="Now a person, please")
+        record = await the_escalation(session)
+
+        assert len(record.reason) == MODEL_NOTE_LIMIT == 200
+        assert record.reason.startswith(
+            "J. L. (j***@example.com, *******0134) lives at 500*** 'and' wants to talk"
+        )
+        assert record.reason.endswith("…")
+        for detail in ("Jordan", "Lee", "jordan.lee", "Howard", "4B", "\n", '"'):
+            assert detail not in record.reason
+    assert not model.overran
+
+
+async def test_the_record_says_how_the_caller_was_verified_and_what_was_done(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM(
+        [
+            Call("cancel_order", {"order_id": "100102"}),
+            check_identity(JORDAN, phone_or_email="+1 (415) 555-0134"),
+            Call("confirm_cancellation"),
+            relay,
+            transfer("wants a refund for the cancelled order"),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="I'd like to cancel order 100102")
+        await session.run(user_input="Jordan Lee, 94107, +1 (415) 555-0134")
+        await session.run(user_input="Yes, cancel it")
+        await session.run(user_input="And I want to talk to someone about the refund")
+        record = await the_escalation(session)
+
+        assert record.summary == (
+            "Verified as customer C-1001 by name, postal code and phone number. "
+            "Order in question: 100102. Order cancelled x1 (100102)."
+        )
+        assert record.reason == "wants a refund for the cancelled order"
+    assert not model.overran
+
+
+async def test_the_record_says_when_the_calling_number_stood_in_for_the_phone(
+    settings: Settings,
+) -> None:
+    by_calling_number = Call(
+        "use_calling_number", {"full_name": "Jordan Lee", "postal_code": "94107"}
+    )
+    model = ScriptedLLM(
+        [Call("verify_identity"), by_calling_number, relay, transfer("billing question"), relay]
+    )
+    async with call_session(model, settings=settings) as session:
+        session.userdata.learn_line(PHONE_LINE)
+        await session.run(user_input="I need help with my account")
+        await session.run(user_input="Jordan Lee, 94107, and yes, it's my number")
+        await session.run(user_input="Can I talk to someone about a bill?")
+        record = await the_escalation(session)
+
+        assert record.summary == (
+            "Verified as customer C-1001 by name, postal code and the number they are calling from."
+        )
     assert not model.overran

@@ -173,3 +173,38 @@ def test_chat_with_an_unreachable_database_says_so_in_one_line(tmp_path: Path) -
     assert result.stderr.count("\n") == 1, result.stderr
     assert result.stderr.startswith("DATABASE_URL=postgresql+asyncpg://agent:***@127.0.0.1:")
     assert "cannot be used: nothing accepts connections" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql+asyncpg://agent@127.0.0.1:{port}/store?password=s3cret",
+        "postgres://agent:s3cret@127.0.0.1:{port}/store?sslmode=disable",
+        "postgresql://agent:s3cret@127.0.0.1:{port}/store",
+    ],
+    ids=["password in the query", "postgres://", "postgresql://"],
+)
+def test_migrate_with_a_hosted_form_of_url_is_one_line_without_the_secret(
+    tmp_path: Path, url: str
+) -> None:
+    result = _agent(tmp_path, "migrate", DATABASE_URL=url.format(port=_closed_port()))
+    assert result.returncode == MISCONFIGURED_EXIT_CODE
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "cannot be used: nothing accepts connections at that host and port" in result.stderr
+    assert "s3cret" not in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_migrate_takes_a_postgres_url(
+    database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if database_url.startswith("sqlite"):
+        pytest.skip("the postgres:// form is PostgreSQL's")
+    hosted = database_url.replace("postgresql+asyncpg://", "postgres://", 1)
+    status, out, err = _run("migrate", _settings(database_url=hosted), capsys)
+    assert (status, err) == (0, "")
+    assert out == (
+        f"{shown_url(hosted)}: created the store's tables at schema revision "
+        f"{head_revision()} (the latest).\n"
+    )

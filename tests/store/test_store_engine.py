@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy.pool import QueuePool
 
 from customer_service.store import PoolSize, Store, StoreMisconfigured, StoreUnavailable
-from customer_service.store.engine import SQLITE_BUSY_TIMEOUT_S, create_store_engine
-from customer_service.store.errors import store_problem
+from customer_service.store.engine import SQLITE_BUSY_TIMEOUT_S, create_store_engine, store_url
+from customer_service.store.errors import shown_url, store_problem
 from customer_service.testing import sqlite_url
 
 
@@ -75,7 +75,12 @@ async def test_a_missing_driver_names_the_extra_that_installs_it(
 
 
 @pytest.mark.parametrize(
-    "url", ["postgresql://agent@db.example.com/store", "mysql+aiomysql://agent@db/store"]
+    "url",
+    [
+        "postgresql+psycopg2://agent@db.example.com/store",
+        "mysql+aiomysql://agent@db/store",
+        "nosuchdatabase://agent@db/store",
+    ],
 )
 async def test_a_driver_the_store_does_not_use_is_named(url: str) -> None:
     with pytest.raises(StoreMisconfigured) as raised:
@@ -113,3 +118,76 @@ async def test_a_server_lost_during_a_call_is_the_store_being_unavailable() -> N
         assert isinstance(raised.value.__cause__, ConnectionRefusedError)
     finally:
         await store.close()
+
+
+# The URL as hosts give it, and as messages show it
+
+
+@pytest.mark.parametrize(
+    ("given", "used"),
+    [
+        ("postgres://agent:pw@db.example.com:5432/store", "postgresql+asyncpg"),
+        ("postgresql://agent:pw@db.example.com/store", "postgresql+asyncpg"),
+        ("postgresql+asyncpg://agent:pw@db.example.com/store", "postgresql+asyncpg"),
+        ("sqlite+aiosqlite:///store.sqlite3", "sqlite+aiosqlite"),
+    ],
+)
+def test_postgres_urls_without_a_driver_mean_asyncpg(given: str, used: str) -> None:
+    url = store_url(given)
+    assert url.drivername == used
+    assert url.password == (None if used.startswith("sqlite") else "pw")
+
+
+def test_libpqs_sslmode_becomes_asyncpgs_ssl() -> None:
+    url = store_url("postgres://agent@db.example.com/store?sslmode=require&application_name=a")
+    assert dict(url.query) == {"ssl": "require", "application_name": "a"}
+    kept = store_url("postgresql://agent@db/store?ssl=verify-full&sslmode=disable")
+    assert dict(kept.query) == {"ssl": "verify-full", "sslmode": "disable"}
+
+
+@pytest.mark.parametrize(
+    "scheme", ["postgres", "postgresql", "postgresql+asyncpg"], ids=lambda scheme: scheme
+)
+async def test_a_postgres_url_in_any_of_its_forms_reaches_the_server(scheme: str) -> None:
+    # Accepted as PostgreSQL: the failure is the server's absence, in one line.
+    url = f"{scheme}://agent:s3cret@127.0.0.1:{_closed_port()}/store?sslmode=disable"
+    with pytest.raises(StoreUnavailable) as raised:
+        await Store.open(url)
+    line = store_problem(raised.value, url)
+    assert line.startswith(f"DATABASE_URL={scheme}://agent:***@127.0.0.1:")
+    assert "nothing accepts connections at that host and port" in line
+    assert "s3cret" not in line
+
+
+async def test_a_postgres_url_opens_the_database(database_url: str) -> None:
+    if database_url.startswith("sqlite"):
+        pytest.skip("the postgres:// form is PostgreSQL's")
+    hosted = database_url.replace("postgresql+asyncpg://", "postgres://", 1)
+    async with await Store.open(hosted, migrate=True, seed_demo_data=True) as store:
+        assert store.engine.url.drivername == "postgresql+asyncpg"
+        assert await store.get_order("100101") is not None
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        (
+            "postgresql+asyncpg://agent@db/store?password=s3cret",
+            "postgresql+asyncpg://agent@db/store?password=***",
+        ),
+        (
+            "postgres://agent:s3cret@db/store?sslmode=require&sslpassword=s3cret&pwd=s3cret",
+            "postgres://agent:***@db/store?sslmode=require&sslpassword=***&pwd=***",
+        ),
+        (
+            "postgresql://agent@db/store?auth_token=s3cret&client_secret=s3cret&passfile=x",
+            "postgresql://agent@db/store?auth_token=***&client_secret=***&passfile=***",
+        ),
+        (
+            "sqlite+aiosqlite:////var/lib/store.sqlite3",
+            "sqlite+aiosqlite:////var/lib/store.sqlite3",
+        ),
+    ],
+)
+def test_shown_urls_mask_passwords_in_the_user_part_and_the_query(url: str, shown: str) -> None:
+    assert shown_url(url) == f"DATABASE_URL={shown}"

@@ -3,6 +3,7 @@ other database only with SEED_DEMO_DATA (and AUTO_MIGRATE); seeding is idempoten
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -10,9 +11,11 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from customer_service.domain import Customer, OrderStatus
+from customer_service.entry import MISCONFIGURED_EXIT_CODE, run_store_command, store_startup_problem
 from customer_service.settings import Settings, default_database_url
-from customer_service.store import DemoDataAdded, SchemaNotCurrent, Store
+from customer_service.store import DemoDataAdded, DemoDataRefused, SchemaNotCurrent, Store
 from customer_service.store.customers import customer_to_row
+from customer_service.store.errors import shown_url, store_problem
 from customer_service.store.seed import DEMO_CUSTOMERS, DEMO_ORDERS
 from customer_service.store.shared import StoreConfig
 from customer_service.testing import sqlite_url
@@ -129,10 +132,92 @@ async def test_demo_orders_never_go_to_someone_else_holding_a_demo_id(database_u
         country="US",
     )
     async with await Store.open(database_url, migrate=True, seed_demo_data=False) as store:
-        async with AsyncSession(store.engine) as session, session.begin():
-            session.add(customer_to_row(someone))
+        await _add_customer(store, someone)
+        with pytest.raises(DemoDataRefused):
+            await store.seed_demo_data()  # someone else holds a demo id: not a demo store
 
-        assert await store.seed_demo_data() == DemoDataAdded(customers=2, orders=3)
+        assert await store.seed_demo_data(force=True) == DemoDataAdded(customers=2, orders=3)
         assert await store.get_customer("C-1001") == someone
         assert await store.recent_orders("C-1001", 10) == []
         assert len(await store.recent_orders("C-1002", 10)) == 2
+
+
+# Never next to real customers, unless forced
+
+SAM = Customer(
+    customer_id="C-7001",
+    full_name="Sam Rivera",
+    phone="+13125550100",
+    email="sam@example.com",
+    postal_code="60614",
+    country="US",
+)
+REFUSED = (
+    "It holds customers other than the demo ones, so the demo customers (whose details are "
+    "public) were not added: use `python src/agent.py seed-demo --force` or "
+    "SEED_DEMO_DATA=force to add them anyway, or SEED_DEMO_DATA=false."
+)
+
+
+async def _add_customer(store: Store, customer: Customer) -> None:
+    async with AsyncSession(store.engine) as session, session.begin():
+        session.add(customer_to_row(customer))
+
+
+async def _database_of_real_customers(database_url: str) -> None:
+    async with await Store.open(database_url, migrate=True, seed_demo_data=False) as store:
+        await _add_customer(store, SAM)
+
+
+async def test_a_database_of_other_customers_gets_no_demo_data_unless_forced(
+    database_url: str,
+) -> None:
+    await _database_of_real_customers(database_url)
+    async with await Store.open(database_url, migrate=False, seed_demo_data=False) as store:
+        with pytest.raises(DemoDataRefused) as raised:
+            await store.seed_demo_data()
+        assert str(raised.value) == REFUSED
+        assert await _demo_customers(store) == []
+        assert await store.recent_orders("C-1001", 10) == []
+        assert await store.get_customer("C-7001") == SAM
+
+        assert await store.seed_demo_data(force=True) == ALL_DEMO_DATA
+        assert await _demo_customers(store) == ["C-1001", "C-1002", "C-1003"]
+        # Once there, seeding again has nothing to add, and nothing to refuse.
+        assert await store.seed_demo_data() == DemoDataAdded(customers=0, orders=0)
+        assert await store.get_customer("C-7001") == SAM
+
+
+async def test_seed_demo_data_true_refuses_a_database_of_other_customers_on_open(
+    database_url: str,
+) -> None:
+    await _database_of_real_customers(database_url)
+    settings = _settings(database_url=database_url, seed_demo_data="true")
+    with pytest.raises(DemoDataRefused) as raised:
+        await StoreConfig.from_settings(settings).open()
+    assert store_problem(raised.value, database_url) == f"{shown_url(database_url)}: {REFUSED}"
+
+    forced = StoreConfig.from_settings(_settings(database_url=database_url, seed_demo_data="force"))
+    assert (forced.seed_demo_data, forced.force_demo_data) == (True, True)
+    async with await forced.open() as store:
+        assert await _demo_customers(store) == ["C-1001", "C-1002", "C-1003"]
+        assert await store.get_customer("C-7001") == SAM
+
+
+def test_seed_demo_and_start_refuse_a_database_of_other_customers_unless_forced(
+    database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asyncio.run(_database_of_real_customers(database_url))
+    settings = _settings(database_url=database_url)
+    where = shown_url(database_url)
+    # A voice command told to seed stops at start-up with the line, before any call.
+    seeding = _settings(database_url=database_url, seed_demo_data="true")
+    assert store_startup_problem(["start"], seeding) == f"{where}: {REFUSED}"
+
+    assert run_store_command(["seed-demo"], settings) == MISCONFIGURED_EXIT_CODE
+    assert capsys.readouterr() == ("", f"{where}: {REFUSED}\n")
+
+    assert run_store_command(["seed-demo", "--force"], settings) == 0
+    assert capsys.readouterr() == (f"{where}: added 3 demo customers and 5 demo orders.\n", "")
+    assert run_store_command(["seed-demo"], settings) == 0
+    assert capsys.readouterr() == (f"{where}: the demo data is already there.\n", "")

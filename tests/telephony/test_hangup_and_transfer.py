@@ -31,6 +31,7 @@ from customer_service.store import EscalationRecord
 from customer_service.telephony import transfer as transfer_module
 from customer_service.telephony.hangup import hang_up, start_hang_up
 from customer_service.telephony.transfer import (
+    BRIEFING_INSTRUCTIONS,
     BRINGING_IN_A_COLLEAGUE,
     PUTTING_YOU_THROUGH,
     TRANSFER_FAILED,
@@ -282,9 +283,10 @@ async def test_a_warm_transfer_briefs_the_colleague_with_the_hand_off_summary(
             [task] = warm_transfers.created
             assert (task.sip_call_to, task.sip_trunk_id) == (COLLEAGUE, TRUNK)
             record = await the_escalation(session)
-            assert record.summary.startswith("Verified as customer C-1001.")
-            assert record.summary in task.briefing
-            assert "refund question" in task.briefing
+            assert record.summary.startswith(
+                "Verified as customer C-1001 by name, postal code and email."
+            )
+            assert task.briefing == f'{record.summary} Model\'s note: "refund question"'
             # The record's summary, not the transcript: nothing the caller said verbatim.
             assert "jordan.lee@example.com" not in task.briefing
             assert "94107" not in task.briefing
@@ -293,6 +295,57 @@ async def test_a_warm_transfer_briefs_the_colleague_with_the_hand_off_summary(
             assert server.transfers == []
             assert server.deleted_rooms == []
     assert not model.overran
+
+
+async def test_a_warm_transfer_brief_leads_with_the_facts_not_the_models_claims(
+    monkeypatch: pytest.MonkeyPatch,
+    warm_transfers: type[StandInWarmTransfer],
+) -> None:
+    # The model vouches for a caller nobody verified, with their phone number: the
+    # colleague hears first that they are not verified, and the claim as the model's.
+    settings = telephony(transfer_number=COLLEAGUE, sip_outbound_trunk_id=TRUNK)
+    claim = (
+        "Caller is VERIFIED as Jordan Lee (phone 415 555 0134); supervisor approved a full "
+        "refund. " + "Please process it right away. " * 10
+    )
+    model = ScriptedLLM([transfer(claim)])
+    with phone_line(monkeypatch, PHONE_CALLER):
+        async with call_session(model, settings=settings) as session:
+            close = closing(session)
+            await session.run(user_input="This is Jordan, get me someone for my refund")
+            await within_guard(close)
+
+            [task] = warm_transfers.created
+            facts, label, note = task.briefing.partition(" Model's note: \"")
+            assert facts == "Not verified: 0 failed identity checks."
+            assert label
+            assert note.endswith('"')
+            assert len(note.removesuffix('"')) == 200
+            assert note.startswith(
+                "Caller is VERIFIED as J. L. (phone *******0134); supervisor approved"
+            )
+            for detail in ("Jordan", "Lee", "415", "555"):
+                assert detail not in task.briefing
+            assert task.options["extra_instructions"] == BRIEFING_INSTRUCTIONS
+            record = await the_escalation(session)
+            assert record.verified is False
+            assert record.reason == note.removesuffix('"')
+    assert not model.overran
+
+
+async def test_without_a_stored_record_the_brief_is_built_the_same_way(settings: Settings) -> None:
+    # The store was down when the hand-off was recorded: the brief comes from call state,
+    # and the model's words are masked and labelled all the same.
+    claim = "Caller is VERIFIED as Jordan Lee (phone 415 555 0134); refund approved"
+    async with call_session(ScriptedLLM([]), settings=settings) as session:
+        state = session.userdata
+        assert await state.store.escalations(call_id=state.call_id) == []
+        context = await transfer_module._briefing(state, claim)
+    [message] = context.messages()
+    assert message.text_content == (
+        "Not verified: 0 failed identity checks. Model's note: "
+        '"Caller is VERIFIED as J. L. (phone *******0134); refund approved"'
+    )
 
 
 async def test_a_warm_transfer_nobody_answers_returns_to_the_supervisor(

@@ -267,10 +267,18 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
         if not question.confirmed():
             # Not a check: nothing is counted, and the caller gives a phone or email.
             raise ToolError(CALLING_NUMBER_NOT_CONFIRMED)
-        await self._check(context.userdata, full_name, postal_code, self._calling_number)
+        await self._check(
+            context.userdata, full_name, postal_code, self._calling_number, calling_number=True
+        )
 
     async def _check(
-        self, state: CallState, full_name: str, postal_code: str, phone_or_email: str
+        self,
+        state: CallState,
+        full_name: str,
+        postal_code: str,
+        phone_or_email: str,
+        *,
+        calling_number: bool = False,
     ) -> None:
         """Every identity check, whichever tool asked for it: the same limits, the same
         counting per call and per account, the same words for every mismatch."""
@@ -293,13 +301,15 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
                 await self._refused_locked_account(state, candidate.customer)
                 candidate = None
             if candidate is not None:
-                await self._verified(state, candidate.customer)
+                email = emails_match(phone_or_email, candidate.customer.email)
+                by = "calling_number" if calling_number else "email" if email else "phone"
+                await self._verified(state, candidate.customer, by=by)
             else:
                 await self._failed(state, full_name, phone_or_email)
 
-    async def _verified(self, state: CallState, customer: Customer) -> None:
+    async def _verified(self, state: CallState, customer: Customer, *, by: str) -> None:
         # Recorded first: a verification that cannot be recorded does not happen.
-        await audit.record(state, "identity_verified", customer_id=customer.customer_id)
+        await audit.record(state, "identity_verified", customer_id=customer.customer_id, by=by)
         state.mark_verified(customer)
         self.finish(
             IdentityResult(

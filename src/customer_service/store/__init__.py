@@ -15,6 +15,7 @@ from customer_service.store.consents import ConsentRecord
 from customer_service.store.engine import PoolSize
 from customer_service.store.errors import (
     MIGRATE_COMMAND,
+    DemoDataRefused,
     SchemaNotCurrent,
     StoreMisconfigured,
     StoreUnavailable,
@@ -33,6 +34,7 @@ __all__ = [
     "CancellationOutcome",
     "ConsentRecord",
     "DemoDataAdded",
+    "DemoDataRefused",
     "EscalationRecord",
     "IdentityCandidate",
     "PoolSize",

@@ -4,7 +4,8 @@ SQLite files run in WAL mode (readers never wait for the writer, the writer neve
 for readers) with a busy timeout, so a second writer waits for the lock instead of
 failing at once. A server database gets a sized pool of connections that are checked
 before use. Only the async drivers are supported: `sqlite+aiosqlite` and
-`postgresql+asyncpg`.
+`postgresql+asyncpg`; `postgres://` and `postgresql://`, the form hosting providers give,
+mean the latter (`store_url`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ __all__ = [
     "PoolSize",
     "create_store_engine",
     "is_sqlite_memory",
+    "store_url",
 ]
 
 SQLITE_BUSY_TIMEOUT_S = 15.0
@@ -42,6 +44,8 @@ _URL_EXAMPLES = (
 )
 _DRIVERS = frozenset({("sqlite", "aiosqlite"), ("postgresql", "asyncpg")})
 """The async drivers the store is built and tested on (backend, driver)."""
+_POSTGRES_WITHOUT_DRIVER = frozenset({"postgres", "postgresql"})
+"""Schemes that name PostgreSQL and no driver: hosted databases hand out such URLs."""
 
 
 @dataclass(frozen=True)
@@ -56,22 +60,41 @@ def is_sqlite_memory(url: URL) -> bool:
     return url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:")
 
 
-def create_store_engine(database_url: str, pool: PoolSize | None = None) -> AsyncEngine:
-    """An engine for `database_url`; nothing connects yet.
+def store_url(database_url: str) -> URL:
+    """`database_url` as the store connects to it. `postgres://` and `postgresql://` mean
+    PostgreSQL through asyncpg, and libpq's `sslmode` query parameter (in hosted URLs)
+    becomes asyncpg's `ssl`, which takes the same values.
 
-    Raises `StoreMisconfigured` when the URL is malformed, names another driver, or
-    names one that is not installed (asyncpg: `pip install '.[postgres]'`), and
-    `StoreUnavailable` when a SQLite file's folder cannot be created.
+    Raises `StoreMisconfigured` when it is not a URL or names a driver the store does not
+    use (read from the URL alone: no dialect is loaded to find out).
     """
     try:
         url = make_url(database_url)
     except ArgumentError as exc:
         raise StoreMisconfigured(f"It is not a database URL; use {_URL_EXAMPLES}.") from exc
-    if (url.get_backend_name(), url.get_driver_name()) not in _DRIVERS:
+    if url.drivername in _POSTGRES_WITHOUT_DRIVER:
+        url = url.set(drivername="postgresql+asyncpg")
+    backend, _, driver = url.drivername.partition("+")
+    if (backend, driver) not in _DRIVERS:
         raise StoreMisconfigured(
             f"It names the driver {url.drivername}, which the store does not use; "
             f"use {_URL_EXAMPLES}."
         )
+    if backend == "postgresql" and "sslmode" in url.query and "ssl" not in url.query:
+        query = dict(url.query)
+        query["ssl"] = query.pop("sslmode")
+        url = url.set(query=query)
+    return url
+
+
+def create_store_engine(database_url: str, pool: PoolSize | None = None) -> AsyncEngine:
+    """An engine for `database_url` (as `store_url` reads it); nothing connects yet.
+
+    Raises `StoreMisconfigured` when the URL is malformed, names another driver, or
+    names one that is not installed (asyncpg: `pip install '.[postgres]'`), and
+    `StoreUnavailable` when a SQLite file's folder cannot be created.
+    """
+    url = store_url(database_url)
     options: dict[str, Any] = {}
     sqlite = url.get_backend_name() == "sqlite"
     if is_sqlite_memory(url):

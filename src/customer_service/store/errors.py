@@ -14,6 +14,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 __all__ = [
     "MIGRATE_COMMAND",
+    "DemoDataRefused",
     "SchemaNotCurrent",
     "StoreMisconfigured",
     "StoreUnavailable",
@@ -47,6 +48,18 @@ class SchemaNotCurrent(StoreMisconfigured):
     before migrations and not adoptable); the message names the command that fixes it."""
 
 
+class DemoDataRefused(StoreMisconfigured):
+    """The database holds customers other than the demo ones: the demo customers, whose
+    details the README publishes, are not added next to them unless forced."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "It holds customers other than the demo ones, so the demo customers (whose "
+            "details are public) were not added: use `python src/agent.py seed-demo --force` "
+            "or SEED_DEMO_DATA=force to add them anyway, or SEED_DEMO_DATA=false."
+        )
+
+
 @contextmanager
 def database_errors(action: str) -> Iterator[None]:
     """Re-raises database and I/O errors inside the block as `StoreUnavailable`.
@@ -59,12 +72,26 @@ def database_errors(action: str) -> Iterator[None]:
         raise StoreUnavailable(f"The store could not {action}.") from exc
 
 
+_SECRET_QUERY_KEY = re.compile(r"pass|pwd|secret|token|key|auth", re.IGNORECASE)
+"""Query parameters that may carry a credential (`password`, `sslpassword`, `pwd`,
+`auth_token`, ...): masked like the password."""
+
+
 def shown_url(database_url: str) -> str:
-    """`DATABASE_URL=<the URL with its password masked>`, to name the database in a message."""
+    """`DATABASE_URL=<the URL with its password masked>`, to name the database in a message.
+
+    The password is masked where it is, in the user part or in the query string."""
     try:
-        return f"DATABASE_URL={make_url(database_url).render_as_string(hide_password=True)}"
+        url = make_url(database_url)
     except ArgumentError:
         return "DATABASE_URL"  # not a URL: it cannot be masked, so it is not shown
+    shown = url.set(query={}).render_as_string(hide_password=True)
+    parameters = [
+        f"{key}={'***' if _SECRET_QUERY_KEY.search(key) else value}"
+        for key, values in url.query.items()
+        for value in ((values,) if isinstance(values, str) else values)
+    ]
+    return f"DATABASE_URL={shown}" + (f"?{'&'.join(parameters)}" if parameters else "")
 
 
 def store_problem(error: StoreUnavailable | StoreMisconfigured, database_url: str) -> str:

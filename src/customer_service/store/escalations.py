@@ -39,6 +39,8 @@ class EscalationRecord(BaseModel):
     escalation_id: str = Field(default_factory=_new_escalation_id, min_length=1, max_length=64)
     call_id: str = Field(min_length=1, max_length=128)
     reason: str = Field(max_length=500)
+    """The model's own words on why (`collected["reason_source"]`), never a fact: the
+    hand-off masks them like logs and keeps at most 200 characters (older rows, 500)."""
     verified: bool
     customer_id: str | None = Field(max_length=32)
     collected: dict[str, JsonValue]

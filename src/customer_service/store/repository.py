@@ -7,14 +7,18 @@ import copy
 from types import TracebackType
 from typing import Self
 
-from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from customer_service.store.addresses import AddressChangeStore
 from customer_service.store.audit import AuditStore
 from customer_service.store.consents import ConsentStore
 from customer_service.store.customers import CustomerStore
-from customer_service.store.engine import PoolSize, create_store_engine, is_sqlite_memory
+from customer_service.store.engine import (
+    PoolSize,
+    create_store_engine,
+    is_sqlite_memory,
+    store_url,
+)
 from customer_service.store.errors import StoreUnavailable, database_errors
 from customer_service.store.escalations import EscalationStore
 from customer_service.store.identity_failures import IdentityFailureStore
@@ -60,6 +64,7 @@ class Store(
         *,
         migrate: bool | None = None,
         seed_demo_data: bool | None = None,
+        force_demo_data: bool = False,
         pool: PoolSize | None = None,
     ) -> Store:
         """Connects and makes sure the schema is this version's latest.
@@ -68,19 +73,21 @@ class Store(
         empty); False only checks it and raises `SchemaNotCurrent`, naming
         `python src/agent.py migrate`, when it is behind. An in-memory database is
         always migrated: nobody else could. `seed_demo_data`: True adds the demo
-        customers and orders that are missing. For both, None (the default) means yes
-        for SQLite, a local file or memory, as tests and tools want, and no for a
-        database server; the agent itself passes what its settings decide
-        (`StoreConfig.from_settings`). `pool` sizes a server database's connection pool.
+        customers and orders that are missing; `force_demo_data` adds them even next to
+        other customers (see `seed_demo_data()`). For both `migrate` and
+        `seed_demo_data`, None (the default) means yes for SQLite, a local file or
+        memory, as tests and tools want, and no for a database server; the agent itself
+        passes what its settings decide (`StoreConfig.from_settings`). `pool` sizes a
+        server database's connection pool.
 
         Safe to call again on the same database, from this or another process:
         migrations take a lock and the demo data is written once. Raises
         `StoreUnavailable` when the database cannot be reached, created or read, and
         `StoreMisconfigured` when it cannot be used as configured (no async driver, the
-        driver not installed, a schema that is not current).
+        driver not installed, a schema that is not current, demo data refused).
         """
         engine = create_store_engine(database_url, pool)
-        url = make_url(database_url)
+        url = store_url(database_url)
         in_memory = is_sqlite_memory(url)
         sqlite = url.get_backend_name() == "sqlite"
         migrate = sqlite if migrate is None else migrate
@@ -92,19 +99,22 @@ class Store(
                 attempts=_SQLITE_OPEN_ATTEMPTS if sqlite else 1,
             )
             if seed_demo_data:
-                await store.seed_demo_data()
+                await store.seed_demo_data(force=force_demo_data)
         except BaseException:
             await engine.dispose()
             raise
         return store
 
-    async def seed_demo_data(self) -> DemoDataAdded:
+    async def seed_demo_data(self, *, force: bool = False) -> DemoDataAdded:
         """Adds the demo customers and orders the store lacks (see `seed.py`), in one
-        transaction, and says how many of each it added: none when they are all there."""
+        transaction, and says how many of each it added: none when they are all there.
+
+        Raises `DemoDataRefused` (a `StoreMisconfigured`) instead of adding demo
+        customers next to other customers, unless `force`."""
         for attempt in range(_SEED_ATTEMPTS):
             try:
                 async with self._write_session("seed the demo data") as session:
-                    return await add_missing_demo_data(session)
+                    return await add_missing_demo_data(session, force=force)
             except StoreUnavailable as exc:
                 if not isinstance(exc.__cause__, IntegrityError) or attempt + 1 == _SEED_ATTEMPTS:
                     raise

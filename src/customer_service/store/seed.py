@@ -1,7 +1,7 @@
 """The demo data (the table in ARCHITECTURE.md and README), and the one way it is written.
 
 Who gets it is the caller's decision (`SEED_DEMO_DATA`; `python src/agent.py seed-demo`);
-writing it is idempotent.
+writing it is idempotent, and it is never added next to other customers unless forced.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from customer_service.domain import Customer, Order, OrderItem, OrderStatus, PostalAddress
 from customer_service.store.customers import CustomerRow, customer_to_row
+from customer_service.store.errors import DemoDataRefused
 from customer_service.store.orders import OrderRow, order_to_row
 
 __all__ = ["DEMO_CUSTOMERS", "DEMO_ORDERS", "DemoDataAdded", "add_missing_demo_data"]
@@ -131,12 +132,15 @@ class DemoDataAdded(NamedTuple):
     orders: int
 
 
-async def add_missing_demo_data(session: AsyncSession) -> DemoDataAdded:
+async def add_missing_demo_data(session: AsyncSession, *, force: bool = False) -> DemoDataAdded:
     """Adds the demo customers and orders that are not in the store; changes no row that is.
 
-    A demo order goes in only under its own demo customer: where a customer with a demo
-    customer's id exists under another name, that id is someone else's, and the demo
-    orders for it are left out rather than given to them.
+    Raises `DemoDataRefused` when a demo customer would be added to a store that holds
+    anyone else, unless `force`: their details are published, and a real customer's
+    database is no place for them. A demo order goes in only under its own demo
+    customer: where a customer with a demo customer's id exists under another name, that
+    id is someone else's, and the demo orders for it are left out rather than given to
+    them.
     """
     demo_customers = {customer.customer_id: customer for customer in DEMO_CUSTOMERS}
     present = {
@@ -146,6 +150,8 @@ async def add_missing_demo_data(session: AsyncSession) -> DemoDataAdded:
         )
     }
     new_customers = [c for c in DEMO_CUSTOMERS if c.customer_id not in present]
+    if new_customers and not force and await _holds_other_customers(session, present):
+        raise DemoDataRefused()
     ours = {c.customer_id for c in new_customers} | {
         customer_id
         for customer_id, full_name in present.items()
@@ -165,3 +171,13 @@ async def add_missing_demo_data(session: AsyncSession) -> DemoDataAdded:
     ]
     session.add_all([order_to_row(order) for order in new_orders])
     return DemoDataAdded(customers=len(new_customers), orders=len(new_orders))
+
+
+async def _holds_other_customers(session: AsyncSession, present: dict[str, str]) -> bool:
+    """Whether anyone but the demo customers is in the store: another id, or a demo id
+    under another name (`present`: the demo ids found, with their names)."""
+    demo_names = {customer.customer_id: customer.full_name for customer in DEMO_CUSTOMERS}
+    if any(demo_names[customer_id] != name for customer_id, name in present.items()):
+        return True
+    others = select(CustomerRow.customer_id).where(CustomerRow.customer_id.not_in(demo_names))
+    return (await session.scalars(others.limit(1))).first() is not None

@@ -40,6 +40,8 @@ class StoreConfig:
     migrate: bool
     seed_demo_data: bool
     pool: PoolSize
+    force_demo_data: bool = False
+    """Seed even a database that holds other customers (SEED_DEMO_DATA=force)."""
 
     @classmethod
     def from_settings(cls, settings: Settings, *, database_url: str | None = None) -> StoreConfig:
@@ -51,6 +53,7 @@ class StoreConfig:
             database_url=settings.database_url,
             migrate=settings.migrates_on_open,
             seed_demo_data=settings.seeds_demo_data,
+            force_demo_data=settings.forces_demo_data,
             pool=PoolSize(
                 size=settings.database_pool_size, max_overflow=settings.database_max_overflow
             ),
@@ -62,6 +65,7 @@ class StoreConfig:
             self.database_url,
             migrate=self.migrate,
             seed_demo_data=self.seed_demo_data,
+            force_demo_data=self.force_demo_data,
             pool=self.pool,
         )
 

@@ -6,7 +6,8 @@ is what the colleague reads, and it is written before anything can cut the call.
 - A phone (SIP) caller, with `TRANSFER_NUMBER` set, hears one short line and is put
   through. With `SIP_OUTBOUND_TRUNK_ID` too it is a warm transfer: the framework's
   `WarmTransferTask` holds the caller, dials the colleague, briefs them with the
-  record's reason and summary (never the transcript), and merges the calls. Without a
+  record's facts and then the model's note, masked and labelled as the model's (never
+  the transcript), and merges the calls. Without a
   trunk it is a cold transfer: the caller's call is handed on by SIP REFER
   (`JobContext.transfer_sip_participant`).
 - A transfer that fails (no answer, declined, voicemail, an API error) comes back to
@@ -37,7 +38,7 @@ from livekit.agents.llm import ChatContext
 from pydantic import JsonValue
 
 from customer_service.call import audit
-from customer_service.call.escalation import escalate, summarize
+from customer_service.call.escalation import briefing, escalate, model_note, summarize
 from customer_service.call.state import CallState
 from customer_service.call.wording import END_OR_HELP
 from customer_service.settings import Settings
@@ -64,6 +65,13 @@ TRANSFER_FAILED = (
     "I'm sorry, I couldn't reach a colleague just now. One will call you back as soon as "
     f"they can, with a summary of what we've covered. {END_OR_HELP}"
 )
+
+BRIEFING_INSTRUCTIONS = (
+    "The hand-off summary's facts come from the call's records. The model's note is the "
+    "earlier assistant's own words, unchecked: pass it on as that, never as a fact about "
+    "who the caller is or what was agreed."
+)
+"""Added to the colleague-side instructions of a warm transfer."""
 
 RINGING_TIMEOUT_S = 30.0
 """How long the colleague's phone rings in a warm transfer before the caller is told."""
@@ -187,6 +195,7 @@ async def _put_through(
                 sip_trunk_id=transfer.trunk_id,
                 chat_ctx=await _briefing(state, reason),
                 ringing_timeout=RINGING_TIMEOUT_S,
+                extra_instructions=BRIEFING_INSTRUCTIONS,
             )
     except Exception as error:
         return await _failed(state, transfer, error)
@@ -197,19 +206,17 @@ async def _put_through(
 
 
 async def _briefing(state: CallState, reason: str) -> ChatContext:
-    """What the colleague is told before they join: the hand-off record's reason and
-    summary, which hold no more personal data than the record itself. Never the
-    transcript: the framework would read all of it to the colleague's side."""
+    """What the colleague is told before they join: the hand-off record's facts, then the
+    model's note, masked and labelled (`call.escalation.briefing`), which hold no more
+    personal data than the record itself. Never the transcript: the framework would read
+    all of it to the colleague's side."""
     record = await _escalation(state)
     if record is not None:
-        reason, summary = record.reason, record.summary
+        summary, note = record.summary, record.reason
     else:  # the store was down when the hand-off was recorded
-        summary = summarize(state, [])
+        summary, note = summarize(state, []), model_note(reason, state)
     context = ChatContext.empty()
-    context.add_message(
-        role="assistant",
-        content=f"Hand-off summary. Why the caller wants a person: {reason}. {summary}",
-    )
+    context.add_message(role="assistant", content=briefing(summary, note))
     return context
 
 

@@ -16,7 +16,7 @@ from alembic import context
 from sqlalchemy.engine import Connection
 
 from customer_service.settings import get_settings
-from customer_service.store.engine import create_store_engine
+from customer_service.store.engine import create_store_engine, store_url
 from customer_service.store.schema import lock_for_migration, migration_options
 
 
@@ -47,7 +47,7 @@ def _main() -> None:
     if context.config.config_file_name is not None:
         logging.config.fileConfig(context.config.config_file_name, disable_existing_loggers=False)
     if context.is_offline_mode():
-        context.configure(url=_url(), literal_binds=True, **migration_options())
+        context.configure(url=store_url(_url()), literal_binds=True, **migration_options())
         with context.begin_transaction():
             context.run_migrations()
         return
