@@ -78,6 +78,12 @@ CALLING_NUMBER_NOT_CONFIRMED = (
     "Then I'll need the phone number or email address on your account, please."
 )
 
+ACCOUNT_HELD = (
+    "For your security I can't verify this account by phone right now; a colleague can "
+    f"help you. {OFFER_HUMAN}"
+)
+"""Said only to a caller who gave every detail of an account that is held: the truth,
+which tells them nothing they did not know."""
 VERIFICATION_LOCKED = (
     "I'm sorry, I can't verify your identity on this call after too many unsuccessful "
     f"attempts. {OFFER_HUMAN}"
@@ -172,10 +178,11 @@ async def matching_candidate(
     return None
 
 
-def account_locked(state: CallState, candidate: IdentityCandidate) -> bool:
-    """Whether the account has had too many failed checks, over all calls, within the
-    window. A successful verification does not reset the count: failures only age out,
-    so a right guess among many cannot wipe the record of the wrong ones."""
+def account_held(state: CallState, candidate: IdentityCandidate) -> bool:
+    """Whether the account has had too many failed checks that came close to it, over
+    all calls, within the window. A successful verification does not reset the count:
+    failures only age out (or an operator releases the hold, `identity-release`), so a
+    right guess among many cannot wipe the record of the wrong ones."""
     return candidate.recent_failures >= state.settings.identity_account_max_failures
 
 
@@ -287,15 +294,13 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
                 self.finish(IdentityResult(outcome=IdentityOutcome.LOCKED))
                 return
             candidate = await matching_candidate(state, full_name, postal_code, phone_or_email)
-            if candidate is not None and account_locked(state, candidate):
-                # Reads exactly like a mismatch, and counts as one (so guessing on keeps
-                # the account locked): nothing tells the caller it exists or is locked.
-                await self._refused_locked_account(state, candidate.customer)
-                candidate = None
-            if candidate is not None:
-                await self._verified(state, candidate.customer)
+            if candidate is None:
+                # A held account reads like any mismatch: only its right details hear of it.
+                await self._failed(state, full_name, postal_code, phone_or_email)
+            elif account_held(state, candidate):
+                await self._refused_held_account(state, candidate.customer)
             else:
-                await self._failed(state, full_name, phone_or_email)
+                await self._verified(state, candidate.customer)
 
     async def _verified(self, state: CallState, customer: Customer) -> None:
         # Recorded first: a verification that cannot be recorded does not happen.
@@ -309,18 +314,23 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             )
         )
 
-    async def _refused_locked_account(self, state: CallState, customer: Customer) -> None:
+    async def _refused_held_account(self, state: CallState, customer: Customer) -> None:
         logger.warning(
-            "identity check refused: account over its failed-check limit",
+            "identity check refused: account held after too many near misses",
             extra={
                 "call_id": state.call_id,
                 "limit": state.settings.identity_account_max_failures,
                 "window_h": state.settings.identity_account_window_h,
             },
         )
-        await audit.record_later(state, "identity_account_locked", customer_id=customer.customer_id)
+        await audit.record_later(state, "identity_account_held", customer_id=customer.customer_id)
+        # Every detail was right, so this was no guess: it counts against neither the
+        # account nor the call. The caller hears the truth and is offered a colleague.
+        self.finish(ToolError(ACCOUNT_HELD))
 
-    async def _failed(self, state: CallState, full_name: str, phone_or_email: str) -> None:
+    async def _failed(
+        self, state: CallState, full_name: str, postal_code: str, phone_or_email: str
+    ) -> None:
         state.record_failed_identity_check()
         failed = audit.note(
             state,
@@ -329,14 +339,15 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             name_given=mask_name(full_name),
         )
 
-        async def count_against_named_accounts(events: list[AuditEvent]) -> list[str]:
-            # Against every account matching the name, the phone or the email given:
-            # guesses at one account add up across calls whichever detail is wrong.
+        async def count_against_near_misses(events: list[AuditEvent]) -> list[str]:
+            # Against every account two of the three details match: guesses at one
+            # account add up across calls whichever detail is wrong, while one known
+            # detail (a name, an email address) counts against nobody.
             return await state.store.record_failed_identity_check(
-                full_name, phone_or_email, state.call_id, events
+                full_name, postal_code, phone_or_email, state.call_id, events
             )
 
-        await audit.store_with(state, [failed], count_against_named_accounts)
+        await audit.store_with(state, [failed], count_against_near_misses)
         if state.identity.locked:
             self.finish(IdentityResult(outcome=IdentityOutcome.LOCKED))
             return

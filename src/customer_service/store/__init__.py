@@ -20,7 +20,7 @@ from customer_service.store.errors import (
     StoreUnavailable,
 )
 from customer_service.store.escalations import EscalationRecord
-from customer_service.store.identity_failures import IdentityCandidate
+from customer_service.store.identity_failures import IdentityCandidate, IdentityHoldRelease
 from customer_service.store.orders import CancellationOutcome
 from customer_service.store.repository import Store
 from customer_service.store.seed import DemoDataAdded
@@ -35,6 +35,7 @@ __all__ = [
     "DemoDataAdded",
     "EscalationRecord",
     "IdentityCandidate",
+    "IdentityHoldRelease",
     "PoolSize",
     "SchemaNotCurrent",
     "Store",
