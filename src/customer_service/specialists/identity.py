@@ -33,10 +33,7 @@ from customer_service.normalize import (
 )
 from customer_service.privacy import mask_name
 from customer_service.store import AuditEvent, IdentityCandidate
-from customer_service.telephony.caller_id import (
-    CALLING_NUMBER_QUESTION,
-    CallingNumberConfirmation,
-)
+from customer_service.telephony.caller_id import CallingNumberConfirmation
 
 logger = logging.getLogger(__name__)
 
@@ -47,10 +44,11 @@ OPENING_QUESTION = (
 )
 OPENING_QUESTION_ON_A_PHONE = (
     "Before I can help with that, I need to verify your identity. Please tell me your "
-    f"full name and the postal code on your account. {CALLING_NUMBER_QUESTION}"
+    "full name and the postal code on your account."
 )
-"""The question on a phone line that presented the caller's number: the number may
-stand in for the phone factor, once the caller confirms it."""
+"""The opening on a phone line that presented the caller's number, followed by
+`CALLING_NUMBER_QUESTION` on its own: the number may stand in for the phone factor, once
+the caller confirms it."""
 
 IDENTITY_INSTRUCTIONS = PERSONA + dedent(
     """
@@ -67,11 +65,12 @@ IDENTITY_INSTRUCTIONS = PERSONA + dedent(
 
 CALLING_NUMBER_INSTRUCTIONS = dedent(
     """
-    The caller is on a phone line, and you asked whether they are calling from the
-    number on their account. If they clearly said yes, call use_calling_number with
-    their name and postal code instead of asking for a phone number or email. If they
-    said no or are unsure, ask for the phone number or email address on the account as
-    usual. You do not know the calling number: never say or guess it, or whose it is.
+    The caller is on a phone line and was asked whether they are calling from the
+    number on their account. Never ask that yourself. If they said yes, call
+    use_calling_number with their name and postal code instead of asking for a phone
+    number or email; it asks the question again itself when it needs to. If they said
+    no, ask for the phone number or email address on the account as usual. You do not
+    know the calling number: never say or guess it, or whose it is.
     """
 )
 CALLING_NUMBER_NOT_CONFIRMED = (
@@ -220,7 +219,8 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
         if self._calling_number is None:
             self.session.say(OPENING_QUESTION)
         else:
-            self._calling_number_question.ask(OPENING_QUESTION_ON_A_PHONE)
+            self.session.say(OPENING_QUESTION_ON_A_PHONE)
+            self._calling_number_question.ask()
 
     @function_tool()
     # Its own cap (failed checks lock verification) is the stricter bound here.
@@ -249,7 +249,7 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             context: RunContext[CallState], full_name: str, postal_code: str
         ) -> None:
             """Check the caller's name and postal code with the number they are calling
-            from. Call only after they clearly said it is the number on their account.
+            from. Call when they said it is the number on their account.
 
             Args:
                 full_name: The caller's first and last name, as they said it.
@@ -265,15 +265,14 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
         self, context: RunContext[CallState], full_name: str, postal_code: str
     ) -> None:
         question = self._calling_number_question
-        if self._calling_number is None:
-            raise ToolError(CALLING_NUMBER_NOT_CONFIRMED)
-        if not question.heard:
-            # The caller cannot have confirmed a question they did not hear: ask again.
-            question.ask(CALLING_NUMBER_QUESTION)
-            return
-        if not question.confirmed():
+        confirmed = question.outcome()
+        if self._calling_number is None or confirmed is False:
             # Not a check: nothing is counted, and the caller gives a phone or email.
             raise ToolError(CALLING_NUMBER_NOT_CONFIRMED)
+        if confirmed is None:
+            # Not heard, not answered, or a yes to something else: ask it on its own.
+            question.ask()
+            return
         await self._check(context.userdata, full_name, postal_code, self._calling_number)
 
     async def _check(
