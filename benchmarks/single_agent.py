@@ -66,6 +66,7 @@ SINGLE_AGENT_INSTRUCTIONS = PERSONA + dedent(
 NOT_VERIFIED = "I need to verify your identity first."
 MISMATCH = "I'm sorry, those details don't match our records. Please check them and tell me again."
 LOCKED = f"I can't verify your identity on this call after too many attempts. {OFFER_HUMAN}"
+HELD = f"For your security I can't verify this account by phone right now. {OFFER_HUMAN}"
 
 
 @dataclass
@@ -134,10 +135,13 @@ class SingleAgent(Agent):
             None,
         )
         if match is not None and match.recent_failures >= settings.identity_account_max_failures:
-            match = None
+            # Every detail right on a held account: the truth, and no failure counted.
+            raise ToolError(HELD)
         if match is None:
             state.failed_checks += 1
-            await store.record_failed_identity_check(full_name, phone_or_email, state.call_id)
+            await store.record_failed_identity_check(
+                full_name, postal_code, phone_or_email, state.call_id
+            )
             await self._audit(state, "identity_failed")
             raise ToolError(
                 LOCKED if state.failed_checks >= settings.identity_max_attempts else MISMATCH

@@ -27,8 +27,8 @@ Operations, as the agent's code calls them:
 - address change: `change_shipping_address` on a processing order (a new one each time)
 - cancellation: `cancel_order` on a processing order (a new one each time)
 - failed identity check: `record_failed_identity_check` with its `identity_failed`
-  audit event (one write: accounts matched by the indexed name key, phone or email,
-  their failure rows, the event)
+  audit event (one write: the accounts found by the indexed name key, phone or email in
+  one read and kept when two of the three details match, their failure rows, the event)
 
 The issue's "whole lookup path" target is judged on the order lookup path.
 """
@@ -227,7 +227,8 @@ async def measure_store(
                 raise RuntimeError(f"cancellation: {outcome.value}")
 
         async def failed_check(sample: int) -> None:
-            # A right name with a wrong email: counted against the named account.
+            # A right name and postal code with a wrong email: a near miss, counted
+            # against the account it came close to.
             wanted = people.customer(picks[sample])
             call_id = f"scale-failed-{sample}"
             event = AuditEvent(
@@ -236,7 +237,7 @@ async def measure_store(
                 detail={"attempts_left": 2, "name_given": mask_name(wanted.full_name)},
             )
             counted = await store.record_failed_identity_check(
-                wanted.full_name, "nobody@example.com", call_id, [event]
+                wanted.full_name, wanted.postal_code, "nobody@example.com", call_id, [event]
             )
             if wanted.customer_id not in counted:
                 raise RuntimeError(f"failed check not counted against {wanted.customer_id}")

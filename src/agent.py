@@ -6,6 +6,7 @@ python src/agent.py dev | start      register with a LiveKit server and take cal
 python src/agent.py download-files   fetch the turn-detector model files once
 python src/agent.py migrate          bring the database (DATABASE_URL) to the latest schema
 python src/agent.py seed-demo        add the demo customers and orders to the database
+python src/agent.py identity-release CUSTOMER_ID   let a held account verify by phone again
 
 `lk agent dev|console|start` and `python -m livekit.agents start src/agent.py` import this
 file and take the module-level `server` (the framework looks for `app`, `server` or
@@ -88,6 +89,7 @@ Commands:
   download-files  fetch the turn-detector model files (once, or at image build)
   migrate         bring the database at DATABASE_URL to the latest schema
   seed-demo       add the demo customers and orders to the database at DATABASE_URL
+  identity-release  CUSTOMER_ID: clear a held account's failed identity checks (audited)
 
 `python src/agent.py COMMAND --help` lists a command's options.
 LiveKit's CLI runs the same agent: `lk agent dev`, `lk agent console`, `lk agent start`.

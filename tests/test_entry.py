@@ -75,6 +75,7 @@ def test_help_works_from_another_directory(tmp_path: Path) -> None:
         "download-files",
         "migrate",
         "seed-demo",
+        "identity-release",
     ):
         assert command in result.stdout
 

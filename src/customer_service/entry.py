@@ -4,7 +4,8 @@ the line that says how rooms get this agent.
 Without them, `dev` with no LIVEKIT_URL logs `ws_url is required` and exits with status 0,
 `start` with an unreachable LIVEKIT_URL retries for minutes and then exits with status 0
 too, and a missing turn-detector model only shows when the first call fails. The store's
-commands (`migrate`, `seed-demo`) live here too: they need no LiveKit settings.
+commands (`migrate`, `seed-demo`, `identity-release`) live here too: they need no LiveKit
+settings.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import getpass
 import logging
 import os
 import socket
 import sys
 import threading
+import uuid
 import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -93,8 +96,24 @@ def preflight(argv: Sequence[str], settings: Settings) -> str | None:
 
 # The store
 
-STORE_COMMANDS = frozenset({"migrate", "seed-demo"})
+RELEASE_COMMAND = "identity-release"
+
+STORE_COMMANDS = frozenset({"migrate", "seed-demo", RELEASE_COMMAND})
 """Commands that only work on the store (DATABASE_URL)."""
+
+STORE_COMMAND_DESCRIPTIONS = {
+    "migrate": "Bring the database at DATABASE_URL to the latest schema.",
+    "seed-demo": "Add the demo customers and orders (README) that the store at DATABASE_URL "
+    "lacks; changes nothing that is there, and adds nothing next to other customers unless "
+    "--force.",
+    RELEASE_COMMAND: "Release a held account: clear the failed identity checks counted "
+    "against it, so its owner can verify by phone again. The audit log keeps what was "
+    "cleared and who cleared it.",
+}
+
+
+class UnknownCustomer(Exception):
+    """`identity-release` named an account the store does not have."""
 
 
 def store_startup_problem(argv: Sequence[str], settings: Settings) -> str | None:
@@ -122,18 +141,12 @@ def store_startup_problem(argv: Sequence[str], settings: Settings) -> str | None
 
 
 def run_store_command(argv: list[str], settings: Settings) -> int:
-    """`migrate` or `seed-demo`: prints what it did in one line, or the problem on stderr
-    and returns MISCONFIGURED_EXIT_CODE."""
+    """`migrate`, `seed-demo` or `identity-release CUSTOMER_ID`: prints what it did in one
+    line, or the problem on stderr and returns MISCONFIGURED_EXIT_CODE."""
     command = command_of(argv)
     parser = argparse.ArgumentParser(
         prog=f"agent.py {command}",
-        description=(
-            "Bring the database at DATABASE_URL to the latest schema."
-            if command == "migrate"
-            else "Add the demo customers and orders (README) that the store at DATABASE_URL "
-            "lacks; changes nothing that is there, and adds nothing next to other customers "
-            "unless --force."
-        ),
+        description=STORE_COMMAND_DESCRIPTIONS.get(command or "", ""),
     )
     if command == "seed-demo":
         parser.add_argument(
@@ -142,15 +155,22 @@ def run_store_command(argv: list[str], settings: Settings) -> int:
             help="add them even to a database that holds other customers (their details "
             "are public: for test databases only)",
         )
-    options = parser.parse_args(argv[argv.index(command) + 1 :] if command else [])
+    if command == RELEASE_COMMAND:
+        parser.add_argument("customer_id", metavar="CUSTOMER_ID", help="for example C-1001")
+    arguments = parser.parse_args(argv[argv.index(command) + 1 :] if command else [])
+    config = StoreConfig.from_settings(settings)
     try:
         if command == "migrate":
             report = migrated(asyncio.run(migrate_database(settings.database_url)))
+        elif command == RELEASE_COMMAND:
+            report = asyncio.run(_release_identity_hold(config, arguments.customer_id.strip()))
         else:
-            config = StoreConfig.from_settings(settings)
-            report = asyncio.run(_seed_demo(config, force=options.force))
+            report = asyncio.run(_seed_demo(config, force=arguments.force))
     except (StoreUnavailable, StoreMisconfigured) as error:
         print(store_problem(error, settings.database_url), file=sys.stderr)
+        return MISCONFIGURED_EXIT_CODE
+    except UnknownCustomer as error:
+        print(f"{shown_url(settings.database_url)}: {error}", file=sys.stderr)
         return MISCONFIGURED_EXIT_CODE
     print(f"{shown_url(settings.database_url)}: {report}")
     return 0
@@ -181,6 +201,37 @@ async def _seed_demo(config: StoreConfig, *, force: bool) -> str:
     if not added.customers and not added.orders:
         return "the demo data is already there."
     return f"added {added.customers} demo customers and {added.orders} demo orders."
+
+
+async def _release_identity_hold(config: StoreConfig, customer_id: str) -> str:
+    # Opened as calls open it, less their seeding: a release never adds customers.
+    store = await dataclasses.replace(config, seed_demo_data=False).open()
+    try:
+        release = await store.release_identity_hold(
+            customer_id,
+            call_id=f"{RELEASE_COMMAND}-{uuid.uuid4().hex[:12]}",
+            released_by=_operator(),
+        )
+    finally:
+        await store.close()
+    if release is None:
+        raise UnknownCustomer(f"no customer has the id {customer_id!r}; nothing was released.")
+    if release.last_failed_at is None:
+        return f"{customer_id} had no failed identity checks to clear; the release is recorded."
+    checks = "check" if release.failures == 1 else "checks"
+    return (
+        f"released {customer_id}: cleared {release.failures} failed identity {checks} (the "
+        f"latest at {release.last_failed_at:%Y-%m-%d %H:%M} UTC), kept in the audit log; "
+        "the customer can verify by phone again."
+    )
+
+
+def _operator() -> str:
+    """Who ran the command, for the audit log."""
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):  # no login name and no passwd entry (some containers)
+        return "unknown"
 
 
 # Reaching the LiveKit server

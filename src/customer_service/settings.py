@@ -130,10 +130,11 @@ class Settings(BaseSettings):
     # Policy
     identity_max_attempts: int = Field(default=3, ge=1, le=10)
     identity_account_max_failures: int = Field(default=5, ge=1, le=100)
-    """Failed identity checks naming an account, over all calls within
-    `identity_account_window_h`, after which that account cannot be verified by phone."""
+    """Near misses at an account (failed identity checks with two of its three details
+    right), over all calls within `identity_account_window_h`, that hold it: it cannot
+    be verified by phone until they age out or an operator releases it."""
     identity_account_window_h: float = Field(default=24.0, gt=0, le=720, allow_inf_nan=False)
-    """Hours a failed identity check counts against the accounts it named (at most 30 days)."""
+    """Hours a near miss counts against the account it came close to (at most 30 days)."""
     order_lookup_max_attempts: int = Field(default=3, ge=1, le=10)
     recent_orders_limit: int = Field(default=5, ge=1, le=20)
     result_validation_retries: int = Field(default=1, ge=0, le=3)

@@ -64,7 +64,7 @@ class CallKind(enum.StrEnum):
     """Three wrong guesses at the guessed account: the call's own limit locks it."""
     GUESS_THEN_RIGHT = "guess_then_right"
     """One wrong guess at the guessed account, then its right details: verified, or
-    refused once the account is over its limit."""
+    told the account is held once it is over its limit."""
     RIGHT_DETAILS = "right_details"
     """The guessed account's right details, and nothing wrong (after the load)."""
 

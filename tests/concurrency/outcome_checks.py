@@ -35,7 +35,11 @@ from customer_service.domain import OrderStatus
 from customer_service.privacy import mask_address
 from customer_service.settings import Settings
 from customer_service.specialists.cancellation import not_cancellable_message
-from customer_service.specialists.identity import VERIFICATION_LOCKED, mismatch_message
+from customer_service.specialists.identity import (
+    ACCOUNT_HELD,
+    VERIFICATION_LOCKED,
+    mismatch_message,
+)
 from customer_service.store import AddressChange, AuditEvent, Store
 from customer_service.store.seed import DEMO_CUSTOMERS
 from customer_service.supervisor import TEXT_UPDATES_NOT_SET
@@ -319,7 +323,8 @@ async def _check_identity_counts(
     for plan, outcome in _calls(population.plans_of(*GUESSES), outcomes):
         where = f"guessing call {plan.index} ({plan.kind}, worker {outcome.worker})"
         verified = outcome.verified_customer_id is not None
-        failed = outcome.identity_checks - int(verified)
+        # The right details, when given, fail nothing: they verify, or hear the hold.
+        failed = outcome.identity_checks - int(plan.kind is CallKind.GUESS_THEN_RIGHT)
         failed_checks += failed
         kinds = Counter(e.kind for e in await store.audit_events(call_id=outcome.call_id))
         found.expect(
@@ -344,14 +349,14 @@ async def _check_identity_counts(
             found.expect(
                 outcome.verified_customer_id == guessed
                 and kinds["identity_verified"] == 1
-                and kinds["identity_account_locked"] == 0,
+                and kinds["identity_account_held"] == 0,
                 f"{where}: verified, but its audit says {dict(kinds)}",
             )
         else:
-            # Over the limit: refused with the words of a mismatch, and counted.
+            # Over the limit: told the account is held, offered a colleague, not counted.
             found.expect(
-                outcome.heard[-1] == mismatch_message(settings.identity_max_attempts - 2)
-                and kinds["identity_account_locked"] == 1
+                outcome.heard[-1] == ACCOUNT_HELD
+                and kinds["identity_account_held"] == 1
                 and kinds["identity_verified"] == 0,
                 f"{where}: refused, but heard {outcome.heard[-1:]} with audit {dict(kinds)}",
             )
@@ -367,18 +372,18 @@ async def _check_identity_counts(
             found.expect(misplaced == 0, f"{customer_id} counts {misplaced} failed checks")
 
 
-async def check_right_details_refused_over_the_limit(
+async def check_right_details_held_over_the_limit(
     store: Store, population: Population, settings: Settings
 ) -> None:
     """After the load the guessed account is over its limit: a call with every detail
-    right hears a plain mismatch, is not verified, and its check is counted too."""
+    right hears that the account is held, is not verified, and its check is not counted."""
     guessed = population.guessed.customer_id
     before = await store.identity_failures_since(guessed, EVER)
     assert before >= settings.identity_account_max_failures, f"only {before} failed checks"
     outcome = await run_call(right_details_call(population), store, settings)
     kinds = Counter(e.kind for e in await store.audit_events(call_id=outcome.call_id))
     assert outcome.verified_customer_id is None
-    assert outcome.heard[-1] == mismatch_message(settings.identity_max_attempts - 1)
-    assert (kinds["identity_account_locked"], kinds["identity_failed"]) == (1, 1), kinds
+    assert outcome.heard[-1] == ACCOUNT_HELD
+    assert (kinds["identity_account_held"], kinds["identity_failed"]) == (1, 0), kinds
     assert kinds["identity_verified"] == kinds["order_disclosed"] == 0, kinds
-    assert await store.identity_failures_since(guessed, EVER) == before + 1
+    assert await store.identity_failures_since(guessed, EVER) == before

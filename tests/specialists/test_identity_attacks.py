@@ -1,14 +1,25 @@
-"""Identity under attack: a model talked into guessing many times in one reply, and
-details too long to be anything but an attempt to flood the store and the logs."""
+"""Identity under attack: a model talked into guessing many times in one reply, details
+too long to be anything but an attempt to flood the store and the logs, and strangers
+who know one of a customer's details trying to lock them out."""
 
 from __future__ import annotations
 
+import datetime as dt
+from typing import Any
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from customer_service.domain import Customer
 from customer_service.settings import Settings
 from customer_service.specialists.identity import (
+    ACCOUNT_HELD,
     DETAILS_TOO_LONG,
     MAX_DETAIL_LENGTH,
     VERIFICATION_LOCKED,
 )
+from customer_service.store import Store
+from customer_service.store.customers import customer_to_row
 from customer_service.testing import call_session
 from support.conversation import JORDAN, agent_lines, audit_kinds, check_identity, tool_outputs
 from support.scripted_llm import Call, Parallel, ScriptedLLM
@@ -87,3 +98,109 @@ async def test_details_longer_than_the_limit_are_refused_before_the_store(
         assert state.identity.failed_checks == 0
         assert "identity_failed" not in await audit_kinds(session)
     assert not model.overran
+
+
+# Strangers who know one detail cannot lock the customer out
+
+EVER = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
+NAMESAKE = Customer(
+    customer_id="C-2001",
+    full_name="Jordan Lee",
+    phone="+13125550100",
+    email="jlee@example.net",
+    postal_code="60601",
+    country="US",
+)
+"""Another customer with Jordan's name."""
+STRANGER = {
+    "full_name": "Alex Nobody",
+    "postal_code": "60614",
+    "phone_or_email": "alex@example.org",
+}
+ONE_DETAIL_ATTACKS = {
+    # What the stranger knows, with everything else wrong, a new guess each time; and
+    # whom the six failed checks count against.
+    "name only": (lambda guess: dict(STRANGER, full_name="Jordan Lee", postal_code=guess), 0),
+    "email only": (
+        lambda guess: dict(STRANGER, phone_or_email="jordan.lee@example.com", postal_code=guess),
+        0,
+    ),
+    "phone only": (
+        lambda guess: dict(STRANGER, phone_or_email="+1 415 555 0134", postal_code=guess),
+        0,
+    ),
+    # The namesake's name and postal code: a near miss at the namesake, not at Jordan.
+    "a namesake's details": (
+        lambda guess: dict(
+            STRANGER, full_name="Jordan Lee", postal_code="60601", phone_or_email=f"{guess}@x.org"
+        ),
+        6,
+    ),
+}
+NEAR_MISS_ATTACKS = {
+    # Two of Jordan's three details right: close enough to count against the account.
+    "wrong postal code": lambda guess: dict(JORDAN, postal_code=guess),
+    "wrong contact": lambda guess: dict(JORDAN, phone_or_email=f"j{guess}@example.org"),
+    "wrong name": lambda guess: dict(JORDAN, full_name="Morgan Lee"),
+}
+
+
+async def _stranger_calls(database_url: str, settings: Settings, attack: Any) -> None:
+    """Two calls of three wrong checks each: six, over the account limit of five."""
+    guesses = iter(str(code) for code in range(60700, 60800))
+    for _ in range(2):
+        tries: list[Any] = [Call("verify_identity")]
+        for _ in range(settings.identity_max_attempts):
+            tries += [check_identity(attack(next(guesses))), relay]
+        model = ScriptedLLM(tries)
+        async with call_session(model, database_url=database_url, settings=settings) as session:
+            await session.run(user_input="I'd like to check something on my account")
+            for _ in range(settings.identity_max_attempts):
+                await session.run(user_input="here are my details")
+            assert session.userdata.identity.locked
+            assert agent_lines(session)[-1] == VERIFICATION_LOCKED
+        assert not model.overran
+
+
+async def _jordan_calls(database_url: str, settings: Settings) -> tuple[str | None, str]:
+    """The real Jordan, every detail right: whom they were verified as, and what they heard."""
+    model = ScriptedLLM([Call("verify_identity"), check_identity(JORDAN), relay])
+    async with call_session(model, database_url=database_url, settings=settings) as session:
+        await session.run(user_input="I'd like to check something on my account")
+        await session.run(user_input="Jordan Lee, 94107, jordan.lee@example.com")
+        customer = session.userdata.verified_customer
+        return (None if customer is None else customer.customer_id), agent_lines(session)[-1]
+
+
+@pytest.mark.parametrize(
+    ("attack", "against_namesake"), ONE_DETAIL_ATTACKS.values(), ids=ONE_DETAIL_ATTACKS.keys()
+)
+async def test_a_stranger_with_one_detail_cannot_lock_the_customer_out(
+    settings: Settings, demo_database_url: str, attack: Any, against_namesake: int
+) -> None:
+    async with (
+        await Store.open(demo_database_url) as store,
+        AsyncSession(store.engine) as session,
+        session.begin(),
+    ):
+        session.add(customer_to_row(NAMESAKE))
+    assert settings.identity_max_attempts * 2 > settings.identity_account_max_failures
+
+    await _stranger_calls(demo_database_url, settings, attack)
+
+    verified_as, _ = await _jordan_calls(demo_database_url, settings)
+    assert verified_as == "C-1001"
+    async with await Store.open(demo_database_url) as store:
+        assert await store.identity_failures_since("C-1001", EVER) == 0
+        assert await store.identity_failures_since(NAMESAKE.customer_id, EVER) == against_namesake
+
+
+@pytest.mark.parametrize("attack", NEAR_MISS_ATTACKS.values(), ids=NEAR_MISS_ATTACKS.keys())
+async def test_near_miss_guessing_still_holds_the_account(
+    settings: Settings, demo_database_url: str, attack: Any
+) -> None:
+    await _stranger_calls(demo_database_url, settings, attack)
+
+    verified_as, heard = await _jordan_calls(demo_database_url, settings)
+    assert verified_as is None
+    assert heard == ACCOUNT_HELD

@@ -1,8 +1,11 @@
-"""`python src/agent.py migrate | seed-demo`, and the store check before a voice command
-starts: one line of what was done, or one line of what is wrong and what to do."""
+"""`python src/agent.py migrate | seed-demo | identity-release CUSTOMER_ID`, and the store
+check before a voice command starts: one line of what was done, or one line of what is
+wrong and what to do."""
 
 from __future__ import annotations
 
+import asyncio
+import datetime as dt
 import socket
 import subprocess
 import sys
@@ -18,8 +21,9 @@ from customer_service.entry import (
 )
 from customer_service.settings import Settings
 from customer_service.store.errors import shown_url
+from customer_service.store.identity_failures import HOLD_RELEASED
 from customer_service.store.schema import head_revision
-from customer_service.testing import sqlite_url
+from customer_service.testing import open_demo_store, sqlite_url
 from support.agent_process import AGENT, child_environment
 
 MIGRATE_HINT = "run `python src/agent.py migrate` (or `make migrate`)"
@@ -113,6 +117,110 @@ def test_a_store_command_explains_itself(capsys: pytest.CaptureFixture[str]) -> 
         run_store_command(["migrate", "--help"], _settings())
     assert exited.value.code == 0
     assert "latest schema" in capsys.readouterr().out
+
+
+# Releasing a held account
+
+
+def _release(
+    customer_id: str, settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str, str]:
+    status = run_store_command(["identity-release", customer_id], settings)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+async def _with_failures(database_url: str, count: int) -> None:
+    async with await open_demo_store(database_url) as store:
+        at = dt.datetime(2026, 11, 20, 12, 0, tzinfo=dt.UTC)
+        for index in range(count):
+            await store.record_identity_failure(["C-1001"], f"call-{index}", at=at)
+
+
+async def _released(database_url: str) -> tuple[int, list[dict[str, object]]]:
+    async with await open_demo_store(database_url) as store:
+        since = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
+        left = await store.identity_failures_since("C-1001", since)
+        events = await store.audit_events(kind=HOLD_RELEASED)
+    return left, [{"customer_id": e.customer_id, **e.detail} for e in events]
+
+
+def test_identity_release_clears_the_hold_and_audits_it(
+    database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asyncio.run(_with_failures(database_url, 5))
+    settings = _settings(database_url=database_url)
+
+    assert _release(" C-1001 ", settings, capsys) == (
+        0,
+        f"{shown_url(database_url)}: released C-1001: cleared 5 failed identity checks (the "
+        "latest at 2026-11-20 12:00 UTC), kept in the audit log; the customer can verify by "
+        "phone again.\n",
+        "",
+    )
+    left, [event] = asyncio.run(_released(database_url))
+    assert left == 0
+    assert event["customer_id"] == "C-1001"
+    assert event["failures_cleared"] == 5
+    assert event["failed_call_ids"] == [f"call-{index}" for index in range(5)]
+    assert event["released_by"]
+
+    # Nothing left to clear: said so, and the release is recorded again.
+    status, out, _ = _release("C-1001", settings, capsys)
+    assert (status, out) == (
+        0,
+        f"{shown_url(database_url)}: C-1001 had no failed identity checks to clear; the "
+        "release is recorded.\n",
+    )
+
+
+def test_identity_release_of_an_unknown_account_is_one_line_and_status_2(
+    database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asyncio.run(_with_failures(database_url, 5))
+    settings = _settings(database_url=database_url)
+
+    assert _release("C-9999", settings, capsys) == (
+        MISCONFIGURED_EXIT_CODE,
+        "",
+        f"{shown_url(database_url)}: no customer has the id 'C-9999'; nothing was released.\n",
+    )
+    left, events = asyncio.run(_released(database_url))
+    assert (left, events) == (5, [])
+
+
+def test_identity_release_against_an_unreachable_server_is_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    url = f"postgresql+asyncpg://agent:s3cret@127.0.0.1:{_closed_port()}/store"
+    status, out, err = _release("C-1001", _settings(database_url=url), capsys)
+    assert (status, out) == (MISCONFIGURED_EXIT_CODE, "")
+    assert err.count("\n") == 1
+    assert "nothing accepts connections at that host and port" in err
+    assert "s3cret" not in err
+
+
+def test_identity_release_needs_an_id_and_explains_itself(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        run_store_command(["identity-release"], _settings())
+    assert exited.value.code == MISCONFIGURED_EXIT_CODE
+    assert "CUSTOMER_ID" in capsys.readouterr().err
+
+    with pytest.raises(SystemExit) as exited:
+        run_store_command(["identity-release", "--help"], _settings())
+    assert exited.value.code == 0
+    assert "held account" in capsys.readouterr().out
+
+
+def test_the_identity_release_command_runs_from_the_script(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path / "store.sqlite3")
+    asyncio.run(_with_failures(url, 1))
+    result = _agent(tmp_path, "identity-release", "C-1001", DATABASE_URL=url)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"DATABASE_URL={url}: released C-1001: cleared 1 ")
+    assert asyncio.run(_released(url))[0] == 0
 
 
 # The check before a voice command starts

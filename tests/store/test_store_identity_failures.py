@@ -1,20 +1,26 @@
-"""Failed identity checks across calls: which accounts a failure counts against, and how
-many count within a window."""
+"""Failed identity checks across calls: which accounts a failure counts against (those it
+came close to), how many count within a window, and releasing a held account."""
 
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import pytest
-from sqlalchemy import func, inspect, select, text
+from sqlalchemy import event, func, inspect, select, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from customer_service.domain import Customer
 from customer_service.store import AuditEvent, Store, StoreUnavailable
 from customer_service.store.customers import customer_to_row
-from customer_service.store.identity_failures import IdentityFailureRow
+from customer_service.store.identity_failures import (
+    HOLD_RELEASED,
+    IdentityFailureRow,
+    IdentityHoldRelease,
+)
 from customer_service.testing import open_demo_store
+from customer_service.testing.database_work import recording
 from support.faults import fail_everything, fail_writes
 from support.schema_history import drop_columns_added_after_the_first_revision
 
@@ -22,7 +28,7 @@ NOON = dt.datetime(2026, 11, 20, 12, 0, tzinfo=dt.UTC)
 DAY_BEFORE = NOON - dt.timedelta(hours=24)
 
 # Next to the demo customers (Jordan Lee C-1001, Priya Natarajan C-1002, María García
-# C-1003), accounts that share exactly one of Jordan's details.
+# C-1003), accounts that share exactly one of Jordan's details (name, phone or email).
 SAME_NAME = Customer(
     customer_id="C-2001",
     full_name="Jordan Lee",
@@ -78,41 +84,78 @@ async def _rows(store: Store) -> list[tuple[str, dt.datetime, str]]:
         return [(row.customer_id, row.failed_at, row.call_id) for row in rows]
 
 
-MATCHES = {
-    "name only": ("Jordan Lee", "nobody@example.org", ["C-1001", "C-2001", "C-2002"]),
-    "name without accents": ("Maria Garcia", "nobody@example.org", ["C-1003"]),
-    "name spelled apart": ("jordan  lee.", "nobody@example.org", ["C-1001", "C-2001", "C-2002"]),
-    "phone only, written": ("Alex Nobody", "(415) 555-0134", ["C-1001", "C-2003"]),
-    "phone only, spoken": (
-        "Alex Nobody",
-        "four one five five five five zero one three four",
-        ["C-1001", "C-2003"],
+NEAR_MISSES = {
+    # (name, postal code, phone or email) -> the accounts two of the three match
+    "name only": ("Jordan Lee", "73301", "nobody@example.org", []),
+    "postal code only": ("Alex Nobody", "94107", "nobody@example.org", []),
+    "phone only": ("Alex Nobody", "73301", "(415) 555-0134", []),
+    "email only": ("Alex Nobody", "73301", "JORDAN.LEE@example.com", []),
+    "name and postal code": ("Jordan Lee", "94107", "nobody@example.org", ["C-1001"]),
+    "name and postal code of a namesake": ("Jordan Lee", "60601", "x@example.org", ["C-2001"]),
+    "name without accents, and postal code": (
+        "Maria Garcia",
+        "28013",
+        "nobody@example.org",
+        ["C-1003"],
     ),
-    "phone only, national in Spain": ("Alex Nobody", "911 23 45 67", ["C-1003"]),
-    "email only": ("Alex Nobody", "JORDAN.LEE@example.com", ["C-1001", "C-2004"]),
-    "email only, spoken": (
-        "Alex Nobody",
-        "jordan dot lee at example dot com",
-        ["C-1001", "C-2004"],
-    ),
-    "name and email of different accounts": (
-        "Priya Natarajan",
+    "name spelled apart, and email": (
+        "jordan  lee.",
+        "73301",
         "jordan.lee@example.com",
-        ["C-1001", "C-1002", "C-2004"],
+        ["C-1001"],
     ),
-    "nothing matches": ("Alex Nobody", "alex@example.org", []),
-    "a partial name matches nothing": ("Jordan", "+1 415 555 0199", []),
+    "postal code and phone, written": ("Alex Nobody", "94107", "(415) 555-0134", ["C-1001"]),
+    "postal code and phone, spoken": (
+        "Alex Nobody",
+        "nine four one one zero",
+        "four one five five five five zero one three four",
+        ["C-2003"],
+    ),
+    "phone national in Spain, and postal code": (
+        "Alex Nobody",
+        "28013",
+        "911 23 45 67",
+        ["C-1003"],
+    ),
+    "name and email in another case": (
+        "Casey Moore",
+        "73301",
+        "jordan.lee@EXAMPLE.com",
+        ["C-2004"],
+    ),
+    "name and email, spoken": (
+        "Jordan Lee",
+        "73301",
+        "jordan dot lee at example dot com",
+        ["C-1001"],
+    ),
+    "name of one account, postal code and email of another": (
+        "Priya Natarajan",
+        "94107",
+        "jordan.lee@example.com",
+        ["C-1001"],
+    ),
+    "all three: a check that passes names one account": (
+        "Jordan Lee",
+        "94107",
+        "jordan.lee@example.com",
+        ["C-1001"],
+    ),
+    "nothing matches": ("Alex Nobody", "73301", "alex@example.org", []),
+    "a partial name and a number's last digits": ("Jordan", "94107", "+1 415 555 0199", []),
 }
 
 
 @pytest.mark.parametrize(
-    ("full_name", "phone_or_email", "expected"), MATCHES.values(), ids=MATCHES.keys()
+    ("full_name", "postal_code", "phone_or_email", "expected"),
+    NEAR_MISSES.values(),
+    ids=NEAR_MISSES.keys(),
 )
-async def test_accounts_matching_any_one_detail(
-    store: Store, full_name: str, phone_or_email: str, expected: list[str]
+async def test_accounts_two_of_the_three_details_match(
+    store: Store, full_name: str, postal_code: str, phone_or_email: str, expected: list[str]
 ) -> None:
     await _add_customers(store, *EXTRA_CUSTOMERS, SAME_LAST_DIGITS)
-    assert await store.customers_matching_any(full_name, phone_or_email) == expected
+    assert await store.near_miss_accounts(full_name, postal_code, phone_or_email) == expected
 
 
 async def test_each_detail_is_found_by_its_indexed_key_among_many_customers(
@@ -132,12 +175,11 @@ async def test_each_detail_is_found_by_its_indexed_key_among_many_customers(
     namesake = SAME_NAME.model_copy(update={"customer_id": "C-9999", "full_name": "JORDAN-LEE"})
     await _add_customers(store, *many, namesake)
 
-    assert await store.customers_matching_any("Jordan Lee", "x@example.org") == [
-        "C-1001",
-        "C-9999",
+    assert await store.near_miss_accounts("Jordan Lee", "60601", "x@example.org") == ["C-9999"]
+    assert await store.near_miss_accounts("Nobody", "60601", "PERSON1199@example.org.") == [
+        "C-51199"
     ]
-    assert await store.customers_matching_any("Nobody", "PERSON1199@example.org.") == ["C-51199"]
-    assert await store.customers_matching_any("Nobody", "(312) 555-1199") == ["C-51199"]
+    assert await store.near_miss_accounts("Nobody", "60601", "(312) 555-1199") == ["C-51199"]
 
     def plan(connection: Connection, condition: str) -> str:
         explain = "EXPLAIN QUERY PLAN"
@@ -156,22 +198,39 @@ async def test_each_detail_is_found_by_its_indexed_key_among_many_customers(
         ):
             used = await connection.run_sync(plan, f"{column} = '{value}'")
             assert f"ix_customers_{column}" in used
+        # A failed check reads all three in one statement, each through its index.
+        either = "name_key = 'jordanlee' OR email_key = 'x@example.org' OR phone_tail = '1199'"
+        used = await connection.run_sync(plan, either)
+        for column in ("name_key", "email_key", "phone_tail"):
+            assert f"ix_customers_{column}" in used
 
 
-async def test_a_failed_check_is_counted_and_audited_in_one_write(store: Store) -> None:
-    await _add_customers(store, *EXTRA_CUSTOMERS)
+async def test_a_failed_check_is_counted_and_audited_in_one_read_and_one_write(
+    store: Store,
+) -> None:
+    await _add_customers(
+        store,
+        *EXTRA_CUSTOMERS,
+        SAME_PHONE.model_copy(update={"customer_id": "C-2006", "postal_code": "94107"}),
+    )
     event = AuditEvent(call_id="call-1", kind="identity_failed", detail={"attempts_left": 2})
 
-    named = await store.record_failed_identity_check(
-        "Jordan Lee", "sam.park@example.com", "call-1", [event]
-    )
+    with recording(store.engine) as work:
+        named = await store.record_failed_identity_check(
+            "Jordan Lee", "94107", "sam.park@example.com", "call-1", [event]
+        )
 
-    assert named == ["C-1001", "C-2001", "C-2002", "C-2003"]
+    # Jordan: name and postal code; Sam Park's second account: postal code and email.
+    # The namesakes and Sam Park's first account share one detail each.
+    assert named == ["C-1001", "C-2006"]
     assert [(customer_id, call_id) for customer_id, _, call_id in await _rows(store)] == [
         (customer_id, "call-1") for customer_id in named
     ]
     [stored] = await store.audit_events(call_id="call-1")
     assert (stored.kind, stored.detail) == ("identity_failed", {"attempts_left": 2})
+    [transaction] = work.committed
+    reads = [words for words in transaction if words.startswith("SELECT")]
+    assert len(reads) == 1
 
 
 async def test_a_failed_check_that_cannot_be_written_leaves_nothing(store: Store) -> None:
@@ -180,7 +239,7 @@ async def test_a_failed_check_that_cannot_be_written_leaves_nothing(store: Store
     try:
         with pytest.raises(StoreUnavailable):
             await store.record_failed_identity_check(
-                "Jordan Lee", "jordan.lee@example.com", "call-1", [event]
+                "Jordan Lee", "94107", "wrong@example.com", "call-1", [event]
             )
     finally:
         undo()
@@ -274,14 +333,14 @@ async def test_read_failures_are_unavailable(store: Store) -> None:
         with pytest.raises(StoreUnavailable) as counting:
             await store.identity_failures_since("C-1001", DAY_BEFORE)
         with pytest.raises(StoreUnavailable) as matching:
-            await store.customers_matching_any("Jordan Lee", "jordan.lee@example.com")
+            await store.near_miss_accounts("Jordan Lee", "94107", "jordan.lee@example.com")
         with pytest.raises(StoreUnavailable):
-            await store.customers_matching_any("Jordan Lee", "no digits, no address")
+            await store.near_miss_accounts("Jordan Lee", "94107", "no digits, no address")
     finally:
         undo()
 
     assert str(counting.value) == "The store could not count failed identity checks."
-    assert str(matching.value) == "The store could not look up customers by one detail."
+    assert str(matching.value) == "The store could not look up customers by their details."
 
 
 def _table_names(connection: Connection) -> set[str]:
@@ -304,3 +363,89 @@ async def test_opening_a_database_from_before_the_table_adds_it(database_url: st
         assert await store.identity_failures_since("C-1001", DAY_BEFORE) == 1
         async with AsyncSession(store.engine) as session:
             assert await session.scalar(select(func.count()).select_from(IdentityFailureRow)) == 1
+
+
+# Releasing a held account
+
+
+async def test_a_release_clears_the_account_and_its_audit_event_keeps_what_it_cleared(
+    store: Store,
+) -> None:
+    for hours_ago, call in ((30, "call-old"), (2, "call-1"), (1, "call-2"), (1, "call-2")):
+        await store.record_identity_failure(
+            ["C-1001"], call, at=NOON - dt.timedelta(hours=hours_ago)
+        )
+    await store.record_identity_failure(["C-1002"], "call-other", at=NOON)
+
+    with recording(store.engine) as work:
+        release = await store.release_identity_hold(
+            "C-1001", call_id="identity-release-1", released_by="ops"
+        )
+
+    assert release == IdentityHoldRelease(
+        customer_id="C-1001",
+        failures=4,
+        first_failed_at=NOON - dt.timedelta(hours=30),
+        last_failed_at=NOON - dt.timedelta(hours=1),
+        call_ids=("call-old", "call-1", "call-2"),
+    )
+    assert await store.identity_failures_since("C-1001", DAY_BEFORE - dt.timedelta(days=1)) == 0
+    # Another account's failures stay.
+    assert await store.identity_failures_since("C-1002", DAY_BEFORE) == 1
+    [event] = await store.audit_events(kind=HOLD_RELEASED)
+    assert (event.call_id, event.customer_id) == ("identity-release-1", "C-1001")
+    assert event.detail == {
+        "released_by": "ops",
+        "failures_cleared": 4,
+        "first_failed_at": (NOON - dt.timedelta(hours=30)).isoformat(),
+        "last_failed_at": (NOON - dt.timedelta(hours=1)).isoformat(),
+        "failed_call_ids": ["call-old", "call-1", "call-2"],
+    }
+    # The release and its audit event: one transaction.
+    [transaction] = work.writes_committed
+    assert "DELETE FROM identity_failures" in transaction
+    assert "INSERT INTO audit_events" in transaction
+
+
+async def test_releasing_an_account_with_no_failures_is_recorded_all_the_same(
+    store: Store,
+) -> None:
+    release = await store.release_identity_hold("C-1002", call_id="release-2", released_by="ops")
+
+    assert release == IdentityHoldRelease("C-1002", 0, None, None, ())
+    [event] = await store.audit_events(kind=HOLD_RELEASED)
+    assert event.detail["failures_cleared"] == 0
+
+
+async def test_releasing_an_unknown_account_writes_nothing(store: Store) -> None:
+    await store.record_identity_failure(["C-9999"], "call-1", at=NOON)
+
+    assert await store.release_identity_hold("C-9999", call_id="r", released_by="ops") is None
+
+    # Failures counted against an id with no customer behind it are no account to release.
+    assert await store.identity_failures_since("C-9999", DAY_BEFORE) == 1
+    assert await store.audit_events(kind=HOLD_RELEASED) == []
+
+
+async def test_a_release_that_cannot_record_its_audit_event_clears_nothing(store: Store) -> None:
+    await store.record_identity_failure(["C-1001"], "call-1", at=NOON)
+    attempted: list[str] = []
+
+    def fail_the_audit_row(connection: Connection, cursor: Any, statement: str, *_: Any) -> None:
+        attempted.append(" ".join(statement.split()[:3]).upper())
+        if statement.upper().startswith("INSERT INTO AUDIT_EVENTS"):
+            raise connection.dialect.loaded_dbapi.OperationalError("disk I/O error")
+
+    engine = store.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", fail_the_audit_row)
+    try:
+        with pytest.raises(StoreUnavailable) as raised:
+            await store.release_identity_hold("C-1001", call_id="r", released_by="ops")
+    finally:
+        event.remove(engine, "before_cursor_execute", fail_the_audit_row)
+
+    assert str(raised.value) == "The store could not release an identity hold."
+    # The failures were deleted before the audit row failed, and came back with it.
+    assert "DELETE FROM IDENTITY_FAILURES" in attempted
+    assert await store.identity_failures_since("C-1001", DAY_BEFORE) == 1
+    assert await store.audit_events(kind=HOLD_RELEASED) == []

@@ -197,7 +197,9 @@ async def test_upgrading_a_first_revision_database_keeps_its_data(database_url: 
         assert customer is not None
         assert customer.full_name == "Alex Kim"
         # Revision 0002 filled the name key of the customer already there.
-        assert await store.customers_matching_any("alex KIM", "nobody@example.com") == ["C-2001"]
+        assert await store.near_miss_accounts("alex KIM", "60614", "nobody@example.com") == [
+            "C-2001"
+        ]
         order = await store.get_order("600601")
         assert order is not None
         assert order.shipping_address == OLD_ADDRESS

@@ -20,14 +20,19 @@ from customer_service import server
 from customer_service.call.state import CallerLine
 from customer_service.settings import Settings, get_settings
 from customer_service.specialists.identity import (
-    CALLING_NUMBER_NOT_CONFIRMED,
     OPENING_QUESTION,
     OPENING_QUESTION_ON_A_PHONE,
     mismatch_message,
 )
 from customer_service.store import Store
-from customer_service.telephony.caller_id import line_of
+from customer_service.telephony.caller_id import (
+    CALLING_NUMBER_ASKINGS,
+    CALLING_NUMBER_NOT_CONFIRMED,
+    CALLING_NUMBER_QUESTION,
+    line_of,
+)
 from customer_service.testing import call_session, sqlite_url
+from customer_service.testing.voice import Utterance, voice_call_session
 from support.conversation import JORDAN, agent_lines, audit_kinds, check_identity
 from support.line import JORDAN_PHONE, JORDAN_PHONE_DIGITS, PHONE_LINE, WORK_PHONE_LINE
 from support.scripted_llm import IDENTITY_TOOLS, Call, Say, ScriptedLLM
@@ -110,9 +115,9 @@ async def test_a_confirmed_calling_number_verifies_without_the_number_ever_spoke
     async with call_session(model, settings=settings) as session:
         session.userdata.learn_line(PHONE_LINE)
         await session.run(user_input="I need help with my account")
-        question = agent_lines(session)[-1]
-        assert question == OPENING_QUESTION_ON_A_PHONE
-        assert "Jordan" not in question
+        questions = agent_lines(session)[-2:]
+        assert questions == [OPENING_QUESTION_ON_A_PHONE, CALLING_NUMBER_QUESTION]
+        assert not any("Jordan" in question for question in questions)
 
         result: RunResult[None] = await session.run(user_input="Jordan Lee, 94107, and yes I am")
         result.expect.next_event().is_function_call(name="use_calling_number")
@@ -161,6 +166,70 @@ async def test_a_yes_that_was_a_no_before_is_no_confirmation(settings: Settings)
         assert session.userdata.verified_customer is None
 
 
+async def test_a_yes_to_another_question_is_no_confirmation(settings: Settings) -> None:
+    # The caller's yes answers the model's own question about the postal code: the
+    # calling-number question is put again, on its own, and only its answer counts.
+    confirm_postal_code = Say("Your postal code is 94107?")
+    model = ScriptedLLM(
+        [
+            Call("verify_identity"),
+            confirm_postal_code,
+            BY_CALLING_NUMBER,
+            BY_CALLING_NUMBER,
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        session.userdata.learn_line(PHONE_LINE)
+        await session.run(user_input="I need help with my account")
+        await session.run(user_input="It's Jordan Lee, nine four one oh seven")
+        result: RunResult[None] = await session.run(user_input="Yes")
+        result.expect.next_event().is_function_call(name="use_calling_number")
+        assert agent_lines(session)[-1] == CALLING_NUMBER_QUESTION
+        assert session.userdata.verified_customer is None
+        assert session.userdata.identity.failed_checks == 0
+
+        await session.run(user_input="Yes, I am")
+        customer = session.userdata.verified_customer
+        assert customer is not None
+        assert customer.customer_id == JORDAN_ID
+        assert leaked(model, agent_lines(session)) is False
+    assert not model.overran
+
+
+async def test_details_without_an_answer_get_the_question_on_its_own(settings: Settings) -> None:
+    model = ScriptedLLM([Call("verify_identity"), BY_CALLING_NUMBER, BY_CALLING_NUMBER, relay])
+    async with call_session(model, settings=settings) as session:
+        session.userdata.learn_line(PHONE_LINE)
+        await session.run(user_input="I need help with my account")
+        await session.run(user_input="Jordan Lee, 94107")
+        assert agent_lines(session)[-1] == CALLING_NUMBER_QUESTION
+        assert session.userdata.verified_customer is None
+
+        await session.run(user_input="No, I'm on my work phone")
+        assert agent_lines(session)[-1] == CALLING_NUMBER_NOT_CONFIRMED
+        assert session.userdata.identity.failed_checks == 0
+    assert not model.overran
+
+
+async def test_an_unclear_answer_gets_the_question_once_more_then_the_usual_one(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM(
+        [Call("verify_identity"), *[BY_CALLING_NUMBER] * CALLING_NUMBER_ASKINGS, relay]
+    )
+    async with call_session(model, settings=settings) as session:
+        session.userdata.learn_line(PHONE_LINE)
+        await session.run(user_input="I need help with my account")
+        await session.run(user_input="Jordan Lee, 94107, what number?")
+        assert agent_lines(session)[-1] == CALLING_NUMBER_QUESTION
+        await session.run(user_input="Hmm, which one do you have?")
+        assert agent_lines(session)[-1] == CALLING_NUMBER_NOT_CONFIRMED
+        assert session.userdata.verified_customer is None
+        assert session.userdata.identity.failed_checks == 0
+    assert not model.overran
+
+
 async def test_a_confirmed_number_with_wrong_details_counts_like_any_failed_check(
     settings: Settings, demo_database_url: str
 ) -> None:
@@ -204,3 +273,60 @@ async def test_without_a_calling_number_the_hint_is_never_offered(
         await session.run(user_input="Jordan Lee, 94107, jordan.lee@example.com")
         assert session.userdata.verified_customer is not None
     assert model.turns[1].tool_names == IDENTITY_TOOLS | {"transfer_to_human"}
+
+
+# On a voice line: what played, and what the caller said after it
+
+
+async def test_on_a_voice_line_a_yes_to_another_question_is_no_confirmation(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM(
+        [
+            Call("verify_identity"),
+            Say("Your postal code is 94107?"),
+            BY_CALLING_NUMBER,
+            BY_CALLING_NUMBER,
+            relay,
+        ]
+    )
+    caller = [
+        Utterance("I need help with my account"),
+        Utterance("It's Jordan Lee, nine four one oh seven"),
+        Utterance("Yes"),
+        Utterance("Yes, I am"),
+    ]
+    async with voice_call_session(model, caller, settings=settings) as call:
+        call.state.learn_line(PHONE_LINE)
+        await call.finished()
+        said = [message.text_content or "" for message in call.messages("assistant")]
+        assert said[1:5] == [
+            OPENING_QUESTION_ON_A_PHONE,
+            CALLING_NUMBER_QUESTION,
+            "Your postal code is 94107?",
+            CALLING_NUMBER_QUESTION,
+        ]
+        customer = call.state.verified_customer
+        assert customer is not None
+        assert customer.customer_id == JORDAN_ID
+        assert call.state.identity.failed_checks == 0
+        assert call.errors == []
+    assert not model.overran
+
+
+async def test_on_a_voice_line_a_yes_after_the_question_confirms_at_once(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM([Call("verify_identity"), BY_CALLING_NUMBER, relay])
+    caller = [
+        Utterance("I need help with my account"),
+        Utterance("Jordan Lee, 94107, and yes I am"),
+    ]
+    async with voice_call_session(model, caller, settings=settings) as call:
+        call.state.learn_line(PHONE_LINE)
+        await call.finished()
+        customer = call.state.verified_customer
+        assert customer is not None
+        assert customer.customer_id == JORDAN_ID
+        assert call.errors == []
+    assert not model.overran

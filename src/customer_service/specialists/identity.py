@@ -34,7 +34,8 @@ from customer_service.normalize import (
 from customer_service.privacy import mask_name
 from customer_service.store import AuditEvent, IdentityCandidate
 from customer_service.telephony.caller_id import (
-    CALLING_NUMBER_QUESTION,
+    CALLING_NUMBER_INSTRUCTIONS,
+    CALLING_NUMBER_NOT_CONFIRMED,
     CallingNumberConfirmation,
 )
 
@@ -47,10 +48,11 @@ OPENING_QUESTION = (
 )
 OPENING_QUESTION_ON_A_PHONE = (
     "Before I can help with that, I need to verify your identity. Please tell me your "
-    f"full name and the postal code on your account. {CALLING_NUMBER_QUESTION}"
+    "full name and the postal code on your account."
 )
-"""The question on a phone line that presented the caller's number: the number may
-stand in for the phone factor, once the caller confirms it."""
+"""The opening on a phone line that presented the caller's number, followed by
+`CALLING_NUMBER_QUESTION` on its own: the number may stand in for the phone factor, once
+the caller confirms it."""
 
 IDENTITY_INSTRUCTIONS = PERSONA + dedent(
     """
@@ -65,19 +67,12 @@ IDENTITY_INSTRUCTIONS = PERSONA + dedent(
     """
 )
 
-CALLING_NUMBER_INSTRUCTIONS = dedent(
-    """
-    The caller is on a phone line, and you asked whether they are calling from the
-    number on their account. If they clearly said yes, call use_calling_number with
-    their name and postal code instead of asking for a phone number or email. If they
-    said no or are unsure, ask for the phone number or email address on the account as
-    usual. You do not know the calling number: never say or guess it, or whose it is.
-    """
+ACCOUNT_HELD = (
+    "For your security I can't verify this account by phone right now; a colleague can "
+    f"help you. {OFFER_HUMAN}"
 )
-CALLING_NUMBER_NOT_CONFIRMED = (
-    "Then I'll need the phone number or email address on your account, please."
-)
-
+"""Said only to a caller who gave every detail of an account that is held: the truth,
+which tells them nothing they did not know."""
 VERIFICATION_LOCKED = (
     "I'm sorry, I can't verify your identity on this call after too many unsuccessful "
     f"attempts. {OFFER_HUMAN}"
@@ -172,10 +167,11 @@ async def matching_candidate(
     return None
 
 
-def account_locked(state: CallState, candidate: IdentityCandidate) -> bool:
-    """Whether the account has had too many failed checks, over all calls, within the
-    window. A successful verification does not reset the count: failures only age out,
-    so a right guess among many cannot wipe the record of the wrong ones."""
+def account_held(state: CallState, candidate: IdentityCandidate) -> bool:
+    """Whether the account has had too many failed checks that came close to it, over
+    all calls, within the window. A successful verification does not reset the count:
+    failures only age out (or an operator releases the hold, `identity-release`), so a
+    right guess among many cannot wipe the record of the wrong ones."""
     return candidate.recent_failures >= state.settings.identity_account_max_failures
 
 
@@ -213,7 +209,8 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
         if self._calling_number is None:
             self.session.say(OPENING_QUESTION)
         else:
-            self._calling_number_question.ask(OPENING_QUESTION_ON_A_PHONE)
+            self.session.say(OPENING_QUESTION_ON_A_PHONE)
+            self._calling_number_question.ask()
 
     @function_tool()
     # Its own cap (failed checks lock verification) is the stricter bound here.
@@ -242,7 +239,7 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             context: RunContext[CallState], full_name: str, postal_code: str
         ) -> None:
             """Check the caller's name and postal code with the number they are calling
-            from. Call only after they clearly said it is the number on their account.
+            from. Call when they said it is the number on their account.
 
             Args:
                 full_name: The caller's first and last name, as they said it.
@@ -258,15 +255,14 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
         self, context: RunContext[CallState], full_name: str, postal_code: str
     ) -> None:
         question = self._calling_number_question
-        if self._calling_number is None:
-            raise ToolError(CALLING_NUMBER_NOT_CONFIRMED)
-        if not question.heard:
-            # The caller cannot have confirmed a question they did not hear: ask again.
-            question.ask(CALLING_NUMBER_QUESTION)
-            return
-        if not question.confirmed():
+        confirmed = question.outcome()
+        if self._calling_number is None or confirmed is False:
             # Not a check: nothing is counted, and the caller gives a phone or email.
             raise ToolError(CALLING_NUMBER_NOT_CONFIRMED)
+        if confirmed is None:
+            # Not heard, not answered, or a yes to something else: ask it on its own.
+            question.ask()
+            return
         await self._check(
             context.userdata, full_name, postal_code, self._calling_number, calling_number=True
         )
@@ -295,17 +291,15 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
                 self.finish(IdentityResult(outcome=IdentityOutcome.LOCKED))
                 return
             candidate = await matching_candidate(state, full_name, postal_code, phone_or_email)
-            if candidate is not None and account_locked(state, candidate):
-                # Reads exactly like a mismatch, and counts as one (so guessing on keeps
-                # the account locked): nothing tells the caller it exists or is locked.
-                await self._refused_locked_account(state, candidate.customer)
-                candidate = None
-            if candidate is not None:
+            if candidate is None:
+                # A held account reads like any mismatch: only its right details hear of it.
+                await self._failed(state, full_name, postal_code, phone_or_email)
+            elif account_held(state, candidate):
+                await self._refused_held_account(state, candidate.customer)
+            else:
                 email = emails_match(phone_or_email, candidate.customer.email)
                 by = "calling_number" if calling_number else "email" if email else "phone"
                 await self._verified(state, candidate.customer, by=by)
-            else:
-                await self._failed(state, full_name, phone_or_email)
 
     async def _verified(self, state: CallState, customer: Customer, *, by: str) -> None:
         # Recorded first: a verification that cannot be recorded does not happen.
@@ -319,18 +313,23 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             )
         )
 
-    async def _refused_locked_account(self, state: CallState, customer: Customer) -> None:
+    async def _refused_held_account(self, state: CallState, customer: Customer) -> None:
         logger.warning(
-            "identity check refused: account over its failed-check limit",
+            "identity check refused: account held after too many near misses",
             extra={
                 "call_id": state.call_id,
                 "limit": state.settings.identity_account_max_failures,
                 "window_h": state.settings.identity_account_window_h,
             },
         )
-        await audit.record_later(state, "identity_account_locked", customer_id=customer.customer_id)
+        await audit.record_later(state, "identity_account_held", customer_id=customer.customer_id)
+        # Every detail was right, so this was no guess: it counts against neither the
+        # account nor the call. The caller hears the truth and is offered a colleague.
+        self.finish(ToolError(ACCOUNT_HELD))
 
-    async def _failed(self, state: CallState, full_name: str, phone_or_email: str) -> None:
+    async def _failed(
+        self, state: CallState, full_name: str, postal_code: str, phone_or_email: str
+    ) -> None:
         state.record_failed_identity_check()
         failed = audit.note(
             state,
@@ -339,14 +338,15 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             name_given=mask_name(full_name),
         )
 
-        async def count_against_named_accounts(events: list[AuditEvent]) -> list[str]:
-            # Against every account matching the name, the phone or the email given:
-            # guesses at one account add up across calls whichever detail is wrong.
+        async def count_against_near_misses(events: list[AuditEvent]) -> list[str]:
+            # Against every account two of the three details match: guesses at one
+            # account add up across calls whichever detail is wrong, while one known
+            # detail (a name, an email address) counts against nobody.
             return await state.store.record_failed_identity_check(
-                full_name, phone_or_email, state.call_id, events
+                full_name, postal_code, phone_or_email, state.call_id, events
             )
 
-        await audit.store_with(state, [failed], count_against_named_accounts)
+        await audit.store_with(state, [failed], count_against_near_misses)
         if state.identity.locked:
             self.finish(IdentityResult(outcome=IdentityOutcome.LOCKED))
             return

@@ -21,7 +21,7 @@ from customer_service.store.errors import (
     StoreUnavailable,
 )
 from customer_service.store.escalations import EscalationRecord
-from customer_service.store.identity_failures import IdentityCandidate
+from customer_service.store.identity_failures import IdentityCandidate, IdentityHoldRelease
 from customer_service.store.orders import CancellationOutcome
 from customer_service.store.repository import Store
 from customer_service.store.seed import DemoDataAdded
@@ -37,6 +37,7 @@ __all__ = [
     "DemoDataRefused",
     "EscalationRecord",
     "IdentityCandidate",
+    "IdentityHoldRelease",
     "PoolSize",
     "SchemaNotCurrent",
     "Store",

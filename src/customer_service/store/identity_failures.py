@@ -1,8 +1,11 @@
 """Failed identity checks, kept across calls: the per-account limit on guessing.
 
-A failed check counts against every account that matches any one detail the caller
-gave (the name, the phone number or the email address), so guesses spread over many
-calls still run into one limit per account.
+A failed check counts against an account only when it came close to it: at least
+`NEAR_MISS_FACTORS` of the three details (the name, the postal code, the phone number
+or email address) match that account. Guesses at one account spread over many calls
+still run into one limit per account, while a stranger who knows one public detail (a
+name, an email address) cannot put a customer, or every namesake, over it. An operator
+releases a held account (`release_identity_hold`); the audit event keeps what was cleared.
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import ColumnElement, Index, String, func, or_, select
+from pydantic import JsonValue
+from sqlalchemy import ColumnElement, Index, String, delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -20,8 +24,10 @@ from customer_service.normalize import (
     digits_from_speech,
     emails_match,
     name_key,
+    names_match,
     normalize_email,
     phones_match,
+    postal_codes_match,
 )
 from customer_service.store.audit import AuditEvent, event_to_row
 from customer_service.store.core import StoreCore
@@ -33,7 +39,21 @@ from customer_service.store.customers import (
 )
 from customer_service.store.tables import Base, UTCDateTime, serial_id, utc_now
 
-__all__ = ["IdentityCandidate", "IdentityFailureRow", "IdentityFailureStore"]
+__all__ = [
+    "HOLD_RELEASED",
+    "NEAR_MISS_FACTORS",
+    "IdentityCandidate",
+    "IdentityFailureRow",
+    "IdentityFailureStore",
+    "IdentityHoldRelease",
+]
+
+NEAR_MISS_FACTORS = 2
+"""Of the three details a check compares (name, postal code, phone or email), how many
+must match an account for a failed check to count against it."""
+
+HOLD_RELEASED = "identity_hold_released"
+"""The audit kind of a release: what was cleared, when, and by whom."""
 
 
 class IdentityFailureRow(Base):
@@ -58,6 +78,18 @@ class IdentityCandidate:
     recent_failures: int
 
 
+@dataclass(frozen=True)
+class IdentityHoldRelease:
+    """What releasing one account's hold cleared: its failed checks, however old."""
+
+    customer_id: str
+    failures: int
+    first_failed_at: dt.datetime | None
+    last_failed_at: dt.datetime | None
+    call_ids: tuple[str, ...]
+    """The calls the cleared failures came from, oldest first, each once."""
+
+
 class IdentityFailureStore(StoreCore):
     """The `Store` methods that count failed identity checks per account, across calls."""
 
@@ -79,16 +111,17 @@ class IdentityFailureStore(StoreCore):
     async def record_failed_identity_check(
         self,
         full_name: str,
+        postal_code: str,
         phone_or_email: str,
         call_id: str,
         events: Sequence[AuditEvent] = (),
     ) -> list[str]:
-        """One failed check, in one transaction: counted against every account matching
-        the name, the phone or the email given (`customers_matching_any`), with `events`
-        stored alongside. Returns the ids of the accounts it counted against."""
+        """One failed check, in one transaction: counted against every account it came
+        close to (`near_miss_accounts`), with `events` stored alongside. Returns the ids
+        of the accounts it counted against."""
         # Reads, then writes: SQLite must take the write lock first (see `_write_session`).
         async with self._write_session("record a failed identity check") as session:
-            customer_ids = await _customers_matching_any(session, full_name, phone_or_email)
+            customer_ids = await _near_misses(session, full_name, postal_code, phone_or_email)
             failed_at = utc_now()
             session.add_all(
                 IdentityFailureRow(customer_id=customer_id, failed_at=failed_at, call_id=call_id)
@@ -132,44 +165,101 @@ class IdentityFailureStore(StoreCore):
         async with self._session("count failed identity checks") as session:
             return int(await session.scalar(statement) or 0)
 
-    async def customers_matching_any(self, full_name: str, phone_or_email: str) -> list[str]:
-        """Ids (sorted) of the customers whose name matches `full_name`, or whose phone
-        number or email address matches `phone_or_email`, by the `normalize` rules.
+    async def near_miss_accounts(
+        self, full_name: str, postal_code: str, phone_or_email: str
+    ) -> list[str]:
+        """Ids (sorted) of the customers with at least `NEAR_MISS_FACTORS` of the three
+        details matching, by the `normalize` rules: whom a failed check counts against.
 
-        The name is an indexed equality on `name_key`. Email and phone are narrowed in
-        SQL (the lower-cased address; the last digits of the number) and then decided
-        by `emails_match` and `phones_match`.
+        Two matching details always include the name or the phone or email, so the
+        customers are found by indexed equalities on those (`name_key`; the lower-cased
+        address; the last digits of the number) and the details compared in code.
         """
-        async with self._session("look up customers by one detail") as session:
-            return await _customers_matching_any(session, full_name, phone_or_email)
+        async with self._session("look up customers by their details") as session:
+            return await _near_misses(session, full_name, postal_code, phone_or_email)
+
+    async def release_identity_hold(
+        self, customer_id: str, *, call_id: str, released_by: str
+    ) -> IdentityHoldRelease | None:
+        """Clears every failed check counted against the account, in one transaction with
+        a `HOLD_RELEASED` audit event that keeps what was cleared. None, writing nothing,
+        when no customer has that id."""
+        async with self._write_session("release an identity hold") as session:
+            if await session.get(CustomerRow, customer_id) is None:
+                return None
+            failures = (
+                await session.execute(
+                    select(IdentityFailureRow.failed_at, IdentityFailureRow.call_id)
+                    .where(IdentityFailureRow.customer_id == customer_id)
+                    .order_by(IdentityFailureRow.failed_at, IdentityFailureRow.id)
+                )
+            ).all()
+            await session.execute(
+                delete(IdentityFailureRow).where(IdentityFailureRow.customer_id == customer_id)
+            )
+            release = IdentityHoldRelease(
+                customer_id=customer_id,
+                failures=len(failures),
+                first_failed_at=failures[0].failed_at if failures else None,
+                last_failed_at=failures[-1].failed_at if failures else None,
+                call_ids=tuple(dict.fromkeys(failure.call_id for failure in failures)),
+            )
+            session.add(event_to_row(_release_event(release, call_id, released_by)))
+        return release
 
 
-async def _customers_matching_any(
-    session: AsyncSession, full_name: str, phone_or_email: str
+def _release_event(release: IdentityHoldRelease, call_id: str, released_by: str) -> AuditEvent:
+    # The failure rows are gone once released: the event is their record.
+    def when(moment: dt.datetime | None) -> str | None:
+        return None if moment is None else moment.isoformat()
+
+    call_ids: list[JsonValue] = list(release.call_ids)
+    return AuditEvent(
+        call_id=call_id,
+        kind=HOLD_RELEASED,
+        customer_id=release.customer_id,
+        detail={
+            "released_by": released_by,
+            "failures_cleared": release.failures,
+            "first_failed_at": when(release.first_failed_at),
+            "last_failed_at": when(release.last_failed_at),
+            "failed_call_ids": call_ids,
+        },
+    )
+
+
+async def _near_misses(
+    session: AsyncSession, full_name: str, postal_code: str, phone_or_email: str
 ) -> list[str]:
-    matched: set[str] = set()
-    contact = _contact_condition(phone_or_email)
-    if contact is not None:
-        rows = await session.scalars(select(CustomerRow).where(contact))
-        matched.update(
-            row.customer_id
-            for row in rows
-            if emails_match(phone_or_email, row.email)
-            or phones_match(phone_or_email, row.phone, row.country)
+    found = _name_or_contact_condition(full_name, phone_or_email)
+    if found is None:
+        return []
+    rows = await session.scalars(select(CustomerRow).where(found))
+    return sorted(
+        row.customer_id
+        for row in rows
+        if _matching_details(row, full_name, postal_code, phone_or_email) >= NEAR_MISS_FACTORS
+    )
+
+
+def _matching_details(row: CustomerRow, full_name: str, postal_code: str, contact: str) -> int:
+    return sum(
+        (
+            names_match(full_name, row.full_name),
+            postal_codes_match(postal_code, row.postal_code, row.country),
+            emails_match(contact, row.email) or phones_match(contact, row.phone, row.country),
         )
+    )
+
+
+def _name_or_contact_condition(full_name: str, phone_or_email: str) -> ColumnElement[bool] | None:
+    """A superset, in SQL, of the customers whose name is `full_name` or whose phone or
+    email `phone_or_email` may be: the same name key, the same email key, or a number
+    ending in the same digits. One read, each part an indexed equality."""
+    conditions: list[ColumnElement[bool]] = []
     key = name_key(full_name)
     if key:
-        named = await session.scalars(
-            select(CustomerRow.customer_id).where(CustomerRow.name_key == key)
-        )
-        matched.update(named)
-    return sorted(matched)
-
-
-def _contact_condition(phone_or_email: str) -> ColumnElement[bool] | None:
-    """A superset, in SQL, of the customers whose phone or email `phone_or_email` may be:
-    the same email key, or a number ending in the same digits."""
-    conditions: list[ColumnElement[bool]] = []
+        conditions.append(CustomerRow.name_key == key)
     email = normalize_email(phone_or_email)
     if email is not None:
         conditions.append(CustomerRow.email_key == email)
