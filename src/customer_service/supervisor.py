@@ -171,7 +171,7 @@ class CustomerServiceAgent(Agent):
             order_id: The six-digit order number if the caller already said it, else omit.
         """
         state = context.userdata
-        _, order = await self._callers_order(state, order_id)
+        _, order = await self._callers_order(state, order_id, disclosing=True)
         ensure_cancellable(order)
         await confirmed_cancellation(state, order)
         return await apply_cancellation(state, order)

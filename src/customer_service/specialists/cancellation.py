@@ -98,6 +98,9 @@ class CancellationTask(Specialist[CancellationResult]):
         )
 
     async def opening(self) -> None:
+        # The read-back names the order's items: its disclosure was recorded when the
+        # order was read (`confirmed_cancellation`).
+        self.session.userdata.record_disclosure(self._order.order_id)
         self._read_back.ask(read_back(self._order))
 
     @function_tool()
@@ -146,7 +149,8 @@ def validated_cancellation(result: object, order_id: str) -> CancellationResult:
 
 async def confirmed_cancellation(state: CallState, order: OrderLookupResult) -> None:
     """Returns once the caller clearly confirmed cancelling `order`; raises a speakable
-    `ToolError` when they did not."""
+    `ToolError` when they did not. The read-back names its items, so `order` is one read
+    with its disclosure recorded (`callers_order` with `disclosing`)."""
 
     async def confirm() -> CancellationResult:
         result = await delegate(state, CancellationTask(order=order))

@@ -166,9 +166,7 @@ async def describe_recent_orders(state: CallState) -> str:
     customer = state.verified_customer
     if customer is None:
         raise ToolError(NOT_VERIFIED)
-    orders = await state.store.recent_orders(
-        customer.customer_id, limit=state.settings.recent_orders_limit
-    )
+    orders = await _read_recent_recording_disclosures(state, customer.customer_id)
     if not orders:
         return "There are no recent orders on your account."
     listed = "; ".join(
@@ -176,6 +174,29 @@ async def describe_recent_orders(state: CallState) -> str:
         for order in orders
     )
     return f"Your recent orders are: {listed}. Which one would you like to hear about?"
+
+
+async def _read_recent_recording_disclosures(state: CallState, customer_id: str) -> list[Order]:
+    """The caller's recent orders, read in the transaction that records, for each, that
+    its number, date and status are about to be said."""
+    disclosure = AuditEvent(
+        call_id=state.call_id,
+        kind="order_disclosed",
+        customer_id=customer_id,
+        detail={"listed": True},
+    )
+    limit = state.settings.recent_orders_limit
+
+    async def read(events: list[AuditEvent]) -> list[Order]:
+        kept = [event for event in events if event is not disclosure]
+        return await state.store.read_recent_orders_for_disclosure(
+            customer_id, limit, disclosure, kept
+        )
+
+    orders = await audit.store_with(state, [disclosure], read)
+    for order in orders:
+        audit.log(disclosure.about(order.order_id))
+    return orders
 
 
 class OrderLookupTask(Specialist[OrderLookupResult]):
