@@ -25,7 +25,11 @@ from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, STILL_THERE, spaced_digits
 from customer_service.domain import ORDER_ID_PATTERN, OrderStatus
-from customer_service.specialists.order_lookup import OrderLookupResult, not_found_message
+from customer_service.specialists.order_lookup import (
+    OrderLookupResult,
+    item_list,
+    not_found_message,
+)
 from customer_service.store import AuditEvent, CancellationOutcome
 
 logger = logging.getLogger(__name__)
@@ -48,13 +52,9 @@ NOT_A_CLEAR_YES = (
 
 
 def read_back(order: OrderLookupResult) -> str:
-    items = "; ".join(
-        item.name if item.quantity == 1 else f"{item.name}, quantity {item.quantity}"
-        for item in order.items
-    )
     return (
-        f"Order {spaced_digits(order.order_id)} contains {items}. Do you want me to cancel "
-        "this order? Please say yes or no."
+        f"Order {spaced_digits(order.order_id)} contains {item_list(order.items)}. Do you "
+        "want me to cancel this order? Please say yes or no."
     )
 
 
