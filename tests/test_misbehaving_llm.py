@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from customer_service.settings import Settings
+from customer_service.specialists.address_update import opening_question as address_question
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.specialists.identity import VERIFICATION_LOCKED
 from customer_service.specialists.order_lookup import INVALID_ORDER_NUMBER, not_found_message
+from customer_service.specialists.order_lookup import OPENING_QUESTION as ORDER_QUESTION
 from customer_service.testing import call_session
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
+from support.demo_addresses import MARKET_ST_ARGUMENTS
 from support.scripted_llm import IDENTITY_TOOLS, Call, Parallel, Say, ScriptedLLM, Turn
 from support.scripted_llm import relay_tool_output as relay
 
@@ -124,4 +127,65 @@ async def test_two_specialist_starting_tools_in_one_reply_run_in_turn(
         assert outputs[1].startswith("Order 1 0 0, 1 0 2")
         assert "is processing" in outputs[1]
         assert session.userdata.guardrails.attempts("verify_identity_task") == 1
+    assert not model.overran
+
+
+async def test_the_same_specialist_tool_twice_in_one_reply_asks_the_caller_once(
+    settings: Settings,
+) -> None:
+    # "Check my order. My order, please check it": the model asks for the lookup twice.
+    twice = Parallel((Call("lookup_order"), Call("lookup_order", {"order_id": None})))
+    model = ScriptedLLM(
+        [
+            Call("verify_identity"),
+            check_identity(JORDAN),
+            relay,
+            twice,
+            Call("lookup", {"order_id": "100101"}),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Please verify me")
+        await session.run(user_input=JORDAN_SAYS)
+        await session.run(user_input="Check my order. My order, please check it.")
+        assert agent_lines(session)[-1] == ORDER_QUESTION
+        await session.run(user_input="100101")
+        assert agent_lines(session).count(ORDER_QUESTION) == 1
+        first, second = tool_outputs(session, "lookup_order")
+        assert (first.output, first.is_error) == (second.output, second.is_error)
+        assert first.output.startswith("Order 1 0 0, 1 0 1,")
+        assert session.userdata.guardrails.attempts("order_lookup_task") == 1
+    assert not model.overran
+
+
+async def test_a_duplicate_of_a_saved_change_does_not_ask_for_the_address_again(
+    settings: Settings,
+) -> None:
+    twice = Parallel((Call("update_address", {"order_id": "100102"}),) * 2)
+    model = ScriptedLLM(
+        [
+            Call("verify_identity"),
+            check_identity(JORDAN),
+            relay,
+            twice,
+            Call("record_address", MARKET_ST_ARGUMENTS),
+            Call("confirm_address"),
+            Call("record_consent", {"granted": False}),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Please verify me")
+        await session.run(user_input=JORDAN_SAYS)
+        await session.run(user_input="Change the address of order 100102. Order 100102!")
+        await session.run(user_input="1 Market St, San Francisco, CA 94105")
+        await session.run(user_input="Yes")
+        await session.run(user_input="No thanks")
+        assert agent_lines(session).count(address_question("100102")) == 1
+        first, second = tool_outputs(session, "update_address")
+        assert (first.output, first.is_error) == (second.output, second.is_error)
+        assert not first.is_error
+        assert len(await session.userdata.store.address_changes(order_id="100102")) == 1
+        assert session.userdata.guardrails.attempts("address_update_task") == 1
     assert not model.overran

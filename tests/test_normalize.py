@@ -11,6 +11,7 @@ from customer_service.normalize import (
     normalize_order_id,
     normalize_phone,
     normalize_postal_code,
+    numbers_from_speech,
     phones_match,
     postal_codes_match,
 )
@@ -38,6 +39,25 @@ from customer_service.normalize import (
 )
 def test_digits_from_speech(text: str, digits: str) -> None:
     assert digits_from_speech(text) == digits
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("yes, 100-102", ["100102"]),
+        ("1 0 0, 1 0 2", ["100102"]),
+        ("one double zero, one oh two", ["100102"]),
+        ("500 Howard St, Apt 4B, CA 94107", ["500", "4", "94107"]),
+        ("yes 0", ["0"]),
+        ("oh yes", []),
+        ("oh, oh, yes please", []),
+        ("zero", ["0"]),
+        ("no digits here", []),
+        ("", []),
+    ],
+)
+def test_numbers_from_speech(text: str, numbers: list[str]) -> None:
+    assert numbers_from_speech(text) == numbers
 
 
 @pytest.mark.parametrize(

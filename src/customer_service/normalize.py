@@ -23,6 +23,7 @@ __all__ = [
     "normalize_order_id",
     "normalize_phone",
     "normalize_postal_code",
+    "numbers_from_speech",
     "phones_match",
     "postal_codes_match",
 ]
@@ -45,6 +46,8 @@ _DIGIT_WORDS = {
 # only get the unambiguous number words converted.
 _NUMBER_WORDS = {word: digit for word, digit in _DIGIT_WORDS.items() if word not in ("o", "oh")}
 _REPEAT_WORDS = {"double": 2, "triple": 3}
+# Digit words that, said on their own, are an exclamation: "oh yes".
+_EXCLAMATIONS = frozenset({"o", "oh"})
 
 # One ASCII digit or one run of letters; everything else (separators, punctuation) splits.
 _SPEECH_TOKEN = re.compile(r"[0-9]|[^\W\d_]+")
@@ -89,6 +92,42 @@ def digits_from_speech(text: str) -> str:
             # "double" only applies to the digit right after it.
             repeat = 1
     return "".join(digits)
+
+
+def numbers_from_speech(text: str) -> list[str]:
+    """The numbers said in `text`, in order: each an unbroken run of digits, spoken or
+    written, that only a word which is no digit word ends.
+
+    "yes, 100-102" and "one double zero, one oh two" give ["100102"]; "500 Howard St,
+    94107" gives ["500", "94107"]. An "oh" on its own is an exclamation, not a zero:
+    "oh yes" gives [].
+    """
+    numbers: list[str] = []
+    digits: list[str] = []
+    words: list[str] = []
+    repeat = 1
+
+    def end_number() -> None:
+        if not all(word in _EXCLAMATIONS for word in words):
+            numbers.append("".join(digits))
+        digits.clear()
+        words.clear()
+
+    for token in _SPEECH_TOKEN.findall(text.casefold()):
+        digit = token if token.isdigit() else _DIGIT_WORDS.get(token)
+        if digit is not None:
+            digits.append(digit * repeat)
+            words.append(token)
+            repeat = 1
+        elif token in _REPEAT_WORDS:
+            repeat = _REPEAT_WORDS[token]
+        else:
+            if words:
+                end_number()
+            repeat = 1
+    if words:
+        end_number()
+    return numbers
 
 
 def normalize_order_id(text: str) -> str | None:

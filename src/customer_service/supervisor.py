@@ -26,6 +26,7 @@ from customer_service.call.wording import (
 from customer_service.domain import Customer
 from customer_service.settings import RecordingConsent
 from customer_service.specialists.address_update import (
+    SavedAddress,
     apply_address_change,
     confirmed_address,
     ensure_changeable,
@@ -170,7 +171,7 @@ class CustomerServiceAgent(Agent):
             order_id: The six-digit order number if the caller already said it, else omit.
         """
         state = context.userdata
-        _, order = await self._callers_order(state, order_id)
+        _, order = await self._callers_order(state, order_id, disclosing=True)
         ensure_cancellable(order)
         await confirmed_cancellation(state, order)
         return await apply_cancellation(state, order)
@@ -223,7 +224,11 @@ class CustomerServiceAgent(Agent):
         return customer, order
 
     async def _offer_text_updates(
-        self, context: RunContext[CallState], customer: Customer, saved: str, order_id: str
+        self,
+        context: RunContext[CallState],
+        customer: Customer,
+        saved: SavedAddress,
+        order_id: str,
     ) -> str:
         """Offers text updates once after a saved change. Whatever happens to the offer,
         the model hears that the change was saved."""
@@ -231,16 +236,16 @@ class CustomerServiceAgent(Agent):
         saved_summary = f"The new address for order {spaced_digits(order_id)} is saved."
         try:
             if not await order_updates_offer_due(state, customer):
-                return saved
+                return saved.reported
         except StoreUnavailable:
-            return saved
+            return saved.reported
         try:
             # The confirmation leads in to the question, spoken by the consent task itself:
             # the caller's words over it are then heard, not dropped in the hand-over.
             # Asked without a second look at the stored answer: the offer is due, and an
             # answer another call stores meanwhile must not swallow the confirmation.
             consent = await obtain_consent(
-                state, ConsentTopic.ORDER_UPDATES_SMS, ask_again=True, lead_in=saved
+                state, ConsentTopic.ORDER_UPDATES_SMS, ask_again=True, lead_in=saved.spoken
             )
         except StopResponse:
             raise  # the caller hung up; nobody is left to hear a reply

@@ -129,6 +129,15 @@ async def test_supervisor_relays_a_result_and_offers_more_help() -> None:
     assert said(response) == f"{output} {ANYTHING_ELSE}"
 
 
+async def test_quoted_data_is_relayed_without_its_quote_marks() -> None:
+    output = 'Order 1 0 0, 1 0 2 contains "Coffee set", going to "1 Market St, San Francisco".'
+    response = await answer(SUPERVISOR, user("where is it"), tool_round("lookup_order", output))
+    assert said(response) == (
+        f"Order 1 0 0, 1 0 2 contains Coffee set, going to 1 Market St, San Francisco. "
+        f"{ANYTHING_ELSE}"
+    )
+
+
 async def test_supervisor_relays_a_question_as_is() -> None:
     output = "You're verified. Which order is it about?"
     response = await answer(SUPERVISOR, user("verify me"), tool_round("verify_identity", output))

@@ -286,7 +286,7 @@ async def test_double_confirmation_makes_one_change(settings: Settings) -> None:
         again.expect.contains_function_call_output(
             output=(
                 "Order 1 0 0, 1 0 2 is already set to be delivered to "
-                f"{read_back(MARKET_STREET_ADDRESS)}."
+                f'"{read_back(MARKET_STREET_ADDRESS)}".'
             )
         )
         store = session.userdata.store

@@ -393,3 +393,31 @@ async def test_a_repeated_cancel_request_never_asks_about_or_denies_a_done_cance
         assert len(await cancellations(session.userdata.store)) == 1
         assert KEPT not in [item.output for item in tool_outputs(session, "cancel_order")]
         assert agent_lines(session).count(READ_BACK) == 1
+
+
+@pytest.mark.parametrize(
+    ("answer", "cancels"),
+    [
+        ("yes, 102", False),
+        ("yes 0", False),
+        ("yes, cancel order 10", False),
+        ("Yes, cancel order one zero zero one zero two", True),
+        ("yes, 100-102", True),
+        ("Oh yes, please", True),
+    ],
+)
+async def test_digits_in_a_yes_must_be_the_whole_order_number(
+    settings: Settings, answer: str, cancels: bool
+) -> None:
+    model = ScriptedLLM([*until_read_back(), *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_read_back(session)
+        await session.run(user_input=answer)
+        (confirmation,) = tool_outputs(session, "confirm_cancellation")
+        if cancels:
+            assert agent_lines(session)[-1] == CANCELLED
+            assert await status_of(session) is OrderStatus.CANCELLED
+        else:
+            assert (confirmation.output, confirmation.is_error) == (NOT_A_CLEAR_YES, True)
+            await assert_nothing_cancelled(session)
+    assert not model.overran

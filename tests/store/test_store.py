@@ -138,6 +138,29 @@ async def test_recent_orders_newest_first_with_limit(store: Store) -> None:
     assert await ids("C-9999", 5) == []
 
 
+async def test_recent_orders_read_for_disclosure_record_one_disclosure_each(
+    store: Store,
+) -> None:
+    kept = AuditEvent(call_id="call-1", kind="delegation")
+    disclosure = AuditEvent(call_id="call-1", kind="order_disclosed", customer_id="C-1001")
+    orders = await store.read_recent_orders_for_disclosure("C-1001", 5, disclosure, [kept])
+    assert [order.order_id for order in orders] == ["100102", "100101"]
+    assert orders == await store.recent_orders("C-1001", 5)
+    events = await store.audit_events(call_id="call-1")
+    assert [(event.kind, event.order_id) for event in events] == [
+        ("delegation", None),
+        ("order_disclosed", "100102"),
+        ("order_disclosed", "100101"),
+    ]
+
+    # Nothing listed, nothing disclosed; the kept events are stored all the same.
+    other = AuditEvent(call_id="call-2", kind="order_disclosed", customer_id="C-9999")
+    assert await store.read_recent_orders_for_disclosure("C-9999", 5, other, [kept]) == []
+    assert await store.read_recent_orders_for_disclosure("C-1001", 0, other) == []
+    assert await store.audit_events(call_id="call-2") == []
+    assert len(await store.audit_events(kind="delegation")) == 2
+
+
 async def test_recent_orders_break_date_ties_by_order_number(
     store: Store, database_url: str
 ) -> None:

@@ -35,7 +35,7 @@ from support.scripted_llm import relay_tool_output as relay
 KEYPAD_PROMPT = "Please type the order number on your keypad, then press the pound key."
 UP_TO_THE_QUESTION = [Call("lookup_order"), check_identity(JORDAN)]
 TYPE = Call("type_order_number")
-SHIPPED = "has shipped with UPS, tracking number 1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4"
+SHIPPED = 'has shipped with "UPS", tracking number 1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4'
 
 
 @contextmanager

@@ -7,9 +7,9 @@ reads the words here, never only the model's account of them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from customer_service.normalize import digits_from_speech
+from customer_service.normalize import numbers_from_speech
 
 __all__ = ["Phrases", "confirms", "normalise", "polarity"]
 
@@ -148,8 +148,20 @@ _CORRECTION = Phrases(["but", "except", "actually", "instead", "change", "wait",
 
 def confirms(answer: str, *, read_back: str) -> bool:
     """Whether `answer` is a clear yes to `read_back` that corrects nothing: no "but",
-    and no digits the read-back did not say ("yes, cancel 100102" confirms no read-back
-    of order 100101)."""
+    and no number the read-back did not say in full. Numbers said with the yes must be
+    whole numbers of the read-back, in its order: "yes, 100102" confirms the read-back
+    of order 100102; "yes, 102", "yes 0" and "yes, cancel order 10" do not."""
     if polarity(answer) is not True or _CORRECTION.found_in(normalise(answer)):
         return False
-    return digits_from_speech(answer) in digits_from_speech(read_back)
+    said = "".join(numbers_from_speech(answer))
+    return _said_in_order(said, numbers_from_speech(read_back))
+
+
+def _said_in_order(digits: str, numbers: Sequence[str]) -> bool:
+    """Whether `digits` are some of `numbers`, each whole, one after another in order."""
+    if not digits:
+        return True
+    return any(
+        digits.startswith(number) and _said_in_order(digits[len(number) :], numbers[index + 1 :])
+        for index, number in enumerate(numbers)
+    )

@@ -4,7 +4,8 @@ Domain failures are already `ToolError`s with speakable text. Everything else is
 into one here, so no exception text ever reaches the model or the caller: a store
 outage becomes an apology with an offer of a colleague, and an unexpected error a
 generic apology. It is also where the same tool called again and again with the same
-arguments is stopped.
+arguments is stopped, and where a tool that may start a specialist, sent twice in one
+reply, runs once.
 """
 
 from __future__ import annotations
@@ -44,8 +45,10 @@ def guarded(
     (handing over to a person, ending the call, giving up). `one_at_a_time=True` is for
     tools that may start a specialist: two of them sent in one reply run in turn, so the
     caller is never asked two things at once and the second sees what the first did.
-    `notice_if_slow=False` is for tools that speak their own lines while they wait (a
-    transfer, the hang-up): "one moment" would talk over what they are doing."""
+    The same one sent twice in one reply with the same arguments runs once, both getting
+    its outcome (`call.duplicates`). `notice_if_slow=False` is for tools that speak their
+    own lines while they wait (a transfer, the hang-up): "one moment" would talk over
+    what they are doing."""
 
     def decorate(method: ToolMethod[SelfT, P, R]) -> ToolMethod[SelfT, P, R]:
         signature = inspect.signature(method)
@@ -56,16 +59,34 @@ def guarded(
             bound.apply_defaults()
             return dict(list(bound.arguments.items())[2:])  # without self and context
 
+        name = method.__name__
+
         @functools.wraps(method)
         async def run(
             self: SelfT, context: RunContext[CallState], *args: P.args, **kwargs: P.kwargs
         ) -> R:
+            key = call_key(name, arguments(self, context, *args, **kwargs))
+            if not one_at_a_time:
+                return await checked(key, self, context, *args, **kwargs)
+            # The same request twice in one reply is one request: the second waits for
+            # the first's outcome instead of starting its specialist again.
+            speech = context.speech_handle
+            return await context.userdata.duplicate_calls.once(
+                (speech.id, speech.num_steps),
+                key,
+                lambda: checked(key, self, context, *args, **kwargs),
+            )
+
+        async def checked(
+            key: str,
+            self: SelfT,
+            context: RunContext[CallState],
+            *args: P.args,
+            **kwargs: P.kwargs,
+        ) -> R:
             state = context.userdata
-            name = method.__name__
             if count_repeats:
-                repeats = state.guardrails.note_tool_call(
-                    call_key(name, arguments(self, context, *args, **kwargs))
-                )
+                repeats = state.guardrails.note_tool_call(key)
                 if repeats >= state.settings.repeated_tool_call_limit:
                     logger.warning(
                         "repeated tool call stopped",

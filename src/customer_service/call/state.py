@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from customer_service.call.audit import AuditBacklog
+from customer_service.call.duplicates import DuplicateCalls
 from customer_service.call.latency import SlowStepNotice
 from customer_service.domain import Customer
 from customer_service.settings import Settings
@@ -130,6 +131,9 @@ class CallState:
     one_request_at_a_time: asyncio.Lock = field(default_factory=asyncio.Lock)
     """Held by each supervisor tool that may start a specialist: several such tools in
     one model reply run one after another, each seeing what the one before it did."""
+    duplicate_calls: DuplicateCalls = field(default_factory=DuplicateCalls)
+    """Those tools' outcomes in the model's latest reply: the same call again in that
+    reply gets the first one's outcome instead of running again."""
 
     def __post_init__(self) -> None:
         self.slow_steps = SlowStepNotice(self.settings.slow_step_notice_s)

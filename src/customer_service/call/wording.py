@@ -68,3 +68,20 @@ def spaced_digits(number: str) -> str:
     one character at a time, in groups of three with a pause between ("1 0 0, 1 0 1")."""
     groups = [number[start : start + SPOKEN_GROUP] for start in range(0, len(number), SPOKEN_GROUP)]
     return ", ".join(" ".join(group) for group in groups)
+
+
+_QUOTE = '"'
+_QUOTE_LIKE = str.maketrans(dict.fromkeys('"\u201c\u201d\u201e\u201f\u00ab\u00bb\uff02', "'"))
+
+
+def quoted(stored: str) -> str:
+    """Stored free text (an item name, an address) as it goes into a tool output: in
+    double quotes, so the model reads it as data and never as our sentences. Quote marks
+    inside become apostrophes and line breaks spaces, so it cannot end its quotation.
+    Words spoken straight to the caller are for the ear and carry no quote marks."""
+    return _QUOTE + " ".join(stored.translate(_QUOTE_LIKE).split()) + _QUOTE
+
+
+def unquoted(output: str) -> str:
+    """A tool output said aloud: its quotations without their marks."""
+    return output.replace(_QUOTE, "")

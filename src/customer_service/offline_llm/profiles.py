@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from livekit.agents import llm
 
+from customer_service.call.wording import unquoted
 from customer_service.offline_llm import routing, specialist_rules
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
 from customer_service.offline_llm.routing import ANYTHING_ELSE, GREETING
@@ -97,7 +98,8 @@ def profile_for(tools: frozenset[str]) -> AgentProfile:
 def _relay(
     profile: AgentProfile, conversation: Conversation, output: llm.FunctionCallOutput
 ) -> Say:
-    text = output.output.strip()
+    # Stored text arrives quoted, as data; a caller hears it without the marks.
+    text = unquoted(output.output).strip()
     if not text:
         return Say(profile.follow_up or profile.prompt(conversation))
     if (

@@ -10,6 +10,7 @@ import asyncio
 import hashlib
 import re
 from collections.abc import Coroutine
+from dataclasses import dataclass
 from textwrap import dedent
 from typing import Any
 
@@ -30,7 +31,13 @@ from customer_service.call.guard import guarded
 from customer_service.call.heard import SpokenQuestion, caller_messages
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
-from customer_service.call.wording import OFFER_HUMAN, PERSONA, STILL_THERE, spaced_digits
+from customer_service.call.wording import (
+    OFFER_HUMAN,
+    PERSONA,
+    STILL_THERE,
+    quoted,
+    spaced_digits,
+)
 from customer_service.domain import ORDER_ID_PATTERN, OrderStatus, PostalAddress
 from customer_service.privacy import mask_address
 from customer_service.specialists.order_lookup import OrderLookupResult, not_found_message
@@ -275,10 +282,24 @@ def change_key(state: CallState, order_id: str, address: PostalAddress) -> str:
     return f"{state.call_id}:{order_id}:{digest}"[:128]
 
 
+@dataclass(frozen=True)
+class SavedAddress:
+    """The sentence that confirms a saved change: `spoken` to the caller, for the ear, and
+    `reported` to the model, the address in it quoted as data."""
+
+    spoken: str
+    reported: str
+
+    @classmethod
+    def saying(cls, lead: str, address: PostalAddress) -> SavedAddress:
+        said = read_back(address)
+        return cls(spoken=f"{lead} {said}.", reported=f"{lead} {quoted(said)}.")
+
+
 async def apply_address_change(
     state: CallState, order: OrderLookupResult, address: PostalAddress
-) -> str:
-    """Writes the change and returns the sentence that confirms it to the caller."""
+) -> SavedAddress:
+    """Writes the change and returns the sentence that confirms it."""
 
     async def change(kept: list[AuditEvent]) -> AddressChangeOutcome:
         outcome, _ = await state.store.change_shipping_address(
@@ -295,9 +316,9 @@ async def apply_address_change(
     outcome = await audit.store_with(state, [], change, attempts=1)
     spaced = spaced_digits(order.order_id)
     if outcome is AddressChangeOutcome.CHANGED:
-        return f"Done. Order {spaced} will now be delivered to {read_back(address)}."
+        return SavedAddress.saying(f"Done. Order {spaced} will now be delivered to", address)
     if outcome is AddressChangeOutcome.ALREADY_APPLIED:
-        return f"Order {spaced} is already set to be delivered to {read_back(address)}."
+        return SavedAddress.saying(f"Order {spaced} is already set to be delivered to", address)
     if outcome is AddressChangeOutcome.ORDER_SHIPPED:
         # It shipped while the caller was giving the new address.
         shipped = order.status if order.status.has_shipped else OrderStatus.SHIPPED

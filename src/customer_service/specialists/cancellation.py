@@ -25,7 +25,11 @@ from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, STILL_THERE, spaced_digits
 from customer_service.domain import ORDER_ID_PATTERN, OrderStatus
-from customer_service.specialists.order_lookup import OrderLookupResult, not_found_message
+from customer_service.specialists.order_lookup import (
+    OrderLookupResult,
+    item_list,
+    not_found_message,
+)
 from customer_service.store import AuditEvent, CancellationOutcome
 
 logger = logging.getLogger(__name__)
@@ -48,13 +52,9 @@ NOT_A_CLEAR_YES = (
 
 
 def read_back(order: OrderLookupResult) -> str:
-    items = "; ".join(
-        item.name if item.quantity == 1 else f"{item.name}, quantity {item.quantity}"
-        for item in order.items
-    )
     return (
-        f"Order {spaced_digits(order.order_id)} contains {items}. Do you want me to cancel "
-        "this order? Please say yes or no."
+        f"Order {spaced_digits(order.order_id)} contains {item_list(order.items)}. Do you "
+        "want me to cancel this order? Please say yes or no."
     )
 
 
@@ -98,6 +98,9 @@ class CancellationTask(Specialist[CancellationResult]):
         )
 
     async def opening(self) -> None:
+        # The read-back names the order's items: its disclosure was recorded when the
+        # order was read (`confirmed_cancellation`).
+        self.session.userdata.record_disclosure(self._order.order_id)
         self._read_back.ask(read_back(self._order))
 
     @function_tool()
@@ -146,7 +149,8 @@ def validated_cancellation(result: object, order_id: str) -> CancellationResult:
 
 async def confirmed_cancellation(state: CallState, order: OrderLookupResult) -> None:
     """Returns once the caller clearly confirmed cancelling `order`; raises a speakable
-    `ToolError` when they did not."""
+    `ToolError` when they did not. The read-back names its items, so `order` is one read
+    with its disclosure recorded (`callers_order` with `disclosing`)."""
 
     async def confirm() -> CancellationResult:
         result = await delegate(state, CancellationTask(order=order))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from textwrap import dedent
 from typing import Any
 
@@ -17,7 +17,7 @@ from customer_service.call.delegation import ResultRejected, delegate, validated
 from customer_service.call.guard import guarded
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallerLine, CallState
-from customer_service.call.wording import OFFER_HUMAN, PERSONA, spaced_digits
+from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted, spaced_digits
 from customer_service.domain import ORDER_ID_PATTERN, Order, OrderItem, OrderStatus, PostalAddress
 from customer_service.normalize import normalize_order_id
 from customer_service.store import AuditEvent
@@ -100,23 +100,29 @@ class OrderLookupResult(BaseModel):
     def from_order(cls, order: Order) -> OrderLookupResult:
         return cls.model_validate(order.model_dump())
 
-    def spoken_summary(self) -> str:
-        items = "; ".join(
-            item.name if item.quantity == 1 else f"{item.name}, quantity {item.quantity}"
-            for item in self.items
-        )
+    def summary(self) -> str:
+        """What the caller may hear about the order, for the model to relay: stored text
+        (items, carrier, address) in quotes, as data."""
         if self.status is OrderStatus.SHIPPED:
             tracking = spaced_digits(self.tracking_number or "")
-            progress = f"has shipped with {self.carrier}, tracking number {tracking}"
+            progress = f"has shipped with {quoted(self.carrier or '')}, tracking number {tracking}"
         elif self.status is OrderStatus.DELIVERED and self.delivered_on is not None:
             progress = f"was delivered on {spoken_date(self.delivered_on)}"
         else:
             progress = f"is {self.status.value}"
         return (
             f"Order {spaced_digits(self.order_id)}, placed on {spoken_date(self.placed_on)}, "
-            f"{progress}. "
-            f"It contains {items}, going to {self.shipping_address.one_line()}."
+            f"{progress}. It contains {item_list(self.items, quoted)}, going to "
+            f"{quoted(self.shipping_address.one_line())}."
         )
+
+
+def item_list(items: Iterable[OrderItem], name: Callable[[str], str] = str) -> str:
+    """The items as said: "Feather pillow, quantity 2; ...", each name passed through `name`."""
+    return "; ".join(
+        name(item.name) if item.quantity == 1 else f"{name(item.name)}, quantity {item.quantity}"
+        for item in items
+    )
 
 
 async def find_callers_order(
@@ -166,9 +172,7 @@ async def describe_recent_orders(state: CallState) -> str:
     customer = state.verified_customer
     if customer is None:
         raise ToolError(NOT_VERIFIED)
-    orders = await state.store.recent_orders(
-        customer.customer_id, limit=state.settings.recent_orders_limit
-    )
+    orders = await _read_recent_recording_disclosures(state, customer.customer_id)
     if not orders:
         return "There are no recent orders on your account."
     listed = "; ".join(
@@ -176,6 +180,29 @@ async def describe_recent_orders(state: CallState) -> str:
         for order in orders
     )
     return f"Your recent orders are: {listed}. Which one would you like to hear about?"
+
+
+async def _read_recent_recording_disclosures(state: CallState, customer_id: str) -> list[Order]:
+    """The caller's recent orders, read in the transaction that records, for each, that
+    its number, date and status are about to be said."""
+    disclosure = AuditEvent(
+        call_id=state.call_id,
+        kind="order_disclosed",
+        customer_id=customer_id,
+        detail={"listed": True},
+    )
+    limit = state.settings.recent_orders_limit
+
+    async def read(events: list[AuditEvent]) -> list[Order]:
+        kept = [event for event in events if event is not disclosure]
+        return await state.store.read_recent_orders_for_disclosure(
+            customer_id, limit, disclosure, kept
+        )
+
+    orders = await audit.store_with(state, [disclosure], read)
+    for order in orders:
+        audit.log(disclosure.about(order.order_id))
+    return orders
 
 
 class OrderLookupTask(Specialist[OrderLookupResult]):
@@ -320,4 +347,4 @@ def disclosed(state: CallState, order: OrderLookupResult) -> str:
     """What the caller hears about an order whose disclosure is recorded (`callers_order`
     with `disclosing`)."""
     state.record_disclosure(order.order_id)
-    return order.spoken_summary()
+    return order.summary()

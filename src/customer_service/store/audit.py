@@ -44,6 +44,10 @@ class AuditEvent(BaseModel):
     detail: dict[str, JsonValue] = Field(default_factory=dict)
     created_at: UTCTimestamp = Field(default_factory=utc_now)
 
+    def about(self, order_id: str) -> AuditEvent:
+        """The same event, about one order (one of several it covers, say)."""
+        return self.model_copy(update={"order_id": order_id})
+
 
 class AuditEventRow(Base):
     __tablename__ = "audit_events"

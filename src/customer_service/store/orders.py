@@ -7,7 +7,7 @@ import enum
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import JSON, Date, ForeignKey, Index, String, Text, select
+from sqlalchemy import JSON, Date, ForeignKey, Index, Select, String, Text, select
 from sqlalchemy.orm import Mapped, mapped_column
 
 from customer_service.domain import Order, OrderItem, OrderStatus, PostalAddress
@@ -95,6 +95,15 @@ def order_from_row(row: OrderRow) -> Order:
     )
 
 
+def _newest_orders(customer_id: str, limit: int) -> Select[OrderRow]:
+    return (
+        select(OrderRow)
+        .where(OrderRow.customer_id == customer_id)
+        .order_by(OrderRow.placed_on.desc(), OrderRow.order_id.desc())
+        .limit(limit)
+    )
+
+
 class CancellationOutcome(enum.StrEnum):
     CANCELLED = "cancelled"
     # Cancelled before (by this call's retry or anyone else): nothing more to do.
@@ -139,15 +148,27 @@ class OrderStore(StoreCore):
         """The customer's `limit` newest orders: latest `placed_on` first, then order number."""
         if limit < 1:
             return []
-        statement = (
-            select(OrderRow)
-            .where(OrderRow.customer_id == customer_id)
-            .order_by(OrderRow.placed_on.desc(), OrderRow.order_id.desc())
-            .limit(limit)
-        )
         async with self._session("read recent orders") as session:
-            rows = await session.scalars(statement)
+            rows = await session.scalars(_newest_orders(customer_id, limit))
             return [order_from_row(row) for row in rows]
+
+    async def read_recent_orders_for_disclosure(
+        self,
+        customer_id: str,
+        limit: int,
+        disclosure: AuditEvent,
+        other_events: Sequence[AuditEvent] = (),
+    ) -> list[Order]:
+        """The customer's `limit` newest orders, as `recent_orders`, read in the
+        transaction that records their disclosure: `disclosure` once per order, naming it
+        (`AuditEvent.about`). `other_events` are stored either way."""
+        async with self._write_session("read recent orders") as session:
+            # LIMIT 0 reads nothing; a negative LIMIT would read everything on SQLite.
+            rows = await session.scalars(_newest_orders(customer_id, max(limit, 0)))
+            orders = [order_from_row(row) for row in rows]
+            disclosures = [disclosure.about(order.order_id) for order in orders]
+            session.add_all(event_to_row(event) for event in [*other_events, *disclosures])
+            return orders
 
     async def cancel_order(
         self,
