@@ -161,6 +161,21 @@ async def test_a_yes_that_was_a_no_before_is_no_confirmation(settings: Settings)
         assert session.userdata.verified_customer is None
 
 
+@pytest.mark.parametrize("acknowledgement", ["okay", "okay, thanks", "great, thank you"])
+async def test_an_acknowledgement_is_no_confirmation(
+    settings: Settings, acknowledgement: str
+) -> None:
+    # "Okay" acknowledges the question; it does not say the number is the account's.
+    model = ScriptedLLM([Call("verify_identity"), BY_CALLING_NUMBER, relay])
+    async with call_session(model, settings=settings) as session:
+        session.userdata.learn_line(PHONE_LINE)
+        await session.run(user_input="I need help with my account")
+        await session.run(user_input=f"Jordan Lee, 94107, {acknowledgement}")
+        assert agent_lines(session)[-1] == CALLING_NUMBER_NOT_CONFIRMED
+        assert session.userdata.verified_customer is None
+        assert session.userdata.identity.failed_checks == 0
+
+
 async def test_a_confirmed_number_with_wrong_details_counts_like_any_failed_check(
     settings: Settings, demo_database_url: str
 ) -> None:

@@ -12,7 +12,7 @@ import logging
 from livekit import rtc
 from livekit.agents import Agent, JobContext
 
-from customer_service.call.answers import polarity
+from customer_service.call.answers import explicit_answer, polarity
 from customer_service.call.heard import SpokenQuestion, caller_messages
 from customer_service.call.state import CallerLine, CallState
 
@@ -85,7 +85,7 @@ class CallingNumberConfirmation:
         """A clear yes in the caller's latest words after hearing the question, and no
         clear no from them since it was asked."""
         answer = self._question.answer()
-        if answer is None or polarity(answer) is not True:
+        if answer is None or explicit_answer(answer) is not True:
             return False
         since = caller_messages(self._agent.chat_ctx)[self._earlier_messages :]
         return not any(polarity(message.text_content or "") is False for message in since)
