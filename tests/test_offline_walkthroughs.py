@@ -159,17 +159,15 @@ async def test_address_change_with_the_text_update_offer(database_url: str) -> N
             "no",
         )
     ).agent
-    assert said[1:5] == [
+    assert said[1:] == [
         IDENTITY_QUESTION,
         opening_question("100102"),
         f"I have {read_back(NEW_ADDRESS)}. Is that right?",
-        # The change is confirmed before the text-update question is asked.
-        f"Done. Order 1 0 0, 1 0 2 will now be delivered to {read_back(NEW_ADDRESS)}. "
-        f"{SMS_QUESTION}",
+        # The change is confirmed; the text-update question is a turn of its own.
+        f"Done. Order 1 0 0, 1 0 2 will now be delivered to {read_back(NEW_ADDRESS)}.",
+        SMS_QUESTION,
+        f"{CONSENT_CONFIRMATIONS[(SMS, False)]} {ANYTHING_ELSE}",
     ]
-    assert said[5].startswith("The new address for order 1 0 0, 1 0 2 is saved.")
-    assert CONSENT_CONFIRMATIONS[(SMS, False)] in said[5]
-    assert said[5].endswith(ANYTHING_ELSE)
     assert (await stored_order(database_url, "100102")).shipping_address == NEW_ADDRESS
     assert (await stored_order(database_url, "100101")).shipping_address == (
         demo_order("100101").shipping_address
@@ -182,6 +180,26 @@ async def test_address_change_with_the_text_update_offer(database_url: str) -> N
     assert [change.new_address for change in changes] == [NEW_ADDRESS]
 
 
+@pytest.mark.parametrize("thanks", ["Okay, thanks.", "Great, thanks."])
+async def test_thanks_after_the_text_question_is_asked_about_then_answered(
+    database_url: str, thanks: str
+) -> None:
+    up_front = (
+        f"{JORDAN}. Please change the delivery address of order 100102 to "
+        "1 Market Street, Suite 5, San Francisco, CA 94105"
+    )
+    said = (await chat(database_url, up_front, "yes", thanks, "yes")).agent
+    assert said[-3:] == [
+        SMS_QUESTION,
+        CONSENT_WORDING[SMS].is_that_a_yes,
+        f"{CONSENT_CONFIRMATIONS[(SMS, True)]} {ANYTHING_ELSE}",
+    ]
+    async with await Store.open(database_url) as store:
+        consent = await store.latest_consent(topic=SMS, customer_id="C-1001")
+    assert consent is not None
+    assert consent.granted is True
+
+
 async def test_address_change_with_everything_said_up_front(database_url: str) -> None:
     up_front = (
         f"{JORDAN}. Please change the delivery address of order 100102 to "
@@ -189,12 +207,12 @@ async def test_address_change_with_everything_said_up_front(database_url: str) -
     )
     said = (await chat(database_url, up_front, "yes", "no")).agent
     # Only the read-back and the text-update offer are asked.
-    assert said[1:3] == [
+    assert said[1:] == [
         f"I have {read_back(NEW_ADDRESS)}. Is that right?",
-        f"Done. Order 1 0 0, 1 0 2 will now be delivered to {read_back(NEW_ADDRESS)}. "
-        f"{SMS_QUESTION}",
+        f"Done. Order 1 0 0, 1 0 2 will now be delivered to {read_back(NEW_ADDRESS)}.",
+        SMS_QUESTION,
+        f"{CONSENT_CONFIRMATIONS[(SMS, False)]} {ANYTHING_ELSE}",
     ]
-    assert said[3].startswith("The new address for order 1 0 0, 1 0 2 is saved.")
     assert (await stored_order(database_url, "100102")).shipping_address == NEW_ADDRESS
 
 
@@ -239,12 +257,13 @@ async def test_an_invalid_zip_then_the_corrected_address(
             "yes",
         )
     ).agent
-    assert said[3:6] == [
+    assert said[3:] == [
         zip_problem("9410"),
         f"I have {read_back(corrected)}. Is that right?",
-        f"Done. Order 1 0 0, 1 0 2 will now be delivered to {read_back(corrected)}. {SMS_QUESTION}",
+        f"Done. Order 1 0 0, 1 0 2 will now be delivered to {read_back(corrected)}.",
+        SMS_QUESTION,
+        f"{CONSENT_CONFIRMATIONS[(SMS, True)]} {ANYTHING_ELSE}",
     ]
-    assert CONSENT_CONFIRMATIONS[(SMS, True)] in said[6]
     assert (await stored_order(database_url, "100102")).shipping_address == corrected
 
 

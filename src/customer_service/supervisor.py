@@ -8,20 +8,31 @@ themselves live with their specialist in `customer_service.specialists`.
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterable
+from dataclasses import dataclass
 from textwrap import dedent
 
-from livekit.agents import Agent, RunContext, StopResponse, ToolError, function_tool
+from livekit.agents import (
+    Agent,
+    FlushSentinel,
+    ModelSettings,
+    RunContext,
+    StopResponse,
+    function_tool,
+    llm,
+)
 from livekit.agents.llm import ChatContext
 
+from customer_service.call.code_steps import calls_a_tool, code_step, for_the_model, step_call
 from customer_service.call.guard import guarded
 from customer_service.call.state import CallState
 from customer_service.call.wording import (
+    ANYTHING_ELSE,
     GOODBYE,
     GREETING,
     HOW_CAN_I_HELP,
     PERSONA,
     WELCOME,
-    spaced_digits,
 )
 from customer_service.domain import Customer
 from customer_service.settings import RecordingConsent
@@ -37,6 +48,7 @@ from customer_service.specialists.cancellation import (
     ensure_cancellable,
 )
 from customer_service.specialists.consent import (
+    Consent,
     ConsentTopic,
     ConsentTopicChoice,
     consent_topic,
@@ -81,13 +93,31 @@ SUPERVISOR_INSTRUCTIONS = PERSONA + dedent(
 
 TEXT_UPDATES_NOT_SET = "I couldn't set up text updates just now; nothing was set."
 NOT_RECORDED = "This call will not be recorded."
-ANSWER_EARLIER_WORDS = (
-    "The caller spoke before the recording question was finished. Reply to what they "
-    "said then; do not ask how you can help."
-)
-EARLIER_WORDS_PENDING = (
-    "The caller also said something during the text-update question; reply to it now."
-)
+NOT_SET = {
+    ConsentTopic.CALL_RECORDING: NOT_RECORDED,
+    ConsentTopic.ORDER_UPDATES_SMS: TEXT_UPDATES_NOT_SET,
+}
+"""Said when a question owed to the caller cannot be asked or its answer not kept."""
+
+ASK_OWED_QUESTION = "ask_owed_question"
+MAX_PUTS = 3
+"""Times a consent question is put to a caller who keeps talking over it; a recording
+question never answered leaves the call unrecorded."""
+
+
+@dataclass
+class OwedQuestion:
+    """A consent question the supervisor puts once a reply of its own has played, so the
+    caller's words are answered before it."""
+
+    topic: ConsentTopic
+    puts: int = 0
+    after_output_of: str | None = None
+    """The tool call whose output leads in to the question: said in its spoken form
+    (`lead_in`), then the question, with no model turn between them."""
+    lead_in: str = ""
+    """The caller's version of that output: for the ear, stored text not quoted."""
+
 
 HISTORY_FOR_SPECIALISTS = 6
 """Recent turns a specialist sees, so it can use details the caller already gave."""
@@ -98,28 +128,43 @@ class CustomerServiceAgent(Agent):
 
     def __init__(self, *, chat_ctx: ChatContext | None = None) -> None:
         super().__init__(instructions=SUPERVISOR_INSTRUCTIONS, chat_ctx=chat_ctx)
+        self._owed: list[OwedQuestion] = []
 
     async def on_enter(self) -> None:
         state: CallState = self.session.userdata
         if state.settings.recording_consent != RecordingConsent.ASK:
             self.session.say(GREETING)
             return
+        recording = OwedQuestion(ConsentTopic.CALL_RECORDING)
         try:
-            consent = await obtain_consent(state, ConsentTopic.CALL_RECORDING, lead_in=WELCOME)
+            await self._put(recording, lead_in=WELCOME, closing=HOW_CAN_I_HELP)
         except StopResponse:
             return  # the caller hung up during the question
-        except (StoreUnavailable, ToolError, ValueError):
-            # Without an answer that is stored and trusted, the call is not recorded.
-            state.stop_recording()
-            self.session.say(f"Thank you. {NOT_RECORDED} {HOW_CAN_I_HELP}")
+
+    async def llm_node(
+        self,
+        chat_ctx: llm.ChatContext,
+        tools: list[llm.Tool],
+        model_settings: ModelSettings,
+    ) -> AsyncIterable[llm.ChatChunk | str | FlushSentinel]:
+        chat_ctx, tools = for_the_model(chat_ctx, tools)
+        # A question owed to the caller follows a reply that answers them: one that calls
+        # no tool of its own (and is allowed to call the step at all).
+        can_ask = self._owed and model_settings.tool_choice != "none"
+        owed = self._owed[0] if can_ask else None
+        if owed and _relays_only(chat_ctx, owed.after_output_of):
+            # The tool's own words, then the question: no model turn, and no "anything
+            # else?" before a question.
+            owed.after_output_of = None
+            yield owed.lead_in
+            yield step_call(ASK_OWED_QUESTION)
             return
-        if not consent.caller_spoke_first:
-            self.session.say(f"Thank you. {consent_confirmation(consent)} {HOW_CAN_I_HELP}")
-            return
-        # The caller spoke before the question: their words are in the history, and the
-        # reply answers them instead of asking how to help.
-        self.session.say(f"Thank you. {consent_confirmation(consent)}")
-        self.session.generate_reply(instructions=ANSWER_EARLIER_WORDS)
+        asking = owed is not None
+        async for chunk in Agent.default.llm_node(self, chat_ctx, tools, model_settings):
+            asking = asking and not calls_a_tool(chunk)
+            yield chunk
+        if asking:
+            yield step_call(ASK_OWED_QUESTION)
 
     @function_tool()
     @guarded(one_at_a_time=True)
@@ -158,7 +203,8 @@ class CustomerServiceAgent(Agent):
         address = await confirmed_address(state, order.order_id, self._recent_history())
         saved = await apply_address_change(state, order, address)
         # The change is committed: nothing after this line may report it as failed.
-        return await self._offer_text_updates(context, customer, saved, order.order_id)
+        await self._owe_text_update_offer(state, customer, context.function_call.call_id, saved)
+        return saved.reported
 
     @function_tool()
     @guarded(one_at_a_time=True)
@@ -180,7 +226,7 @@ class CustomerServiceAgent(Agent):
     @guarded(one_at_a_time=True)
     async def request_consent(
         self, context: RunContext[CallState], topic: ConsentTopicChoice
-    ) -> str:
+    ) -> str | None:
         """Ask the caller a consent question in its fixed wording and record the answer.
 
         Args:
@@ -191,8 +237,27 @@ class CustomerServiceAgent(Agent):
         chosen = consent_topic(topic)
         if chosen is ConsentTopic.ORDER_UPDATES_SMS:
             await verified_customer(state, self._recent_history())
+        # Asked now, at the caller's request: no longer owed for later.
+        self._owed = [owed for owed in self._owed if owed.topic is not chosen]
         # The caller asked: a stored answer is theirs to change.
-        return consent_confirmation(await obtain_consent(state, chosen, ask_again=True))
+        consent = await obtain_consent(state, chosen, ask_again=True)
+        if consent.spoken_over:
+            self._answer_first(OwedQuestion(chosen, puts=1))
+            return None
+        return consent_confirmation(consent)
+
+    @code_step
+    @function_tool()
+    @guarded(count_repeats=False, one_at_a_time=True, notice_if_slow=False)
+    async def ask_owed_question(self, context: RunContext[CallState]) -> None:
+        """Never offered to the model: puts the questions owed to the caller, once the
+        reply before this step has played (a caller who cuts it off cancels the step)."""
+        await context.wait_for_playout()
+        if context.speech_handle.interrupted:
+            return  # cut off by the caller: their words come first, the question stays owed
+        while self._owed:
+            if not await self._put(self._owed.pop(0), closing=ANYTHING_ELSE):
+                return
 
     @function_tool()
     @guarded(count_repeats=False, notice_if_slow=False)
@@ -223,45 +288,82 @@ class CustomerServiceAgent(Agent):
         order = await callers_order(state, order_id, self._recent_history(), disclosing=disclosing)
         return customer, order
 
-    async def _offer_text_updates(
-        self,
-        context: RunContext[CallState],
-        customer: Customer,
-        saved: SavedAddress,
-        order_id: str,
-    ) -> str:
-        """Offers text updates once after a saved change. Whatever happens to the offer,
-        the model hears that the change was saved."""
-        state = context.userdata
-        saved_summary = f"The new address for order {spaced_digits(order_id)} is saved."
+    async def _owe_text_update_offer(
+        self, state: CallState, customer: Customer, change_call_id: str, saved: SavedAddress
+    ) -> None:
+        """Text updates are offered once after a saved change: a question of its own,
+        put after the change has been said (and any words over it answered)."""
         try:
-            if not await order_updates_offer_due(state, customer):
-                return saved.reported
+            due = await order_updates_offer_due(state, customer)
         except StoreUnavailable:
-            return saved.reported
-        try:
-            # The confirmation leads in to the question, spoken by the consent task itself:
-            # the caller's words over it are then heard, not dropped in the hand-over.
-            # Asked without a second look at the stored answer: the offer is due, and an
-            # answer another call stores meanwhile must not swallow the confirmation.
-            consent = await obtain_consent(
-                state, ConsentTopic.ORDER_UPDATES_SMS, ask_again=True, lead_in=saved.spoken
+            return  # no offer, and the change stands
+        if due:
+            state.consent_topics_asked.add(ConsentTopic.ORDER_UPDATES_SMS.value)
+            offer = OwedQuestion(
+                ConsentTopic.ORDER_UPDATES_SMS,
+                after_output_of=change_call_id,
+                lead_in=saved.spoken,
             )
+            self._owed.append(offer)
+
+    async def _put(self, owed: OwedQuestion, *, closing: str, lead_in: str = "") -> bool:
+        """Puts an owed consent question to the caller now and says what was decided.
+        False when the caller talked over it: their words get a reply first, and the
+        question is owed again. Whatever happens here, nothing saved before it is undone."""
+        state: CallState = self.session.userdata
+        owed.puts += 1
+        thanks = "Thank you. " if owed.topic is ConsentTopic.CALL_RECORDING else ""
+        consent: Consent | None = None
+        try:
+            consent = await obtain_consent(state, owed.topic, ask_again=True, lead_in=lead_in)
         except StopResponse:
-            raise  # the caller hung up; nobody is left to hear a reply
+            # Never asked (the caller's words came first) or nobody is left to hear it.
+            owed.puts -= 1
+            self._owed.insert(0, owed)
+            raise
         except Exception as error:
-            # A tripped bound, an outage or a bad answer costs the offer, not the change.
+            # A tripped bound, an outage or a bad answer costs the question, nothing else.
             logger.warning(
-                "text-update offer failed after a saved change",
+                "consent question failed",
                 extra={"call_id": state.call_id, "error": type(error).__name__},
             )
-            return f"{saved_summary} {TEXT_UPDATES_NOT_SET}"
-        summary = f"{saved_summary} {consent_confirmation(consent)}"
-        if consent.caller_spoke_first:
-            return f"{summary} {EARLIER_WORDS_PENDING}"
-        return summary
+        recording = owed.topic is ConsentTopic.CALL_RECORDING
+        if consent is None:
+            if recording:
+                state.stop_recording()  # without a stored, trusted answer, no recording
+            self.session.say(f"{thanks}{NOT_SET[owed.topic]} {closing}")
+            return True
+        if consent.spoken_over:
+            if recording:
+                state.stop_recording()  # not recorded unless the caller says yes
+            self._answer_first(owed if owed.puts < MAX_PUTS else None)
+            return False
+        self.session.say(f"{thanks}{consent_confirmation(consent)} {closing}")
+        return True
+
+    def _answer_first(self, owed: OwedQuestion | None) -> None:
+        """The caller talked over a question: their words (in the history now) get a
+        real reply, and the question, if still `owed`, is put after it."""
+        if owed is not None:
+            self._owed.insert(0, owed)
+        self.session.generate_reply(tool_choice="auto")
 
     def _recent_history(self) -> ChatContext:
         return self.chat_ctx.copy(
             exclude_instructions=True, exclude_function_call=True, exclude_handoff=True
         ).truncate(max_items=HISTORY_FOR_SPECIALISTS)
+
+
+def _relays_only(chat_ctx: ChatContext, call_id: str | None) -> bool:
+    """Whether the new results this reply relays are the successful output of tool call
+    `call_id` (and any duplicates of it)."""
+    outputs = []
+    for item in reversed(chat_ctx.items):
+        if not isinstance(item, llm.FunctionCallOutput):
+            break
+        outputs.append(item)
+    owed = [output for output in outputs if output.call_id == call_id]
+    if call_id is None or len(owed) != 1 or owed[0].is_error:
+        return False
+    # A duplicate of the same call in the same reply gets the same output (`guard`).
+    return all(output.output == owed[0].output for output in outputs)

@@ -428,7 +428,9 @@ async def test_the_record_says_how_the_caller_was_verified_and_what_was_done(
 
         assert record.summary == (
             "Verified as customer C-1001 by name, postal code and phone number. "
-            "Order in question: 100102. Order cancelled x1 (100102)."
+            # The read-back spoke the order's items: a disclosure, recorded before it.
+            "Order in question: 100102. Order details given x1 (100102). "
+            "Order cancelled x1 (100102)."
         )
         assert record.reason == "wants a refund for the cancelled order"
     assert not model.overran

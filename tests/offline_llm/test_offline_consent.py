@@ -49,6 +49,21 @@ async def test_unclear_answer_hears_the_same_question_again(line: str, question:
     assert said(await answer(CONSENT, agent(question), user(line))) == question
 
 
+@pytest.mark.parametrize("line", ["okay", "Okay, thanks.", "great, thank you", "alright"])
+async def test_an_acknowledgement_is_no_answer(line: str) -> None:
+    assert said(await answer(CONSENT, agent(SMS_QUESTION), user(line))) == SMS_QUESTION
+
+
+@pytest.mark.parametrize(("line", "granted"), [("okay, yes", True), ("thanks, but no", False)])
+async def test_an_answer_with_an_acknowledgement_is_read_without_it(
+    line: str, granted: bool
+) -> None:
+    assert called(await answer(CONSENT, agent(SMS_QUESTION), user(line))) == (
+        "record_consent",
+        {"granted": granted},
+    )
+
+
 async def test_a_second_unclear_answer_still_hears_the_question() -> None:
     # Ending the task after two unclear answers is the task's own code, not the model's.
     items = [agent(SMS_QUESTION), user("maybe"), agent(SMS_QUESTION), user("perhaps")]

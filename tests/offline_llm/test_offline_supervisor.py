@@ -74,6 +74,30 @@ async def test_verification_intent(line: str) -> None:
     assert called(await answer(SUPERVISOR, user(line))) == ("verify_identity", {})
 
 
+DONE = "Done. Order 1 0 0, 1 0 2 will now be delivered to 1 Market St, San Francisco."
+
+
+@pytest.mark.parametrize(
+    "line", ["Will it still arrive this week?", "when will it get here?", "is it on its way?"]
+)
+async def test_a_question_about_its_arrival_looks_up_the_order_in_discussion(line: str) -> None:
+    changed = [
+        user("change the address of order 100102"),
+        *tool_round("update_address", DONE, order_id="100102"),
+        agent(DONE),
+    ]
+    response = await answer(FULL_SUPERVISOR, *changed, user(line))
+    assert called(response) == ("lookup_order", {"order_id": "100102"})
+    # With no order in the call yet, the order lookup asks which one.
+    assert called(await answer(SUPERVISOR, user(line))) == ("lookup_order", {})
+
+
+@pytest.mark.parametrize("line", ["Okay, thanks.", "great, thank you", "ok"])
+async def test_thanks_for_what_the_agent_said_is_welcome(line: str) -> None:
+    said_so = [user("change the address of order 100102"), agent(DONE)]
+    assert said(await answer(FULL_SUPERVISOR, *said_so, user(line))) == "You're welcome."
+
+
 async def test_bare_yes_or_no_asks_how_to_help() -> None:
     assert said(await answer(SUPERVISOR, user("yes"))) == "How can I help you today?"
     assert said(await answer(SUPERVISOR, agent(GREETING), user("no"))) == (

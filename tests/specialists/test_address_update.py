@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from customer_service.addresses import read_back
+from customer_service.call.wording import ANYTHING_ELSE
 from customer_service.settings import Settings
 from customer_service.specialists.address_update import (
     ADDRESS_CHANGED_SINCE_READ_BACK,
@@ -14,8 +15,13 @@ from customer_service.specialists.address_update import (
     CONFIRMATION_NEEDED,
     AddressUpdateTask,
 )
-from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
+from customer_service.specialists.consent import (
+    CONSENT_CONFIRMATIONS,
+    CONSENT_WORDING,
+    ConsentTopic,
+)
 from customer_service.store import Store
+from customer_service.supervisor import TEXT_UPDATES_NOT_SET
 from customer_service.testing import call_session
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
 from support.demo_addresses import MARKET_STREET_SUITE_5
@@ -38,13 +44,14 @@ def record(**changes: Any) -> Call:
 
 
 def change_100102_script(*, sms_answer: bool = False) -> list[Any]:
+    # The confirmation and the text-update question are said by code (no model turn), and
+    # so is the answer's confirmation.
     return [
         Call("update_address", {"order_id": "100102"}),
         check_identity(JORDAN),
         record(),
         Call("confirm_address"),
         Call("record_consent", {"granted": sms_answer}),
-        relay,
     ]
 
 
@@ -81,23 +88,23 @@ async def test_full_change_is_seen_by_a_later_lookup_and_a_later_call(
         )
         confirmed = await session.run(user_input="Yes, that's right")
         confirmed.expect.next_event().is_function_call(name="confirm_address")
-        # The change is written, and said, before the caller is offered text updates.
+        # The change is written and said; then, in a turn of its own, the text question.
         done = (
             f"Done. Order 1 0 0, 1 0 2 will now be delivered to {read_back(MARKET_STREET_ADDRESS)}."
         )
-        assert agent_lines(session)[-1] == (
-            f"{done} {CONSENT_WORDING[ConsentTopic.ORDER_UPDATES_SMS].question}"
-        )
+        assert agent_lines(session)[-2:] == [
+            done,
+            CONSENT_WORDING[ConsentTopic.ORDER_UPDATES_SMS].question,
+        ]
+        (output,) = tool_outputs(session, "update_address")
+        assert (output.output, output.is_error) == (REPORTED, False)
         order = await session.userdata.store.get_order("100102")
         assert order is not None
         assert order.shipping_address == MARKET_STREET_ADDRESS
 
         await session.run(user_input="No thanks")
-        (output,) = tool_outputs(session, "update_address")
-        assert not output.is_error
-        assert output.output == (
-            "The new address for order 1 0 0, 1 0 2 is saved. "
-            "You won't get text updates about your orders."
+        assert agent_lines(session)[-1] == (
+            f"{CONSENT_CONFIRMATIONS[(ConsentTopic.ORDER_UPDATES_SMS, False)]} {ANYTHING_ELSE}"
         )
         looked_up = await session.run(user_input="Where is order 100102 going now?")
         summary = looked_up.expect.contains_function_call_output(is_error=False)
@@ -269,8 +276,7 @@ async def test_double_confirmation_makes_one_change(settings: Settings) -> None:
             check_identity(JORDAN),
             record(),
             Parallel((Call("confirm_address"), Call("confirm_address"))),
-            Call("record_consent", {"granted": True}),
-            relay,
+            Call("record_consent", {"granted": False}),
             # The model then asks for the very same change again.
             Call("update_address", {"order_id": "100102"}),
             record(),
@@ -331,10 +337,11 @@ async def test_another_customers_order_is_refused_like_an_unknown_one(
         assert not isinstance(session.current_agent, AddressUpdateTask)
 
 
-SAVED_WITHOUT_OFFER = (
-    "The new address for order 1 0 0, 1 0 2 is saved. I couldn't set up text updates just "
-    "now; nothing was set."
+DONE = f"Done. Order 1 0 0, 1 0 2 will now be delivered to {read_back(MARKET_STREET_ADDRESS)}."
+REPORTED = (
+    f'Done. Order 1 0 0, 1 0 2 will now be delivered to "{read_back(MARKET_STREET_ADDRESS)}".'
 )
+"""What the model reads of the change: the stored address quoted as data."""
 
 
 async def change_until_confirmed(session: Any) -> None:
@@ -356,14 +363,13 @@ async def test_a_bound_tripped_by_the_text_update_offer_never_reports_the_change
             check_identity(JORDAN),
             record(),
             Call("confirm_address"),
-            relay,
         ]
     )
     async with call_session(model, settings=bounded) as session:
         await change_until_confirmed(session)
         (output,) = tool_outputs(session, "update_address")
-        assert not output.is_error
-        assert output.output == SAVED_WITHOUT_OFFER
+        assert (output.output, output.is_error) == (REPORTED, False)
+        assert agent_lines(session)[-2:] == [DONE, f"{TEXT_UPDATES_NOT_SET} {ANYTHING_ELSE}"]
         order = await session.userdata.store.get_order("100102")
         assert order is not None
         assert order.shipping_address == MARKET_STREET_ADDRESS
@@ -381,8 +387,8 @@ async def test_an_error_in_the_text_update_offer_never_reports_the_change_failed
     async with call_session(model, settings=settings) as session:
         await change_100102(session)
         (output,) = tool_outputs(session, "update_address")
-        assert not output.is_error
-        assert output.output == SAVED_WITHOUT_OFFER
+        assert (output.output, output.is_error) == (REPORTED, False)
+        assert agent_lines(session)[-1] == f"{TEXT_UPDATES_NOT_SET} {ANYTHING_ELSE}"
         assert "Nothing has been changed" not in " ".join(agent_lines(session))
         changes = await session.userdata.store.address_changes(order_id="100102")
         assert [change.new_address for change in changes] == [MARKET_STREET_ADDRESS]

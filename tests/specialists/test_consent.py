@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from livekit.agents import AgentSession
 from livekit.agents.llm import FunctionTool
 from livekit.agents.llm.utils import build_legacy_openai_schema, build_strict_openai_schema
@@ -26,6 +27,7 @@ from support.scripted_llm import relay_tool_output as relay
 
 SMS = ConsentTopic.ORDER_UPDATES_SMS
 SMS_QUESTION = CONSENT_WORDING[SMS].question
+IS_THAT_A_YES = CONSENT_WORDING[SMS].is_that_a_yes
 ASK_AGAIN = Say(SMS_QUESTION)
 
 
@@ -148,6 +150,40 @@ async def test_unclear_then_clear_yes_is_granted(settings: Settings) -> None:
         assert record.granted
 
 
+@pytest.mark.parametrize(
+    "acknowledgement", ["Okay, thanks.", "Great, thanks.", "ok", "Alright", "thank you", "fine"]
+)
+async def test_an_acknowledgement_is_no_yes_and_is_asked_about_briefly(
+    settings: Settings, acknowledgement: str
+) -> None:
+    # The model is not asked about an acknowledgement: its one record_consent is the yes.
+    model = ScriptedLLM(sms_script(Call("record_consent", {"granted": True})))
+    async with call_session(model, settings=settings) as session:
+        await ask_sms(session, acknowledgement)
+        assert agent_lines(session)[-2:] == [SMS_QUESTION, IS_THAT_A_YES]
+        store = session.userdata.store
+        assert await store.latest_consent(topic=SMS, customer_id="C-1001") is None
+
+        await session.run(user_input="Yes")
+        record = await store.latest_consent(topic=SMS, customer_id="C-1001")
+        assert record is not None
+        assert record.granted
+        assert record.wording_version == CONSENT_WORDING[SMS].version
+    assert not model.overran
+
+
+async def test_a_model_that_takes_okay_for_a_yes_stores_nothing(settings: Settings) -> None:
+    # The second answer is the last the task hears; the model calls it a yes.
+    model = ScriptedLLM(sms_script(ASK_AGAIN, Call("record_consent", {"granted": True})))
+    async with call_session(model, settings=settings) as session:
+        await ask_sms(session, "Hmm, what does it cost?", "okay")
+        assert agent_lines(session)[-1] == UNCLEAR_CONFIRMATIONS[SMS]
+        store = session.userdata.store
+        assert await store.latest_consent(topic=SMS, customer_id="C-1001") is None
+        assert await store.latest_consent(topic=SMS, call_id=session.userdata.call_id) is None
+    assert not model.overran
+
+
 async def test_unknown_topic_is_refused_without_asking(settings: Settings) -> None:
     model = ScriptedLLM([Call("request_consent", {"topic": "marketing_calls"}), relay])
     async with call_session(model, settings=settings) as session:
@@ -188,6 +224,30 @@ async def test_recording_is_asked_first_and_a_no_turns_it_off(
         assert not record.granted
         assert save_transcript(state, session.history) is None
     assert not (tmp_path / "transcripts").exists()
+
+
+async def test_an_acknowledgement_of_the_recording_question_is_no_yes(
+    settings: Settings, tmp_path: Path
+) -> None:
+    model = ScriptedLLM([Call("record_consent", {"granted": False})])
+    configured = recording_settings(settings, tmp_path)
+    async with call_session(model, settings=configured) as session:
+        await session.run(user_input="Okay, thanks")
+        recording = CONSENT_WORDING[ConsentTopic.CALL_RECORDING]
+        assert agent_lines(session)[-1] == recording.is_that_a_yes
+        state = session.userdata
+        topic = ConsentTopic.CALL_RECORDING
+        assert await state.store.latest_consent(topic=topic, call_id=state.call_id) is None
+
+        await session.run(user_input="No")
+        assert agent_lines(session)[-1] == (
+            f"Thank you. This call will not be recorded. {HOW_CAN_I_HELP}"
+        )
+        record = await state.store.latest_consent(topic=topic, call_id=state.call_id)
+        assert record is not None
+        assert not record.granted
+        assert not state.recording
+    assert not model.overran
 
 
 async def test_recording_yes_keeps_the_transcript(settings: Settings, tmp_path: Path) -> None:

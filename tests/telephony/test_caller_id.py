@@ -230,6 +230,24 @@ async def test_an_unclear_answer_gets_the_question_once_more_then_the_usual_one(
     assert not model.overran
 
 
+@pytest.mark.parametrize("acknowledgement", ["okay", "okay, thanks", "great, thank you"])
+async def test_an_acknowledgement_is_no_confirmation(
+    settings: Settings, acknowledgement: str
+) -> None:
+    # "Okay" acknowledges the question; it does not say the number is the account's.
+    model = ScriptedLLM([Call("verify_identity"), BY_CALLING_NUMBER, BY_CALLING_NUMBER, relay])
+    async with call_session(model, settings=settings) as session:
+        session.userdata.learn_line(PHONE_LINE)
+        await session.run(user_input="I need help with my account")
+        await session.run(user_input="Jordan Lee, 94107")
+        assert agent_lines(session)[-1] == CALLING_NUMBER_QUESTION
+        await session.run(user_input=acknowledgement.capitalize())
+        assert agent_lines(session)[-1] == CALLING_NUMBER_NOT_CONFIRMED
+        assert session.userdata.verified_customer is None
+        assert session.userdata.identity.failed_checks == 0
+    assert not model.overran
+
+
 async def test_a_confirmed_number_with_wrong_details_counts_like_any_failed_check(
     settings: Settings, demo_database_url: str
 ) -> None:

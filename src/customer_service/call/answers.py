@@ -11,7 +11,14 @@ from collections.abc import Iterable, Sequence
 
 from customer_service.normalize import numbers_from_speech
 
-__all__ = ["Phrases", "confirms", "normalise", "polarity"]
+__all__ = [
+    "Phrases",
+    "acknowledgement_only",
+    "confirms",
+    "explicit_answer",
+    "normalise",
+    "polarity",
+]
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'"})
 # Typed text often drops the apostrophe; speech-to-text rarely does.
@@ -140,6 +147,45 @@ def polarity(text: str) -> bool | None:
     if answered_yes == answered_no:
         return None
     return answered_yes
+
+
+# Words that acknowledge what was said without answering anything: "okay, thanks".
+_ACKNOWLEDGEMENTS = Phrases(
+    [
+        "okay",
+        "ok",
+        "thanks",
+        "thank you",
+        "alright",
+        "all right",
+        "great",
+        "cool",
+        "got it",
+        "fine",
+        "perfect",
+    ]
+)
+
+
+def acknowledgement_only(text: str) -> bool:
+    """Whether `text` is only acknowledgements ("okay", "thanks", "great, thank you"):
+    words a caller says to what they just heard, whatever it was."""
+    said = normalise(text)
+    return bool(said) and re.search(r"\w", _ACKNOWLEDGEMENTS.removed_from(said)) is None
+
+
+def explicit_answer(text: str) -> bool | None:
+    """True for a clear yes to a question, False for a clear no, None otherwise.
+
+    Stricter than `polarity`: acknowledgements answer nothing, so "okay" or "thanks",
+    alone or together, are neither a yes nor a no, and said with an answer they count
+    for neither side ("okay, yes" is a yes, "okay, no" a no, "no thanks" a no). For
+    questions whose answer is consent: a caller acknowledging what they heard before
+    the question has not agreed to anything.
+    """
+    if acknowledgement_only(text):
+        return None
+    return polarity(_ACKNOWLEDGEMENTS.removed_from(normalise(text)))
 
 
 # Words that turn a yes into a correction: "yes, but the zip is 94108".

@@ -171,6 +171,10 @@ class CallState:
     def stop_recording(self) -> None:
         self.recording = False
 
+    def allow_recording(self) -> None:
+        """The caller said yes to recording, after a no or while the question waited."""
+        self.recording = True
+
     def mark_escalated(self) -> None:
         self.escalated = True
 

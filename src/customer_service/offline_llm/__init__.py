@@ -27,9 +27,10 @@ How it answers, on each request:
    - `supervisor`: a person, goodbye, text updates or recording (`request_consent`
      with topic "order_updates_sms" or "call_recording"), a cancellation
      (`cancel_order`), an address change or an order (with the order number when one
-     was said), verification; a yes or no answers the agent's last line ("I can
-     transfer you to a colleague ..." -> `transfer_to_human`; "anything else?" ->
-     `end_call` on a no).
+     was said; "will it arrive?" asks about the order the call is about),
+     verification; "okay, thanks" to something the agent said (not asked) is
+     welcomed; a yes or no answers the agent's last line ("I can transfer you to a
+     colleague ..." -> `transfer_to_human`; "anything else?" -> `end_call` on a no).
    - `specialists`: each one hands a caller who asks for a person (or accepts a
      colleague a tool offered) to `transfer_to_human`; the address specialist reads a
      one-line address, its read-back answer, or a correction of the one part a
@@ -37,8 +38,8 @@ How it answers, on each request:
      cancellation specialist confirms on a clear yes (`confirm_cancellation`), gives
      up on a no or on keeping the order, and repeats its read-back, word for word,
      after anything else (a yes about another order too); the consent specialist
-     records a clear yes or no and repeats its question, word for word, after
-     anything else.
+     records an explicit yes or no (an acknowledgement is neither) and repeats its
+     question, word for word, after anything else.
 
 The caller's words are data: whatever they say, only a tool that was offered is ever
 called. The same conversation always gets the same answer (only call ids differ).

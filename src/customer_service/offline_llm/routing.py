@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from customer_service.call.answers import Phrases, normalise, polarity
+import json
+
+from livekit.agents import llm
+
+from customer_service.call.answers import Phrases, acknowledgement_only, normalise, polarity
 from customer_service.call.wording import ANYTHING_ELSE, GREETING, HOW_CAN_I_HELP, offers_human
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
 from customer_service.offline_llm.fields import find_order_number
@@ -18,6 +22,7 @@ __all__ = [
     "GREETING",
     "HOW_CAN_I_HELP",
     "WHAT_ELSE",
+    "YOU_ARE_WELCOME",
     "capabilities",
     "consent_topic",
     "offered_colleague",
@@ -25,6 +30,7 @@ __all__ = [
 ]
 
 WHAT_ELSE = "What else can I help you with?"
+YOU_ARE_WELCOME = "You're welcome."
 DECLINED_OFFER = f"All right. {ANYTHING_ELSE}"
 CONSENT_TOPICS_QUESTION = (
     "I can change two choices for you: whether you get text message updates about your "
@@ -123,6 +129,8 @@ _ORDER = Phrases(
     ],
     plurals=True,
 )
+# "Will it still arrive this week?": a question about the order the call is about.
+_ARRIVAL = Phrases(["arrive", "arrives", "arriving", "arrival", "get here", "on its way"])
 _VERIFY = Phrases(["verify", "verification", "identity", "account", "who am i"], plurals=True)
 
 
@@ -144,10 +152,39 @@ def consent_topic(said: str) -> ConsentTopic | None:
     return None
 
 
+def order_in_discussion(conversation: Conversation) -> str | None:
+    """The order the call is about: the last one a tool was called for or the caller named."""
+    for turn in reversed(conversation.turns):
+        if isinstance(turn, llm.FunctionCall):
+            said = str(_arguments(turn).get("order_id") or "")
+        elif isinstance(turn, llm.ChatMessage) and turn.role == "user":
+            said = turn.text_content or ""
+        else:
+            continue
+        if (order := find_order_number(said)) is not None:
+            return order.digits
+    return None
+
+
+def _arguments(call: llm.FunctionCall) -> dict[str, object]:
+    try:
+        arguments = json.loads(call.arguments or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return arguments if isinstance(arguments, dict) else {}
+
+
 def offered_colleague(conversation: Conversation) -> bool:
     """Whether the agent's line the caller is answering offered to transfer them
     ("... I can transfer you to a colleague who can help.")."""
     return offers_human(conversation.agent_line_answered() or "")
+
+
+def _asked_or_offered(conversation: Conversation) -> bool:
+    """Whether the agent's line the caller is answering asked something or offered a
+    colleague: "okay" then answers it."""
+    asked = conversation.agent_line_answered() or ""
+    return asked.endswith("?") or offered_colleague(conversation)
 
 
 def _answer_to_agent(conversation: Conversation, answer: bool) -> Reply:
@@ -187,10 +224,16 @@ def respond(conversation: Conversation) -> Reply:
         _EMAIL_ADDRESS.removed_from(said)
     ):
         return CallTool("update_address", order_arguments)
+    if order is None and _ARRIVAL.found_in(said):
+        discussed = order_in_discussion(conversation)
+        return CallTool("lookup_order", {"order_id": discussed} if discussed else {})
     if order is not None or _ORDER.found_in(said):
         return CallTool("lookup_order", order_arguments)
     if _VERIFY.found_in(said):
         return CallTool("verify_identity")
+    if acknowledgement_only(line) and not _asked_or_offered(conversation):
+        # "Okay, thanks" to something the agent said, not asked: nothing to act on.
+        return Say(YOU_ARE_WELCOME)
     answer = polarity(line)
     if answer is None:
         return Say(capabilities(conversation))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from customer_service.call.answers import Phrases, normalise, polarity
+from customer_service.call.answers import Phrases, explicit_answer, normalise, polarity
 from customer_service.offline_llm.address_parsing import (
     address_in_request,
     field_in_problem,
@@ -232,7 +232,8 @@ def consent(conversation: Conversation) -> Reply:
     if (transfer := _transfer(conversation)) is not None:
         return transfer
     line = conversation.last_caller_line or ""
-    answer = polarity(line)
+    # Consent takes an explicit answer: "okay" or "thanks" alone agrees to nothing.
+    answer = explicit_answer(line)
     if answer is not None:
         return CallTool("record_consent", {"granted": answer})
     if _MOVE_ON.found_in(normalise(line)):

@@ -1,10 +1,13 @@
 """Consent: one question in fixed, versioned wording, and an answer recorded only when clear.
 
 The task speaks the question itself. Only the caller's own words begun after it finished
-playing answer it, and whether they are a clear yes or no is read in code; the model's
-`granted` must agree. An unclear answer is never stored as a yes or a no. A stored
-answer to the current wording is reused (`obtain_consent`) unless the caller asks to
-change it; a new wording version asks again.
+playing answer it, and whether they are an explicit yes or no is read in code; the
+model's `granted` must agree. An acknowledgement ("okay, thanks") answers nothing: the
+question is put again briefly. An unclear answer is never stored as a yes or a no. Words
+the caller began before the question was heard are no answer either: the task ends at
+once without one (`ConsentAnswer.SPOKEN_OVER`), so that the supervisor can reply to
+them before the question is put again. A stored answer to the current wording is reused
+(`obtain_consent`) unless the caller asks to change it; a new wording version asks again.
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ from pydantic import (
 )
 
 from customer_service.call import audit
-from customer_service.call.answers import polarity
+from customer_service.call.answers import acknowledgement_only, explicit_answer
+from customer_service.call.code_steps import calls_a_tool, code_step, for_the_model, step_call
 from customer_service.call.delegation import delegate
 from customer_service.call.guard import guarded
 from customer_service.call.heard import SpokenQuestion, caller_messages
@@ -50,7 +54,9 @@ logger = logging.getLogger(__name__)
 
 MAX_ANSWERS = 2
 """Answers to the question the task will hear: an unclear one is asked again once, no
-more. Words said before the question was heard are not counted."""
+more."""
+SETTLE = "settle_in_code"
+IS_THAT_A_YES = "is_that_a_yes"
 
 
 class ConsentTopic(enum.StrEnum):
@@ -79,6 +85,9 @@ def consent_topic(choice: str) -> ConsentTopic:
 class ConsentWording:
     version: str
     question: str
+    is_that_a_yes: str
+    """Put after a caller only acknowledged the question ("okay, thanks"), which they heard
+    in full: short, and answered as the question itself."""
 
 
 # The only place consent questions are worded. Changing a question means a new version,
@@ -89,6 +98,7 @@ CONSENT_WORDING: dict[ConsentTopic, ConsentWording] = {
         question=(
             "May we record this call to check and improve our service? Please say yes or no."
         ),
+        is_that_a_yes="Is that a yes to recording this call?",
     ),
     ConsentTopic.ORDER_UPDATES_SMS: ConsentWording(
         version="order_updates_sms/2026-11-01",
@@ -96,6 +106,7 @@ CONSENT_WORDING: dict[ConsentTopic, ConsentWording] = {
             "Would you like text message updates about your orders sent to the phone "
             "number on your account? Message and data rates may apply. Please say yes or no."
         ),
+        is_that_a_yes="Is that a yes to text updates?",
     ),
 }
 
@@ -105,6 +116,9 @@ class ConsentAnswer(enum.StrEnum):
     DECLINED = "declined"
     UNCLEAR = "unclear"
     """No clear yes or no: nothing is stored, and nothing is granted."""
+    SPOKEN_OVER = "spoken_over"
+    """The caller spoke before the question was heard: not answered, nothing is stored,
+    and their words still need a reply before the question is put again."""
 
 
 class ConsentResult(BaseModel):
@@ -114,11 +128,6 @@ class ConsentResult(BaseModel):
     answer: ConsentAnswer
     wording_version: str
     asked_at: AwareDatetime
-    caller_spoke_first: bool = False
-    """The caller said something before hearing the question; it still needs a reply."""
-
-
-LET_ME_ASK_FIRST = "Let me just ask this first."
 
 
 def consent_instructions(wording: ConsentWording) -> str:
@@ -143,8 +152,6 @@ class ConsentTask(Specialist[ConsentResult]):
         self._wording = CONSENT_WORDING[topic]
         self._lead_in = lead_in
         self._asked_at = dt.datetime.now(dt.UTC)
-        self._early_messages: set[str] = set()
-        """Caller messages begun before the question was heard: never answers."""
         # No earlier history: a "yes" said to something else must not answer this.
         super().__init__(instructions=consent_instructions(self._wording))
         self._question = SpokenQuestion(self)
@@ -172,7 +179,7 @@ class ConsentTask(Specialist[ConsentResult]):
             granted: True for a clear yes, false for a clear no.
         """
         answer = self._question.answer() if self._question.heard else None
-        said = polarity(answer) if answer is not None else None
+        said = explicit_answer(answer) if answer is not None else None
         if said is None or said is not granted:
             # The caller's own words decide; the model's reading of them does not.
             self._unclear_answer()
@@ -185,6 +192,17 @@ class ConsentTask(Specialist[ConsentResult]):
         """Call when the caller will not answer or wants to skip the question."""
         self.finish(self._result(ConsentAnswer.UNCLEAR))
 
+    @code_step
+    @function_tool()
+    @guarded(count_repeats=False)
+    async def settle_in_code(self, context: RunContext[CallState], step: str) -> None:
+        """Never offered to the model: what `llm_node` decided in code, taken once the
+        caller's turn is in the history."""
+        if step == IS_THAT_A_YES:
+            self._question.ask(self._wording.is_that_a_yes)
+        elif step in (ConsentAnswer.SPOKEN_OVER, ConsentAnswer.UNCLEAR):
+            self.finish(self._result(ConsentAnswer(step)))
+
     async def llm_node(
         self,
         chat_ctx: llm.ChatContext,
@@ -192,26 +210,35 @@ class ConsentTask(Specialist[ConsentResult]):
         model_settings: ModelSettings,
     ) -> AsyncIterable[llm.ChatChunk | str | FlushSentinel]:
         if self._question.spoke_over(chat_ctx):
-            # Words said before the question was heard answer nothing. They are kept in
-            # the history the supervisor gets back, and it replies to them afterwards.
-            self._early_messages.add(caller_messages(chat_ctx)[-1].id)
-            self._question.ask(f"{LET_ME_ASK_FIRST} {self._wording.question}")
+            # Words said before the question was heard answer nothing, and they may ask
+            # for something this task cannot give: the task ends, the words go back to
+            # the supervisor in its history, and it replies before asking again.
+            yield step_call(SETTLE, step=ConsentAnswer.SPOKEN_OVER)
             return
+        answers = self._answers_heard(chat_ctx)
+        latest = caller_messages(chat_ctx)[-1:]
+        if (
+            self._question.heard
+            and latest
+            and acknowledgement_only(latest[0].text_content or "")
+            and answers < MAX_ANSWERS
+        ):
+            # "Okay, thanks" after the question: heard, but not answered. Asked briefly,
+            # in code, whatever the model would make of it.
+            yield step_call(SETTLE, step=IS_THAT_A_YES)
+            return
+        chat_ctx, tools = for_the_model(chat_ctx, tools)
         stream = super().llm_node(chat_ctx, tools, model_settings)
-        if self._answers_heard(chat_ctx) < MAX_ANSWERS:
+        if answers < MAX_ANSWERS:
             async for chunk in stream:
                 yield chunk
             return
         # The last answer the task will hear: hold the reply until it is clear whether
         # the model recorded an answer or is about to ask a third time.
         chunks = [chunk async for chunk in stream]
-        recorded = any(
-            isinstance(chunk, llm.ChatChunk) and chunk.delta and chunk.delta.tool_calls
-            for chunk in chunks
-        )
-        if not recorded:
+        if not any(calls_a_tool(chunk) for chunk in chunks):
             # Asked twice without a clear answer: unclear, and no third asking.
-            self.finish(self._result(ConsentAnswer.UNCLEAR))
+            yield step_call(SETTLE, step=ConsentAnswer.UNCLEAR)
             return
         for chunk in chunks:
             yield chunk
@@ -223,9 +250,9 @@ class ConsentTask(Specialist[ConsentResult]):
             self._question.ask(self._wording.question)
 
     def _answers_heard(self, history: llm.ChatContext) -> int:
-        return sum(
-            1 for message in caller_messages(history) if message.id not in self._early_messages
-        )
+        # The task starts without earlier history, and words spoken over its question
+        # end it: every caller message here answered an asking that was heard.
+        return len(caller_messages(history))
 
     def _result(self, answer: ConsentAnswer) -> ConsentResult:
         return ConsentResult(
@@ -233,7 +260,6 @@ class ConsentTask(Specialist[ConsentResult]):
             answer=answer,
             wording_version=self._wording.version,
             asked_at=self._asked_at,
-            caller_spoke_first=bool(self._early_messages),
         )
 
 
@@ -260,8 +286,9 @@ class Consent:
     topic: ConsentTopic
     record: ConsentRecord | None
     """None when the caller gave no clear answer: nothing was stored or granted."""
-    caller_spoke_first: bool = False
-    """The caller said something before hearing the question; it still needs a reply."""
+    spoken_over: bool = False
+    """The caller spoke before the question was heard: it is not answered yet, nothing
+    was stored or applied, and their words still need a reply."""
 
     @property
     def granted(self) -> bool:
@@ -286,7 +313,8 @@ async def obtain_consent(
 ) -> Consent:
     """The caller's answer: from the record when they answered this wording before
     (unless they want to change it, `ask_again`), else asked now, after `lead_in`, and
-    stored when clear. Raises StoreUnavailable if it cannot be stored."""
+    stored when clear; `spoken_over` when the caller talked over the question (nothing
+    stored or applied). Raises StoreUnavailable if it cannot be stored."""
     if not ask_again and (existing := await stored_answer(state, topic)) is not None:
         consent = Consent(topic=topic, record=existing)
         apply_consent(state, consent)
@@ -301,11 +329,9 @@ async def obtain_consent(
     if answer is None or answer.topic is not topic:
         # An answer that cannot be trusted is no answer: record nothing, grant nothing.
         raise ValueError("consent result does not answer the question asked")
-    consent = Consent(
-        topic=topic,
-        record=await _stored(state, answer),
-        caller_spoke_first=answer.caller_spoke_first,
-    )
+    if answer.answer is ConsentAnswer.SPOKEN_OVER:
+        return Consent(topic=topic, record=None, spoken_over=True)
+    consent = Consent(topic=topic, record=await _stored(state, answer))
     apply_consent(state, consent)
     return consent
 
@@ -339,8 +365,11 @@ async def _stored(state: CallState, answer: ConsentResult) -> ConsentRecord | No
 
 
 def apply_consent(state: CallState, consent: Consent) -> None:
-    if consent.topic is ConsentTopic.CALL_RECORDING and not consent.granted:
-        state.stop_recording()
+    if consent.topic is ConsentTopic.CALL_RECORDING:
+        if consent.granted:
+            state.allow_recording()
+        else:
+            state.stop_recording()
 
 
 def confirmation(consent: Consent) -> str:

@@ -260,7 +260,9 @@ class VoiceCall:
                 await self._settled()
         except TimeoutError:
             stuck = self.waiting_for or "the session to go quiet"
-            raise AssertionError(f"the call did not finish: waiting for {stuck}") from None
+            raise AssertionError(
+                f"the call did not finish: waiting for {stuck}; the caller heard {self.heard!r}"
+            ) from None
 
     async def hang_up(self) -> None:
         """The caller hangs up: the script stops, the microphone goes dead, and the
