@@ -120,6 +120,7 @@ def build_session(
     )
     # A caller who goes quiet is asked once more, then the call ends the way end_call does.
     IdleCaller(session, functools.partial(hang_up, session))
+    audit.write_kept_each_turn(session)
     return session
 
 

@@ -1,6 +1,7 @@
 """Audit events that report what already happened ride on the call's next write, or are
-written when the call ends: the caller never waits for a write of their own, and no
-event is lost or stored twice."""
+written in the background once the turn's reply starts playing, or when the call ends:
+the caller never waits for a write of their own, a crash loses at most the turn in
+progress (`test_audit_after_a_crash`), and no event is lost or stored twice."""
 
 from __future__ import annotations
 
@@ -84,27 +85,135 @@ async def test_a_specialists_run_is_stored_with_the_next_write(
     ]
 
 
-async def test_events_kept_when_the_call_ends_are_written_then(
+async def test_a_turns_kept_events_are_written_once_its_reply_starts(
     settings: Settings, store: Store
 ) -> None:
-    # The caller will not verify: the specialist's failed run is the last event.
+    # The caller will not verify: the specialist's failed run is the turn's one event.
     model = ScriptedLLM([Call("lookup_order", {"order_id": "100101"}), Call("give_up"), relay])
     handle = store.for_call()
     writes = audit_writes(handle)
     async with call_session(model, settings=settings, store=handle) as session:
+        state = session.userdata
         await session.run(user_input="Where is my order 100101?")
         await session.run(user_input="I'd rather not say.")
-        call_id = session.userdata.call_id
-        assert writes == []
-        assert session.userdata.audit_backlog.events
+        # No write of the call's own, and the call goes on: written in the background.
+        await audit.background_write_done(state)
+        assert writes == [["delegation"]]
+        assert state.audit_backlog.events == []
+        [run] = await store.audit_events(call_id=state.call_id)
+        assert run.detail["outcome"] == "failed"
 
-    assert writes == [["delegation"]]
-    [run] = await store.audit_events(call_id=call_id)
-    assert run.detail["outcome"] == "failed"
+    assert writes == [["delegation"]]  # nothing left for the end
     # After the end, a late event is written at once rather than kept for nobody.
-    state = session.userdata
     await audit.record_later(state, "delegation_refused", specialist="x", bound="y")
     assert writes[-1] == ["delegation_refused"]
+
+
+def held_audit_writes(store: Store) -> tuple[list[list[str]], asyncio.Event]:
+    """Records the kinds in each audit write of `store`, each held until the returned
+    event is set, as a slow database would hold it."""
+    add = store.add_audit_events
+    writes: list[list[str]] = []
+    release = asyncio.Event()
+
+    async def held(events: Sequence[AuditEvent]) -> None:
+        writes.append([event.kind for event in events])
+        await release.wait()
+        await add(events)
+
+    store.add_audit_events = held  # type: ignore[method-assign]
+    return writes, release
+
+
+async def test_a_slow_background_write_does_not_hold_the_reply(
+    settings: Settings, store: Store
+) -> None:
+    model = ScriptedLLM(
+        [Call("lookup_order", {"order_id": "100101"}), Call("give_up"), relay, relay]
+    )
+    handle = store.for_call()
+    writes, release = held_audit_writes(handle)
+    async with call_session(model, settings=settings, store=handle) as session:
+        state = session.userdata
+        try:
+            await session.run(user_input="Where is my order 100101?")
+            result = await session.run(user_input="I'd rather not say.")
+            # The reply was given while its turn's event was still being written.
+            result.expect.contains_message(role="assistant")
+            assert writes == [["delegation"]]
+            writing = state.audit_backlog.writing
+            assert writing is not None
+            assert not writing.done()
+        finally:
+            release.set()  # else the call's end would wait for it forever
+        await audit.background_write_done(state)
+        assert await stored_kinds(store, state.call_id) == ["delegation"]
+
+
+async def test_one_background_write_at_a_time_takes_what_is_kept_meanwhile(
+    settings: Settings, store: Store
+) -> None:
+    state = CallState(store=store.for_call(), settings=settings)
+    writes, release = held_audit_writes(state.store)
+    await audit.record_later(state, "delegation", specialist="verify_identity_task")
+    audit.write_kept_soon(state)
+    first = state.audit_backlog.writing
+    await asyncio.sleep(0)  # the write has begun and is held
+    await audit.record_later(state, "order_not_found", customer_id="C-1001", order_id="200201")
+    audit.write_kept_soon(state)
+    audit.write_kept_soon(state)
+
+    assert state.audit_backlog.writing is first
+    assert writes == [["delegation"]]
+    release.set()
+    await audit.background_write_done(state)
+    # The running write took the later event after its own: never two at once.
+    assert writes == [["delegation"], ["order_not_found"]]
+    assert await stored_kinds(store, state.call_id) == ["delegation", "order_not_found"]
+    assert state.audit_backlog.events == []
+
+
+async def test_a_background_write_that_fails_keeps_the_events_for_the_next_write(
+    settings: Settings, store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    state = CallState(store=store.for_call(), settings=settings)
+    await audit.record_later(state, "order_not_found", customer_id="C-1001", order_id="200201")
+    writes = audit_writes(state.store, failures=AUDIT_WRITE_ATTEMPTS)
+
+    with caplog.at_level(logging.WARNING, logger="customer_service.call.audit"):
+        audit.write_kept_soon(state)
+        await audit.background_write_done(state)
+
+    assert writes == [["order_not_found"]] * AUDIT_WRITE_ATTEMPTS
+    assert [event.kind for event in state.audit_backlog.events] == ["order_not_found"]
+    [left] = [r for r in caplog.records if r.getMessage().startswith("kept audit events left")]
+    assert (left.__dict__["call_id"], left.__dict__["kept"]) == (state.call_id, 1)
+    assert not [r for r in caplog.records if "200201" in str(vars(r).values())]
+    await audit.record(state, "identity_verified", customer_id="C-1001")
+    assert writes[-1] == ["order_not_found", "identity_verified"]
+    assert await stored_kinds(store, state.call_id) == ["order_not_found", "identity_verified"]
+
+
+async def test_the_calls_end_waits_for_the_background_write(
+    settings: Settings, store: Store
+) -> None:
+    state = CallState(store=store.for_call(), settings=settings)
+    writes, release = held_audit_writes(state.store)
+    await audit.record_later(state, "delegation", specialist="verify_identity_task")
+    audit.write_kept_soon(state)
+    await asyncio.sleep(0)  # the write has begun and is held: nothing is kept now
+    ending = asyncio.create_task(audit.end_of_call(state))
+    for _ in range(3):
+        await asyncio.sleep(0)
+
+    assert not ending.done()
+    release.set()
+    await ending
+    writing = state.audit_backlog.writing
+    assert writing is not None
+    assert writing.done()
+    assert await stored_kinds(store, state.call_id) == ["delegation"]
+    assert writes == [["delegation"]]
 
 
 async def test_kept_events_survive_a_write_that_fails_and_are_stored_once(
@@ -212,12 +321,14 @@ async def test_an_address_change_carries_the_kept_events_and_leaves_none_for_the
             await session.run(user_input="yes")
             await session.run(user_input="no thanks")
             state = session.userdata
+            await audit.background_write_done(state)
             assert state.audit_backlog.events == []
             during_the_call = len(seen.writes_committed)
 
-    # Verification, the change (with the identity and address specialists' runs) and
-    # the text-update answer (with the consent specialist's run); nothing at the end.
-    assert during_the_call == len(seen.writes_committed) == 3
+    # Verification; the identity specialist's run, written as the read-back starts
+    # playing; the change (with the address specialist's run) and the text-update answer
+    # (with the consent specialist's run); nothing at the end.
+    assert during_the_call == len(seen.writes_committed) == 4
     kinds = await stored_kinds(store, state.call_id)
     assert kinds.count("delegation") == 3
     assert {"identity_verified", "address_changed", "consent_recorded"} <= set(kinds)

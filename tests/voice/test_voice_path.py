@@ -8,22 +8,27 @@ tests wait on what the agent does, never on the clock.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 from livekit.agents import AgentFalseInterruptionEvent, UserStateChangedEvent
 from livekit.agents.llm import ChatMessage
 from livekit.agents.stt import SpeechEventType
 from livekit.agents.voice import SpeechHandle
 
+from customer_service.call import audit
 from customer_service.call.state import DelegationOutcome
 from customer_service.call.wording import GREETING, HOW_CAN_I_HELP, STILL_THERE
 from customer_service.offline_llm import OfflineLLM
 from customer_service.pipeline.resilience import speak_failures
 from customer_service.settings import Settings
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
+from customer_service.store import AuditEvent
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing.caller_audio import CallerSpeech, FakeMicrophone
 from customer_service.testing.speech_models import FakeSTT
 from customer_service.testing.voice import (
+    AgentEnds,
     AgentSays,
     AgentStarts,
     HangUp,
@@ -226,3 +231,41 @@ async def test_the_fake_stt_also_transcribes_a_whole_recording() -> None:
     assert event.alternatives[0].text == "Where is my order? It's 100101."
     silent = await FakeSTT().recognize([await anext(microphone)])
     assert silent.alternatives[0].text == ""
+
+
+async def test_a_turns_kept_events_are_written_while_its_reply_plays(
+    settings: Settings,
+) -> None:
+    # Jordan asks about Priya's order: the miss only reports what happened, so nothing
+    # waits for its write, and no write of the call's own follows it.
+    caller = [
+        Utterance("Where is my order 200201?"),
+        Utterance(JORDAN_SAYS),
+        Utterance("Okay, thanks.", after=AgentEnds(3)),  # the miss was heard
+    ]
+    async with voice_call_session(OfflineLLM(), caller, settings=settings) as call:
+        state = call.state
+        add = state.store.add_audit_events
+        writes: list[tuple[list[str], str, int]] = []
+
+        async def seen(events: Sequence[AuditEvent]) -> None:
+            writes.append(([e.kind for e in events], call.session.agent_state, len(call.speeches)))
+            await add(events)
+
+        state.store.add_audit_events = seen  # type: ignore[method-assign]
+        await call.finished()
+        await audit.background_write_done(state)
+
+        assert not call.closed
+        # The verification at once; the miss once it (the agent's third speech) began
+        # to play, with no write of the call's own to ride on.
+        assert writes == [
+            (["identity_verified"], "thinking", 2),
+            (["order_not_found"], "speaking", 3),
+        ]
+        stored = await state.store.audit_events(call_id=state.call_id)
+        assert [event.kind for event in stored] == [
+            "identity_verified",
+            "delegation",
+            "order_not_found",
+        ]

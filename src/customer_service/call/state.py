@@ -127,7 +127,8 @@ class CallState:
     slow_steps: SlowStepNotice = field(init=False)
     """Tells a caller waiting in silence on a slow step that the agent is working."""
     audit_backlog: AuditBacklog = field(default_factory=AuditBacklog)
-    """Audit events waiting for the call's next write (`call.audit.record_later`)."""
+    """Audit events waiting for the call's next write, or the background write as the
+    turn's reply starts (`call.audit.record_later`)."""
     one_request_at_a_time: asyncio.Lock = field(default_factory=asyncio.Lock)
     """Held by each supervisor tool that may start a specialist: several such tools in
     one model reply run one after another, each seeing what the one before it did."""

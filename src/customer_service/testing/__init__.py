@@ -120,6 +120,8 @@ async def call_session(
                 userdata=state,
                 max_tool_steps=settings.session_max_tool_steps,
             )
+            # As `server.build_session` does: a killed call loses at most its current turn.
+            audit.write_kept_each_turn(session)
             # Waiting for the greeting's run keeps the first caller turn after it.
             greeting = await session.start(CustomerServiceAgent(), capture_run=True)
             await greeting
