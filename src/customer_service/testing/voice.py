@@ -66,6 +66,7 @@ from livekit.agents.voice.turn import (
 )
 
 from customer_service.call import audit
+from customer_service.call.caller_timeline import CallerTimeline
 from customer_service.call.state import CallState
 from customer_service.pipeline.resilience import speak_failures
 from customer_service.server import SessionTimers, build_session
@@ -183,6 +184,8 @@ class VoiceCall:
             turn_handling=scaled_turn_handling(speed),
             timers=scaled_timers(settings, speed),
         )
+        # When the caller's words began, and how early an answer may, in script seconds.
+        CallerTimeline.follow(self.session, time_scale=1 / speed)
         # As in a room: the transcript reaches the caller in step with the audio, so a
         # cut-off reply is stored as the words that were heard.
         self._transcript = TranscriptSynchronizer(
