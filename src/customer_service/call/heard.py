@@ -2,7 +2,9 @@
 
 "The caller heard it" and "the caller said yes" are facts checked here, never the
 model's account: a question counts as heard only when its speech finished playing
-without being cut off, and only the caller's words begun after that answer it.
+without being cut off, and only the caller's words begun after that answer it. When
+words began is measured from the speech that became them (`caller_timeline`), not from
+a noise on the line before them.
 """
 
 from __future__ import annotations
@@ -13,21 +15,27 @@ from livekit.agents import Agent
 from livekit.agents.llm import ChatContext, ChatMessage
 from livekit.agents.voice import SpeechHandle
 
+from customer_service.call.caller_timeline import CallerTimeline
+
 __all__ = ["ANSWER_OVERLAP_S", "SpokenQuestion", "caller_messages"]
 
 ANSWER_OVERLAP_S = 0.3
 """How early an answer may begin before the question's audio ended: callers start their
-"yes" as the last word fades, and the playout's end is measured after the last sample."""
+"yes" as the last word fades, and the playout's end is measured after the last sample.
+Seconds of a call (`CallerTimeline.seconds` puts them on the session's clock)."""
 
 
 def caller_messages(history: ChatContext) -> list[ChatMessage]:
     return [item for item in history.items if isinstance(item, ChatMessage) and item.role == "user"]
 
 
-def _began_speaking_at(message: ChatMessage) -> float:
+def _began_speaking_at(message: ChatMessage, timeline: CallerTimeline) -> float:
     """When the caller began these words: measured on a voice call, else when they
     reached the agent (typed text)."""
-    return message.metrics.get("started_speaking_at") or message.created_at
+    turn_began = message.metrics.get("started_speaking_at")
+    if turn_began is None:
+        return message.created_at
+    return timeline.words_began(turn_began, message.created_at)
 
 
 class SpokenQuestion:
@@ -44,6 +52,7 @@ class SpokenQuestion:
 
     def ask(self, text: str) -> SpeechHandle:
         """Speaks `text`; answers to any earlier asking no longer count."""
+        self._timeline()  # the caller's sound is on it from now on, at the latest
         self._finished_at = None
         self._earlier_messages = len(caller_messages(self._agent.chat_ctx))
         speech = self._agent.session.say(text)
@@ -61,10 +70,12 @@ class SpokenQuestion:
         finished_at = self._finished_at
         if finished_at is None:
             return None
+        timeline = self._timeline()
         answers = [
             message.text_content or ""
             for message in caller_messages(self._agent.chat_ctx)
-            if _began_speaking_at(message) >= finished_at - ANSWER_OVERLAP_S
+            if _began_speaking_at(message, timeline)
+            >= finished_at - timeline.seconds(ANSWER_OVERLAP_S)
         ]
         return answers[-1] if answers else None
 
@@ -77,9 +88,14 @@ class SpokenQuestion:
         if not messages or self._speech is None:
             return False
         finished_at = self._finished_at
+        timeline = self._timeline()
         return finished_at is None or (
-            _began_speaking_at(messages[-1]) < finished_at - ANSWER_OVERLAP_S
+            _began_speaking_at(messages[-1], timeline)
+            < finished_at - timeline.seconds(ANSWER_OVERLAP_S)
         )
+
+    def _timeline(self) -> CallerTimeline:
+        return CallerTimeline.of(self._agent.session)
 
     def _note_finished(self, speech: SpeechHandle) -> None:
         if speech is not self._speech or speech.interrupted:

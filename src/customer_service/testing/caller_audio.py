@@ -97,6 +97,12 @@ class AgentSpeech:
     ended: bool = False
     interrupted: bool = False
     """Cut off before its end (the framework cleared the speaker)."""
+    began_at: float = 0.0
+    """Loop time its first frame began to play."""
+    ended_at: float | None = None
+    """Loop time it stopped: played out or cut off."""
+    pauses: list[tuple[float, float | None]] = field(default_factory=list)
+    """Loop times it was paused (a false interruption) and resumed (None: never)."""
 
     @property
     def heard(self) -> str:
@@ -143,7 +149,9 @@ class FakeSpeaker(AudioOutput):
 
     def _start_playing(self) -> None:
         self._started_at = self._now()
-        self._current = AgentSpeech(number=len(self.speeches) + 1, length=self._pushed)
+        self._current = AgentSpeech(
+            number=len(self.speeches) + 1, length=self._pushed, began_at=self._started_at
+        )
         self.speeches.append(self._current)
         self.on_playback_started(created_at=time.time())
         self._on_change()
@@ -170,6 +178,8 @@ class FakeSpeaker(AudioOutput):
         super().pause()
         if self._paused_at is None:
             self._paused_at = self._now()
+            if self._current is not None:
+                self._current.pauses.append((self._paused_at, None))
         self._cancel_finish()
 
     def resume(self) -> None:
@@ -177,6 +187,10 @@ class FakeSpeaker(AudioOutput):
         if self._paused_at is not None:
             if self._started_at is not None:
                 self._paused_for += self._now() - self._paused_at
+            if self._current is not None and self._current.pauses:
+                paused_at, resumed_at = self._current.pauses[-1]
+                if resumed_at is None:
+                    self._current.pauses[-1] = (paused_at, self._now())
             self._paused_at = None
         if self._started_at is None and self._pushed > 0:
             self._start_playing()
@@ -203,6 +217,7 @@ class FakeSpeaker(AudioOutput):
         self._started_at = None
         if speech is not None:
             speech.played, speech.ended, speech.interrupted = position, True, interrupted
+            speech.ended_at = self._now()
         self.on_playback_finished(playback_position=position, interrupted=interrupted)
         self._on_change()
 

@@ -17,12 +17,14 @@ from customer_service.testing.caller_audio import AgentSpeech
 __all__ = [
     "AgentDone",
     "AgentEnds",
+    "AgentEndsIn",
     "AgentSays",
     "AgentStarts",
     "At",
     "CallView",
     "Cue",
     "HangUp",
+    "Immediately",
     "Line",
     "Moment",
     "Utterance",
@@ -82,6 +84,15 @@ class At(Cue):
 
 
 @dataclass(frozen=True, slots=True)
+class Immediately(Cue):
+    """As soon as the caller's previous line has ended: with a `delay`, a pause after
+    it whatever the agent does meanwhile."""
+
+    async def wait(self, call: CallView, since: Moment) -> None:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
 class AgentStarts(Cue):
     """The agent's `number`-th stretch of speech (1 is the greeting) has begun to play."""
 
@@ -116,6 +127,23 @@ class AgentSays(Cue):
     async def wait(self, call: CallView, since: Moment) -> None:
         wanted = _normalized(self.words)
         await call.until(lambda: wanted in _normalized(call.heard[since.heard :]))
+
+
+@dataclass(frozen=True, slots=True)
+class AgentEndsIn(Cue):
+    """`seconds` before the end of the agent's speech in which the caller has heard
+    `words`: a line begun over its last words. The speech must play on unpaused from
+    those words to its end, and they must come earlier than `seconds` before it."""
+
+    words: str
+    seconds: float
+
+    async def wait(self, call: CallView, since: Moment) -> None:
+        await AgentSays(self.words).wait(call, since)
+        speech = call.speeches[-1]
+        held = sum(resumed - paused for paused, resumed in speech.pauses if resumed)
+        ends_at = speech.began_at + speech.length + held
+        await call.until(lambda: False, deadline=ends_at - call.real(self.seconds))
 
 
 @dataclass(frozen=True, slots=True)

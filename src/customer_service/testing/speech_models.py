@@ -11,6 +11,7 @@ Durations here are real seconds.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Never
 
 from livekit import rtc
@@ -222,6 +223,9 @@ class FakeTTS(tts.TTS[Never]):
         self.seconds_per_word = seconds_per_word
         self.texts: list[str] = []
         """Every text synthesized, in order."""
+        self.hold: Callable[[str], Awaitable[None]] | None = None
+        """Awaited with each text before it is synthesized: a test makes a speech slow to
+        start by construction, not by the clock."""
 
     @property
     def model(self) -> str:
@@ -244,9 +248,12 @@ class _SilentSpeech(tts.ChunkedStream):
         self, voice: FakeTTS, *, text: str, seconds: float, conn_options: APIConnectOptions
     ) -> None:
         self._samples = round(seconds * voice.sample_rate)
+        self._voice = voice
         super().__init__(tts=voice, input_text=text, conn_options=conn_options)
 
     async def _run(self, output_emitter: tts.AudioEmitter) -> None:
+        if self._voice.hold is not None:
+            await self._voice.hold(self.input_text)
         output_emitter.initialize(
             request_id=utils.shortuuid("fake_tts_"),
             sample_rate=self._tts.sample_rate,

@@ -26,8 +26,10 @@ wall-clock time; cue lines on what the agent does instead:
 - `AgentStarts(n)`, `AgentEnds(n)`: the agent's n-th stretch of speech (1 is the
   greeting) begins to play, or stops (played out or cut off).
 - `AgentSays(words)`: the caller has heard these words (spoken after the cue began).
+- `AgentEndsIn(words, s)`: s seconds before the end of the speech holding `words`.
 - `AgentDone()` (the default): the agent has spoken since the caller's previous line,
   has stopped, and stayed quiet for a moment.
+- `Immediately()`: once the caller's previous line has ended, whatever the agent does.
 
 `delay` adds script seconds after the cue; `duration` defaults to the words at a
 conversational pace. An empty `text` is a noise (a cough): heard, never transcribed.
@@ -47,6 +49,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from typing import Any, Literal
@@ -63,6 +66,7 @@ from livekit.agents.voice.turn import (
 )
 
 from customer_service.call import audit
+from customer_service.call.caller_timeline import CallerTimeline
 from customer_service.call.state import CallState
 from customer_service.pipeline.resilience import speak_failures
 from customer_service.server import SessionTimers, build_session
@@ -80,25 +84,35 @@ from customer_service.testing.script import (
     RESPONSE_PAUSE,
     AgentDone,
     AgentEnds,
+    AgentEndsIn,
     AgentSays,
     AgentStarts,
     At,
     Cue,
     HangUp,
+    Immediately,
     Line,
     Moment,
     Utterance,
 )
 from customer_service.testing.speech_models import FakeSTT, FakeTTS, FakeVAD
+from customer_service.testing.timed_transcript import (
+    CallClock,
+    SaidLine,
+    note_started,
+    timed_transcript,
+)
 
 __all__ = [
     "AgentDone",
     "AgentEnds",
+    "AgentEndsIn",
     "AgentSays",
     "AgentStarts",
     "At",
     "Cue",
     "HangUp",
+    "Immediately",
     "Line",
     "Utterance",
     "VoiceCall",
@@ -170,6 +184,8 @@ class VoiceCall:
             turn_handling=scaled_turn_handling(speed),
             timers=scaled_timers(settings, speed),
         )
+        # When the caller's words began, and how early an answer may, in script seconds.
+        CallerTimeline.follow(self.session, time_scale=1 / speed)
         # As in a room: the transcript reaches the caller in step with the audio, so a
         # cut-off reply is stored as the words that were heard.
         self._transcript = TranscriptSynchronizer(
@@ -188,6 +204,9 @@ class VoiceCall:
         self.waiting_for = ""
         """What the script is waiting for, for failure messages."""
         self.started_at = 0.0
+        self.wall_started_at = 0.0
+        self.lines: list[SaidLine] = []
+        """The caller's lines as they were said, in order (the hang-up included)."""
         self._script = list(script)
         self._script_task: asyncio.Task[None] | None = None
         self._changed = asyncio.Event()
@@ -228,6 +247,12 @@ class VoiceCall:
     def real(self, script_seconds: float) -> float:
         return script_seconds / self.speed
 
+    def transcript(self) -> str:
+        """The call so far in script seconds: the agent's speech and the caller's lines,
+        then the caller's turns and the tools called (`timed_transcript`)."""
+        clock = CallClock(self.started_at, self.wall_started_at, self.speed)
+        return timed_transcript(clock, self.speeches, self.lines, self.session.history.items)
+
     def agent_quiet(self) -> bool:
         """The agent is listening and none of its speech is playing."""
         playing = bool(self.speeches) and not self.speeches[-1].ended
@@ -261,7 +286,7 @@ class VoiceCall:
         except TimeoutError:
             stuck = self.waiting_for or "the session to go quiet"
             raise AssertionError(
-                f"the call did not finish: waiting for {stuck}; the caller heard {self.heard!r}"
+                f"the call did not finish: waiting for {stuck}\n{self.transcript()}"
             ) from None
 
     async def hang_up(self) -> None:
@@ -276,6 +301,8 @@ class VoiceCall:
 
     async def start(self) -> None:
         self.started_at = asyncio.get_running_loop().time()
+        self.wall_started_at = time.time()
+        note_started(self)
         await self.session.start(CustomerServiceAgent())
         self._script_task = asyncio.create_task(self._run_script(), name="caller script")
 
@@ -315,14 +342,20 @@ class VoiceCall:
                 await self.until(lambda: False, deadline=deadline)
             if self.closed:
                 break
+            loop = asyncio.get_running_loop()
+            said = SaidLine(number, None if isinstance(line, HangUp) else line.text, loop.time())
+            self.lines.append(said)
             if isinstance(line, HangUp):
                 await self.hang_up()
                 break
+            self._notify()
             self.microphone.speaking = CallerSpeech(line.text, self.real(line.seconds))
             try:
                 await self.wait(line.seconds)
             finally:
                 self.microphone.speaking = None
+                said.ended_at = loop.time()
+                self._notify()
         self.waiting_for = ""
 
     def _notify(self) -> None:
