@@ -31,6 +31,8 @@ __all__ = ["CountryRules", "Region", "country_code", "country_rules", "lookup_ke
 # sorting code are never part of a delivery address we record.
 _PARTS = {"A": "street", "C": "city", "S": "region", "Z": "postal_code"}
 _POSTAL_LABELS = {"zip": "ZIP code", "pin": "PIN code", "eircode": "Eircode"}
+_THE_BEFORE = ("United ", "Republic ", "Democratic ", "Dominican ", "Central ", "Czech ")
+_THE_AFTER = ("Islands", "Netherlands", "Philippines", "Bahamas", "Gambia", "Maldives", "Comoros")
 _SMALL_WORDS = frozenset({"and", "of", "the", "da"})
 
 
@@ -59,6 +61,13 @@ class CountryRules:
     postal_label: str
     postal_pattern: re.Pattern[str] | None
     postal_examples: tuple[str, ...]
+
+    @property
+    def name_in_sentence(self) -> str:
+        """"the United States", "the Netherlands", "Spain"."""
+        if self.name.startswith(_THE_BEFORE) or self.name.endswith(_THE_AFTER):
+            return f"the {self.name}"
+        return self.name
 
     @property
     def has_region(self) -> bool:

@@ -134,6 +134,7 @@ _US_STATE_ALIASES: dict[str, str] = {
     "penna": "PA",
     "tenn": "TN",
     "tex": "TX",
+    "us virgin islands": "VI",
     "virgin islands": "VI",
     "w va": "WV",
     "wash": "WA",

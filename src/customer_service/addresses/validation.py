@@ -230,7 +230,7 @@ def _street(raw: str) -> str:
 
 def _unit(raw: str | None) -> str | None:
     text = _text("unit", raw, "the apartment or unit")
-    if lookup_key(text) in PLACEHOLDERS:
+    if not text or lookup_key(text) in PLACEHOLDERS - {""}:
         return None
     if not any(char.isalnum() for char in text):
         raise AddressProblem(
@@ -262,7 +262,8 @@ def _region(raw: str | None, rules: CountryRules) -> str:
     """The region's code, or its text where the country has no list; "" when not said."""
     label = f"the {rules.region_label}"
     text = _text("region", raw, label)
-    if lookup_key(text) in PLACEHOLDERS:
+    # A region's own code first: "NA" is Navarra before it is "not applicable".
+    if lookup_key(text) in PLACEHOLDERS and lookup_key(text) not in rules.region_codes:
         return ""
     if not rules.regions:
         if rules.has_region:
@@ -271,7 +272,7 @@ def _region(raw: str | None, rules: CountryRules) -> str:
             raise AddressProblem(
                 "region",
                 f"The region{_echo(text)} sounds like a US state or Canadian province, "
-                f"which a {rules.name} address doesn't have. Please check the country, "
+                f"which an address in {rules.name_in_sentence} doesn't have. Please check the country, "
                 "or leave the region out.",
             )
         # Not part of this country's addresses: nothing to write or read back.
@@ -280,7 +281,7 @@ def _region(raw: str | None, rules: CountryRules) -> str:
     if code is None:
         raise AddressProblem(
             "region",
-            f"{_capital(label)}{_echo(text)} isn't one I recognise in {rules.name}. "
+            f"{_capital(label)}{_echo(text)} isn't one I recognise in {rules.name_in_sentence}. "
             f"Please check the country, or give {_region_hint(rules)}",
         )
     return code
@@ -327,12 +328,12 @@ def _region_of_postal_code(region: str, postal_code: str, rules: CountryRules) -
     if postal_code and not matches and all(r.postal_prefix for r in rules.regions.values()):
         raise AddressProblem(
             "postal_code",
-            f"{_capital(label)} {postal_code} isn't one in {rules.name}. "
+            f"{_capital(label)} {postal_code} isn't one in {rules.name_in_sentence}. "
             f"Please check {label} or the country.",
         )
     raise AddressProblem(
         "region",
-        f"The {rules.region_label} is missing. {rules.name} addresses need one: "
+        f"The {rules.region_label} is missing. Addresses in {rules.name_in_sentence} need one: "
         f"please give {_region_hint(rules)}",
     )
 
@@ -375,8 +376,8 @@ def _postal_hint(rules: CountryRules) -> str:
         return _POSTAL_HINTS[rules.code]
     examples = " or ".join(rules.postal_examples[:2])
     if not examples:
-        return f"{rules.name} {rules.postal_label}s have letters and numbers"
-    return f"{rules.name} {rules.postal_label}s look like {examples}"
+        return f"{_capital(rules.postal_label)}s in {rules.name_in_sentence} have letters and numbers"
+    return f"{_capital(rules.postal_label)}s in {rules.name_in_sentence} look like {examples}"
 
 
 def _text(
