@@ -13,7 +13,6 @@ from customer_service.addresses.regions import COUNTRY_ALIASES, SPOKEN_COUNTRY_N
 from customer_service.domain import Order, PostalAddress
 from customer_service.store.seed import DEMO_ORDERS
 from support.address_fixtures import (
-    VALID,
     address_problem,
     assert_problem,
     checked_address,

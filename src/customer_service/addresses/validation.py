@@ -20,7 +20,6 @@ from typing import Literal
 from customer_service.addresses.country_rules import (
     CountryRules,
     country_code,
-    country_name,
     country_rules,
     lookup_key,
 )
@@ -28,7 +27,7 @@ from customer_service.addresses.regions import PLACEHOLDERS, SYMBOL_NAMES
 from customer_service.domain import PostalAddress
 from customer_service.normalize import normalize_postal_code
 
-__all__ = ["AddressField", "AddressProblem", "country_name", "read_back", "validated_address"]
+__all__ = ["AddressField", "AddressProblem", "validated_address"]
 
 AddressField = Literal["street", "unit", "city", "region", "postal_code", "country"]
 
@@ -134,63 +133,6 @@ def validated_address(
     )
 
 
-def read_back(address: PostalAddress) -> str:
-    """The address as said back to the caller, in the order of the country's addresses.
-
-    "500 Howard St, Apt 4B, San Francisco, CA 94107, United States",
-    "Calle de Alcalá 45, 28014 Madrid, Spain", "10 Downing St, London, SW1A 2AA,
-    United Kingdom". A region is said by its code where that is how it is written
-    (US states, Canadian provinces), otherwise by its name, and not at all when it is
-    the city's own name.
-    """
-    code = country_code(address.country)
-    if code is None:
-        parts = [address.street, address.unit, address.city, address.region, address.postal_code]
-        return ", ".join(part for part in [*parts, address.country] if part)
-    rules = country_rules(code)
-    street = ", ".join(part for part in (address.street, address.unit) if part)
-    values = {
-        "street": street,
-        "city": address.city,
-        "region": _spoken_region(address, rules),
-        "postal_code": address.postal_code,
-    }
-    lines = [_read_line(line, values) for line in rules.lines]
-    return ", ".join(line for line in [*lines, rules.name] if line)
-
-
-_PLACES = frozenset({"city", "region"})
-
-
-def _read_line(line: tuple[str, ...], values: dict[str, str]) -> str:
-    """One line of the country's format: parts at even places, the text between at odd."""
-    said = ""
-    separator: str | None = None
-    previous = ""
-    for index, piece in enumerate(line):
-        if index % 2:
-            separator = piece if separator is None else separator
-            continue
-        value = values[piece]
-        if value:
-            if said and previous in _PLACES and piece in _PLACES and not (separator or "").strip():
-                # Two place names said one after the other need a pause: "Ottawa, ON".
-                separator = ", "
-            said = f"{said}{separator or ''}{value}" if said else value
-            separator = None
-            previous = piece
-    return said
-
-
-def _spoken_region(address: PostalAddress, rules: CountryRules) -> str:
-    region = rules.regions.get(address.region)
-    if region is None:
-        return address.region
-    if region.said_by_code:
-        return region.code
-    return "" if lookup_key(region.name) == lookup_key(address.city) else region.name
-
-
 def _country(raw: str) -> str:
     text = _text("country", raw, "the country")
     if not text:
@@ -272,8 +214,8 @@ def _region(raw: str | None, rules: CountryRules) -> str:
             raise AddressProblem(
                 "region",
                 f"The region{_echo(text)} sounds like a US state or Canadian province, "
-                f"which an address in {rules.name_in_sentence} doesn't have. Please check the country, "
-                "or leave the region out.",
+                f"which an address in {rules.name_in_sentence} doesn't have. "
+                "Please check the country, or leave the region out.",
             )
         # Not part of this country's addresses: nothing to write or read back.
         return ""
@@ -296,7 +238,9 @@ def _region_hint(rules: CountryRules) -> str:
     examples = {"US": ("California", "CA"), "CA": ("Ontario", "ON")}
     if rules.code in examples:
         name, code = examples[rules.code]
-        return f"the {rules.region_label}'s full name or its two-letter code, like {name} or {code}."
+        return (
+            f"the {rules.region_label}'s full name or its two-letter code, like {name} or {code}."
+        )
     first = next(iter(rules.regions.values()))
     return f"the {rules.region_label}'s name, like {first.name}."
 
@@ -319,7 +263,9 @@ def _region_of_postal_code(region: str, postal_code: str, rules: CountryRules) -
     matches = [
         code
         for code, found in rules.regions.items()
-        if postal_code and found.postal_prefix is not None and found.postal_prefix.match(postal_code)
+        if postal_code
+        and found.postal_prefix is not None
+        and found.postal_prefix.match(postal_code)
     ]
     if len(matches) == 1:
         return matches[0]
@@ -352,7 +298,9 @@ def _postal_code(raw: str, rules: CountryRules) -> str:
         raise AddressProblem("postal_code", f"{_capital(label)} is too long. {_capital(hint)}.")
     placeholder = _PLACEHOLDER_POSTAL.fullmatch(code) and (code != "99999" or rules.code == "US")
     if placeholder or lookup_key(text) in PLACEHOLDERS:
-        raise AddressProblem("postal_code", _placeholder(label, text, f"Please check {label}: {hint}."))
+        raise AddressProblem(
+            "postal_code", _placeholder(label, text, f"Please check {label}: {hint}.")
+        )
     layout = _POSTAL_LAYOUTS.get(rules.code)
     # Elsewhere the code is kept as said where the pattern allows it ("100-0001" in Japan).
     for candidate in (layout(code) if layout else text.upper(), code):
@@ -376,7 +324,9 @@ def _postal_hint(rules: CountryRules) -> str:
         return _POSTAL_HINTS[rules.code]
     examples = " or ".join(rules.postal_examples[:2])
     if not examples:
-        return f"{_capital(rules.postal_label)}s in {rules.name_in_sentence} have letters and numbers"
+        return (
+            f"{_capital(rules.postal_label)}s in {rules.name_in_sentence} have letters and numbers"
+        )
     return f"{_capital(rules.postal_label)}s in {rules.name_in_sentence} look like {examples}"
 
 
