@@ -190,3 +190,27 @@ def test_postal_code_of_another_region(
 )
 def test_regions_outside_north_america(country: str, given: str | None, expected: str) -> None:
     assert checked_address(country, region=given).region == expected
+
+
+@pytest.mark.parametrize(
+    ("country", "given", "postal_code", "expected"),
+    [
+        # The word that says what kind of region it is may be said or left out.
+        ("IE", "County Dublin", "D02 X285", "Co. Dublin"),
+        ("IE", "Dublin", "D02 X285", "Co. Dublin"),
+        ("US", "Washington State", "98101", "WA"),
+        ("CN", "Beijing", "100000", "北京市"),
+        # Where the metadata lists regions but an address needs none, another is kept.
+        ("IE", "Leinster", "D02 X285", "Leinster"),
+    ],
+)
+def test_region_names_as_said(country: str, given: str, postal_code: str, expected: str) -> None:
+    address = checked_address("NL", country=country, region=given, postal_code=postal_code)
+    assert address.region == expected
+
+
+def test_a_required_region_without_a_list_must_be_said() -> None:
+    problem = address_problem("NL", country="AS", region=None, postal_code="96799")
+    assert_problem(problem, "region", "The state is missing", "American Samoa")
+    address = checked_address("NL", country="AS", region="Tutuila", postal_code="96799")
+    assert address.region == "Tutuila"

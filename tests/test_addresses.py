@@ -244,6 +244,17 @@ def test_unit_is_optional(given: str | None, expected: str | None) -> None:
         ),
         (
             PostalAddress(
+                street="1 Main St",
+                city="Dublin",
+                region="Co. Dublin",
+                postal_code="D02 X285",
+                country="IE",
+            ),
+            # "Co. Dublin" is the city's own county: not said twice.
+            "1 Main St, Dublin, D02 X285, Ireland",
+        ),
+        (
+            PostalAddress(
                 street="Dam 1", city="Amsterdam", region="", postal_code="1012 JS", country="QQ"
             ),
             "Dam 1, Amsterdam, 1012 JS, QQ",

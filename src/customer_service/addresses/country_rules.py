@@ -25,7 +25,15 @@ from customer_service.addresses.regions import (
     UNNAMED_COUNTRIES,
 )
 
-__all__ = ["CountryRules", "Region", "country_code", "country_rules", "lookup_key"]
+__all__ = [
+    "CountryRules",
+    "Region",
+    "country_code",
+    "country_name",
+    "country_rules",
+    "lookup_key",
+    "same_place",
+]
 
 # The metadata's format codes for the parts we keep; name, company, district and
 # sorting code are never part of a delivery address we record.
@@ -33,6 +41,10 @@ _PARTS = {"A": "street", "C": "city", "S": "region", "Z": "postal_code"}
 _POSTAL_LABELS = {"zip": "ZIP code", "pin": "PIN code", "eircode": "Eircode"}
 _THE_BEFORE = ("United ", "Republic ", "Democratic ", "Dominican ", "Central ", "Czech ")
 _THE_AFTER = ("Islands", "Netherlands", "Philippines", "Bahamas", "Gambia", "Maldives", "Comoros")
+# Words around a region's name that say what kind of region it is.
+_DESIGNATIONS = frozenset(
+    {"co", "county", "province", "provincia", "state", "prefecture", "region", "sheng", "shi"}
+)
 _SMALL_WORDS = frozenset({"and", "of", "the", "da"})
 
 
@@ -69,6 +81,11 @@ class CountryRules:
             return f"the {self.name}"
         return self.name
 
+    def region_code(self, text: str) -> str | None:
+        """The code of the region `text` names ("Madrid", "County Dublin"), or None."""
+        key = lookup_key(text)
+        return self.region_codes.get(key) or self.region_codes.get(_without_designation(key))
+
     @property
     def has_region(self) -> bool:
         return any("region" in line for line in self.lines)
@@ -103,6 +120,7 @@ def country_rules(code: str) -> CountryRules:
     for region_code, name in rules.country_area_choices:
         region_codes.setdefault(region_code.casefold(), region_code)
         region_codes.setdefault(lookup_key(name), region_code)
+        region_codes.setdefault(_without_designation(lookup_key(name)), region_code)
         if region_code not in regions:
             region_data = data.get(f"{code}/{region_code}", {})
             regions[region_code] = Region(
@@ -153,6 +171,22 @@ def _region_postal_prefix(
     # The metadata appends the region's pattern after the country's own.
     matchers: list[re.Pattern[str]] = rules.postal_code_matchers[country_matchers:]
     return matchers[0] if matchers else None
+
+
+def same_place(name: str, other: str) -> bool:
+    """Whether two names are of one place: "Co. Dublin" and "Dublin", "Madrid" and "madrid"."""
+    return _without_designation(lookup_key(name)) == _without_designation(lookup_key(other))
+
+
+def _without_designation(key: str) -> str:
+    """`key` without the word that says what kind of region it is: "co dublin" -> "dublin",
+    "beijing shi" -> "beijing", "washington state" -> "washington"."""
+    words = key.split()
+    if len(words) > 1 and words[0] in _DESIGNATIONS:
+        words = words[1:]
+    if len(words) > 1 and words[-1] in _DESIGNATIONS:
+        words = words[:-1]
+    return " ".join(words)
 
 
 def _lines(address_format: str) -> tuple[tuple[str, ...], ...]:

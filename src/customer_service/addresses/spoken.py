@@ -6,7 +6,7 @@ from customer_service.addresses.country_rules import (
     CountryRules,
     country_code,
     country_rules,
-    lookup_key,
+    same_place,
 )
 from customer_service.domain import PostalAddress
 
@@ -67,4 +67,4 @@ def _spoken_region(address: PostalAddress, rules: CountryRules) -> str:
         return address.region
     if region.said_by_code:
         return region.code
-    return "" if lookup_key(region.name) == lookup_key(address.city) else region.name
+    return "" if same_place(region.name, address.city) else region.name

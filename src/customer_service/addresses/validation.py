@@ -204,9 +204,15 @@ def _region(raw: str | None, rules: CountryRules) -> str:
     """The region's code, or its text where the country has no list; "" when not said."""
     label = f"the {rules.region_label}"
     text = _text("region", raw, label)
+    code = rules.region_code(text) if text else None
     # A region's own code first: "NA" is Navarra before it is "not applicable".
-    if lookup_key(text) in PLACEHOLDERS and lookup_key(text) not in rules.region_codes:
+    if code is not None:
+        return code
+    if lookup_key(text) in PLACEHOLDERS:
         return ""
+    if rules.has_region and not rules.region_required and not _names_north_american_region(text):
+        # A region the metadata does not list, where none is needed: kept as said.
+        return text
     if not rules.regions:
         if rules.has_region:
             return text
@@ -219,14 +225,11 @@ def _region(raw: str | None, rules: CountryRules) -> str:
             )
         # Not part of this country's addresses: nothing to write or read back.
         return ""
-    code = rules.region_codes.get(lookup_key(text))
-    if code is None:
-        raise AddressProblem(
-            "region",
-            f"{_capital(label)}{_echo(text)} isn't one I recognise in {rules.name_in_sentence}. "
-            f"Please check the country, or give {_region_hint(rules)}",
-        )
-    return code
+    raise AddressProblem(
+        "region",
+        f"{_capital(label)}{_echo(text)} isn't one I recognise in {rules.name_in_sentence}. "
+        f"Please check the country, or give {_region_hint(rules)}",
+    )
 
 
 def _names_north_american_region(text: str) -> bool:
@@ -241,8 +244,9 @@ def _region_hint(rules: CountryRules) -> str:
         return (
             f"the {rules.region_label}'s full name or its two-letter code, like {name} or {code}."
         )
-    first = next(iter(rules.regions.values()))
-    return f"the {rules.region_label}'s name, like {first.name}."
+    first = next(iter(rules.regions.values()), None)
+    example = f", like {first.name}" if first else ""
+    return f"the {rules.region_label}'s name{example}."
 
 
 def _region_of_postal_code(region: str, postal_code: str, rules: CountryRules) -> str:
@@ -258,7 +262,7 @@ def _region_of_postal_code(region: str, postal_code: str, rules: CountryRules) -
                 f"Please check {label} or the {rules.region_label}.",
             )
         return region
-    if region or not rules.regions:
+    if region:
         return region
     matches = [
         code
@@ -271,7 +275,8 @@ def _region_of_postal_code(region: str, postal_code: str, rules: CountryRules) -
         return matches[0]
     if not rules.region_required:
         return ""
-    if postal_code and not matches and all(r.postal_prefix for r in rules.regions.values()):
+    prefixes = [found.postal_prefix for found in rules.regions.values()]
+    if postal_code and prefixes and not matches and all(prefixes):
         raise AddressProblem(
             "postal_code",
             f"{_capital(label)} {postal_code} isn't one in {rules.name_in_sentence}. "
