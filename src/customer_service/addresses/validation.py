@@ -1,13 +1,15 @@
-"""Check a postal address a caller gave, and read it back for confirmation.
+"""Check a postal address a caller gave against its country's rules.
 
-`validated_address` turns the arguments of `record_address` into a `PostalAddress`, or
-raises `AddressProblem` for the first field that cannot be used. The problem's message
-is a sentence that can be spoken to the caller as it is: it names the field in plain
-words, says what is wrong and what is expected, and repeats at most a short piece of
-what was given. Text that could harm a store or a log (control characters, quotes,
-semicolons, megabytes of input) is refused here, so everything stored is literal,
-short and printable. Pure and synchronous; the specialist turns a problem into a
-`ToolError`.
+The rules (regions, postal-code patterns per country and per region) come from Google's
+address metadata through `country_rules`. `validated_address` turns the arguments of
+`record_address` into a `PostalAddress`, or raises `AddressProblem` for the first field
+that cannot be used. The problem's message is a sentence that can be spoken to the
+caller as it is: it names the field in plain words, says what is wrong and what to
+check, and repeats at most a short piece of what was given. Text that could harm a
+store or a log (control characters, quotes, semicolons, megabytes of input) is refused
+here, so everything stored is literal, short and printable; so are placeholders ("N/A",
+"x", an all-zero postal code). Pure and synchronous; the specialist turns a problem
+into a `ToolError`.
 """
 
 from __future__ import annotations
