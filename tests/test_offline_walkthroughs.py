@@ -267,6 +267,49 @@ async def test_an_invalid_zip_then_the_corrected_address(
     assert (await stored_order(database_url, "100102")).shipping_address == corrected
 
 
+async def test_a_spanish_address_in_its_usual_order(database_url: str) -> None:
+    said = (
+        await chat(
+            database_url,
+            "I need to change the delivery address for order 100102",
+            JORDAN,
+            "Calle de Alcalá 45, 28014 Madrid, Spain",
+            "yes",
+            "no",
+        )
+    ).agent
+    # Read back in Spain's order, the postcode before the city, the country in full.
+    assert said[3] == "I have Calle de Alcalá 45, 28014 Madrid, Spain. Is that right?"
+    address = (await stored_order(database_url, "100102")).shipping_address
+    assert (address.street, address.city, address.region, address.postal_code, address.country) == (
+        "Calle de Alcalá 45",
+        "Madrid",
+        "M",
+        "28014",
+        "ES",
+    )
+
+
+async def test_a_zip_code_of_another_state_then_the_corrected_zip(database_url: str) -> None:
+    corrected = NEW_ADDRESS.model_copy(update={"unit": None})
+    said = (
+        await chat(
+            database_url,
+            "I need to change the delivery address for order 100102",
+            JORDAN,
+            "1 Market Street, San Francisco, CA 10001",
+            "sorry, it's 94105",
+            "yes",
+            "no",
+        )
+    ).agent
+    assert said[3:5] == [
+        "The ZIP code 10001 isn't one for California. Please check the ZIP code or the state.",
+        f"I have {read_back(corrected)}. Is that right?",
+    ]
+    assert (await stored_order(database_url, "100102")).shipping_address == corrected
+
+
 # --- consent -------------------------------------------------------------------------------
 
 

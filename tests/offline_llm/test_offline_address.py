@@ -75,6 +75,90 @@ from support.offline_chat import (
                 "country": "US",
             },
         ),
+        # In their usual spoken order: the postcode before the city, the country last.
+        (
+            "Calle de Alcalá 45, 28014 Madrid, Spain",
+            {
+                "street": "Calle de Alcalá 45",
+                "city": "Madrid",
+                "region": "",
+                "postal_code": "28014",
+                "country": "ES",
+            },
+        ),
+        (
+            "Calle de Alcalá 45, 2º izquierda, 28014 Madrid, España",
+            {
+                "street": "Calle de Alcalá 45",
+                "unit": "2º izquierda",
+                "city": "Madrid",
+                "region": "",
+                "postal_code": "28014",
+                "country": "ES",
+            },
+        ),
+        (
+            "Carrer de Pau Claris 1, 08201 Sabadell, Barcelona, Spain",
+            {
+                "street": "Carrer de Pau Claris 1",
+                "city": "Sabadell",
+                "region": "Barcelona",
+                "postal_code": "08201",
+                "country": "ES",
+            },
+        ),
+        (
+            "Unter den Linden 77, 10117 Berlin, Germany",
+            {
+                "street": "Unter den Linden 77",
+                "city": "Berlin",
+                "region": "",
+                "postal_code": "10117",
+                "country": "DE",
+            },
+        ),
+        (
+            "55 Rue du Faubourg Saint-Honoré, 75008 Paris, France",
+            {
+                "street": "55 Rue du Faubourg Saint-Honoré",
+                "city": "Paris",
+                "region": "",
+                "postal_code": "75008",
+                "country": "FR",
+            },
+        ),
+        (
+            "10 Downing Street, London SW1A 2AA, United Kingdom",
+            {
+                "street": "10 Downing Street",
+                "city": "London",
+                "region": "",
+                "postal_code": "SW1A 2AA",
+                "country": "GB",
+            },
+        ),
+        (
+            "24 Sussex Drive, Ottawa, Ontario K1M 1M4, Canada",
+            {
+                "street": "24 Sussex Drive",
+                "city": "Ottawa",
+                "region": "Ontario",
+                "postal_code": "K1M 1M4",
+                "country": "CA",
+            },
+        ),
+        # Without the country a postcode before the city is not taken for a US ZIP code:
+        # the tool asks for the country.
+        (
+            "Calle de Alcalá 45, 28014 Madrid",
+            {
+                "street": "Calle de Alcalá 45",
+                "city": "Madrid",
+                "region": "",
+                "postal_code": "28014",
+                "country": "",
+            },
+        ),
     ],
 )
 async def test_address_is_recorded(line: str, arguments: dict[str, str]) -> None:
@@ -189,7 +273,8 @@ def problem_reported(**changes: str) -> list[llm.ChatItem]:
             "postal_code",
             "nine four one zero five",
         ),
-        ({"region": ""}, "California", "region", "California"),
+        # 73301 is in both Texas's and Oklahoma's ranges, so the state is asked for.
+        ({"region": "", "postal_code": "73301"}, "Texas", "region", "Texas"),
         ({"region": "Cali"}, "it's California", "region", "California"),
         ({"city": "S4n Francisco"}, "San Francisco", "city", "San Francisco"),
         ({"country": "Atlantis"}, "United States", "country", "United States"),

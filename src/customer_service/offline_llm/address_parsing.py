@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from customer_service.addresses import AddressField
+from customer_service.addresses.country_rules import country_code
 from customer_service.offline_llm.fields import (
     Span,
     find_alphanumeric_postcodes,
@@ -115,6 +116,10 @@ def _misshapen_postcode(segments: list[str]) -> tuple[int, Span] | None:
     return None
 
 
+def _names_country(text: str) -> bool:
+    return " ".join(text.lower().split()) in _COUNTRIES or country_code(text) is not None
+
+
 def _country(said: str | None, postcode: str) -> str:
     if said:
         key = " ".join(said.lower().split())
@@ -148,9 +153,28 @@ def parse_address(line: str) -> SpokenAddress | None:
     before_code = with_code[: code.start].strip()
     after_code = with_code[code.end :].strip() or None
     later = segments[index + 1 :]
-    country = _country(after_code or (later[0] if later else None), code.text)
+    city_after_code: str | None = None
+    if after_code is not None and not _names_country(after_code):
+        # "28014 Madrid, Spain": the postcode before the city, as in most of Europe; a
+        # province may follow the city ("08201 Sabadell, Barcelona, Spain").
+        city_after_code, after_code = after_code, None
+    said_country = after_code or (later[-1] if later else None)
+    country = _country(said_country, code.text)
 
     street, *rest = segments[:index]
+    if city_after_code is not None:
+        if len(rest) > 1 or not re.search(r"[^\W\d_]", street):
+            return None
+        return SpokenAddress(
+            street=street,
+            city=city_after_code,
+            region=", ".join(later[:-1]) if len(later) > 1 else before_code,
+            postal_code=code.text,
+            # Never the demo's home country: a postcode before the city is not American.
+            country=country if later else "",
+            # Whatever sits between the street and the postcode: "2º izquierda".
+            unit=rest[0] if rest else None,
+        )
     unit = rest.pop(0) if len(rest) > 1 and _UNIT.match(rest[0]) else None
     region = before_code
     if not region and len(rest) >= 2:
