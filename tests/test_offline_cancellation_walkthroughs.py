@@ -54,7 +54,7 @@ async def test_cancel_then_ask_where_the_order_is(database_url: str) -> None:
             "no",
         )
     ).agent
-    assert READ_BACK.startswith("Order 1 0 0, 1 0 2 contains Ceramic pour-over coffee set.")
+    assert READ_BACK.startswith("Order 1 0 0, 1 0 2 contains a Ceramic pour-over coffee set.")
     assert said[:4] == [GREETING, IDENTITY_QUESTION, READ_BACK, f"{CANCELLED} {ANYTHING_ELSE}"]
     # Later in the same call the order is looked up from the store: cancelled.
     assert said[4].startswith("Order 1 0 0, 1 0 2")

@@ -35,7 +35,7 @@ from support.scripted_llm import relay_tool_output as relay
 
 CANCELLATION_TOOLS = frozenset({"confirm_cancellation", "give_up"})
 READ_BACK = (
-    "Order 1 0 0, 1 0 2 contains Ceramic pour-over coffee set. Do you want me to cancel this "
+    "Order 1 0 0, 1 0 2 contains a Ceramic pour-over coffee set. Do you want me to cancel this "
     "order? Please say yes or no."
 )
 CANCELLED = "Done. Order 1 0 0, 1 0 2 is cancelled."
@@ -99,7 +99,7 @@ async def test_clear_yes_cancels_once_and_later_requests_see_it(settings: Settin
         looked_up = await session.run(user_input="What's the status of 100102 now?")
         summary = looked_up.expect.contains_function_call_output(is_error=False)
         assert summary.event().item.output.startswith(
-            "Order 1 0 0, 1 0 2, placed on November 4, is cancelled."
+            "Order 1 0 0, 1 0 2, placed on November fourth, is cancelled."
         )
         moved = await session.run(user_input="Then send 100102 to my office instead")
         moved.expect.contains_function_call_output(
@@ -120,7 +120,7 @@ async def test_a_number_asked_for_is_read_back_with_every_item(settings: Setting
         await session.run(user_input=", ".join(maria.values()))
         await session.run(user_input="three zero zero three zero one")
         assert agent_lines(session)[-1] == (
-            "Order 3 0 0, 3 0 1 contains Linen duvet cover, double; Feather pillow, quantity 2. "
+            "Order 3 0 0, 3 0 1 contains a Linen duvet cover, double and two Feather pillows. "
             "Do you want me to cancel this order? Please say yes or no."
         )
         await session.run(user_input="Yes please")

@@ -102,12 +102,6 @@ def spoken_list(phrases: Sequence[str]) -> str:
     return f"{', '.join(phrases[:-1])} and {phrases[-1]}"
 
 
-def _for_speech(name: str) -> str:
-    # "Yoga block" is said "yoga block" inside a sentence; "USB-C cable" keeps its capitals.
-    first = name.split(" ", 1)[0]
-    return name[0].lower() + name[1:] if first[1:2].islower() else name
-
-
 def _plural(name: str) -> str:
     # The noun before any qualifier ("Linen duvet cover, double") takes the plural.
     noun, comma, rest = name.partition(",")
@@ -130,7 +124,7 @@ def _looks_plural(name: str) -> bool:
 
 def item_phrase(item: OrderItem, name: Callable[[str], str] = str) -> str:
     """One item with its quantity as said: "a yoga mat", "two yoga blocks"."""
-    said = _for_speech(item.name)
+    said = item.name  # as stored: a listener hears no capitals, and quoted data stays exact
     if item.quantity != 1:
         return f"{count_word(item.quantity)} {name(_plural(said))}"
     if _looks_plural(said):

@@ -21,6 +21,7 @@ from customer_service.call.speakable import (
 )
 from customer_service.call.wording import quoted
 from customer_service.domain import Order, OrderStatus
+from customer_service.normalize import normalize_order_id
 
 NO_RECENT_ORDERS = "There are no recent orders on your account."
 WHICH_ORDER = "Which one do you mean?"
@@ -51,6 +52,7 @@ def recent_orders_list(orders: Sequence[Order]) -> str:
 
 
 _WORD = re.compile(r"[a-z0-9]+")
+_DIGITS = re.compile(r"\b\d(?:[ -]?\d){5}\b")
 _MONTHS = {dt.date(2000, month, 1).strftime("%B").lower(): month for month in range(1, 13)} | {
     dt.date(2000, month, 1).strftime("%b").lower(): month for month in range(1, 13)
 }
@@ -145,6 +147,23 @@ class Choice:
     @property
     def says_anything(self) -> bool:
         return bool(self.position or self.day or self.status or self.words)
+
+
+def order_number_in(said: str) -> str | None:
+    """An order number among the words of a choice ("that one, 100101"), if one is there."""
+    if (whole := normalize_order_id(said)) is not None:
+        return whole
+    written = _DIGITS.search(said)
+    return written.group() if written else None
+
+
+_THAT_ORDER = re.compile(r"\b(that|this|the same) (order|one)\b")
+
+
+def mentions_current_order(said: str) -> bool:
+    """Whether a request names the order just discussed: "change the address for that
+    order"."""
+    return _THAT_ORDER.search(said.lower()) is not None
 
 
 def means_current_order(said: str) -> bool:

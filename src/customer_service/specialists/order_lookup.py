@@ -31,6 +31,7 @@ from customer_service.specialists.order_choice import (
     NOTHING_FITS,
     fitting_orders,
     means_current_order,
+    order_number_in,
     read_choice,
     recent_orders_list,
     several_fit,
@@ -183,7 +184,7 @@ async def recent_orders_read_out(state: CallState) -> tuple[list[Order], str]:
 
 async def _read_recent_recording_disclosures(state: CallState, customer_id: str) -> list[Order]:
     """The caller's recent orders, read in the transaction that records, for each, that
-    its number, date and status are about to be said."""
+    its number, main item, date and status are about to be said."""
     disclosure = AuditEvent(
         call_id=state.call_id,
         kind="order_disclosed",
@@ -309,6 +310,10 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
         state = context.userdata
         if state.verified_customer is None:
             raise ToolError(NOT_VERIFIED)
+        if (number := order_number_in(choice)) is not None:
+            # "The first one, 100101": a number is checked as any number is.
+            await self._handle(state, number)
+            return
         if means_current_order(choice):
             if state.current_order_id is None:
                 raise ToolError(NO_CURRENT_ORDER)
