@@ -421,3 +421,40 @@ async def test_digits_in_a_yes_must_be_the_whole_order_number(
             assert (confirmation.output, confirmation.is_error) == (NOT_A_CLEAR_YES, True)
             await assert_nothing_cancelled(session)
     assert not model.overran
+
+
+async def test_an_order_number_sounds_the_same_in_the_list_the_lookup_and_the_read_back(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM(
+        [
+            Call("lookup_order", {"order_id": "100102"}),
+            check_identity(JORDAN),
+            relay,
+            Call("cancel_order"),
+            Call("list_recent_orders"),
+            relay,
+            Call("choose_order", {"choice": "the coffee set"}),
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Where is order 100102?")
+        await session.run(user_input=JORDAN_SAYS)
+        await session.run(user_input="I want to cancel an order")
+        await session.run(user_input="which orders do I have?")
+        await session.run(user_input="the coffee set")
+        heard = [
+            *agent_lines(session),
+            *(
+                item.output
+                for name in ("lookup_order", "list_recent_orders")
+                for item in tool_outputs(session, name)
+            ),
+        ]
+        (summary,) = [item.output for item in tool_outputs(session, "lookup_order")]
+        (listing,) = [item.output for item in tool_outputs(session, "list_recent_orders")]
+        for said in (summary, listing, agent_lines(session)[-1]):
+            assert "1 0 0, 1 0 2" in said
+        assert agent_lines(session)[-1] == READ_BACK
+        assert not any("100102" in line for line in heard)
+        assert not any(";" in line for line in heard)

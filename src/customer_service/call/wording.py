@@ -30,8 +30,10 @@ ENDING_FOR_SILENCE = (
 OFFER_HUMAN = "I can transfer you to a colleague who can help."
 """The offer of a person; every sentence that offers one ends with it."""
 
-END_OR_HELP = f"If that's everything, just say so and I'll end the call. {ANYTHING_ELSE}"
-"""Said after a hand-off that leaves the caller with us: the call need not go on, nor stop."""
+END_OR_HELP = ANYTHING_ELSE
+"""Said after a hand-off that leaves the caller with us: one closing question, which a
+"no" answers by ending the call and a "yes" by going on. A second closing before it
+("if that's everything, just say so") would be two questions in a row."""
 
 HANDOFF = (
     "I've passed your call to a colleague with a summary of what we've covered, so you "
