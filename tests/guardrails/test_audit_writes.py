@@ -171,8 +171,6 @@ async def test_a_list_whose_disclosure_cannot_be_recorded_is_not_given(
         assert failed == ["order_disclosed"] * AUDIT_WRITE_ATTEMPTS
         (listing,) = tool_outputs(session, "list_recent_orders")
         assert (listing.is_error, listing.output) == (True, STORE_APOLOGY)
-        assert not any(
-            "100101" in line or "1 0 0, 1 0 1" in line for line in agent_lines(session)
-        )
+        assert not any("100101" in line or "1 0 0, 1 0 1" in line for line in agent_lines(session))
         assert await disclosed_orders(session) == []
     assert not model.overran
