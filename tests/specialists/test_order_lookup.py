@@ -14,7 +14,13 @@ from customer_service.call.wording import spaced_digits
 from customer_service.domain import Order
 from customer_service.settings import Settings
 from customer_service.specialists import order_lookup
-from customer_service.specialists.order_choice import NO_CURRENT_ORDER, NOTHING_FITS, WHICH_ORDER
+from customer_service.specialists.order_choice import (
+    NO_CURRENT_ORDER,
+    NOT_LISTED_YET,
+    NOTHING_FITS,
+    SEVERAL_FIT_UNLISTED,
+    WHICH_ORDER,
+)
 from customer_service.specialists.order_lookup import (
     OPENING_QUESTION,
     TOO_MANY_MISSES,
@@ -262,6 +268,49 @@ async def test_that_order_before_any_order_is_asked_about(settings: Settings) ->
     assert state.disclosed_order_ids == []
 
 
+async def pick_without_a_list(settings: Settings, choice: str) -> tuple[str, bool, CallState]:
+    """Jordan picks an order with `choice` before hearing any list: as `pick_after_the_list`."""
+    model = ScriptedLLM(
+        [
+            Call("lookup_order"),
+            check_identity(JORDAN),
+            Call("choose_order", {"choice": choice}),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Can you check my order?")
+        await session.run(user_input=JORDAN_SAYS)
+        await session.run(user_input=choice)
+        found = [item.output for item in tool_outputs(session, "lookup_order")]
+        if found:
+            return found[-1], False, session.userdata
+        (picked,) = tool_outputs(session, "choose_order")
+        return picked.output, picked.is_error, session.userdata
+
+
+async def test_a_pick_by_item_needs_no_list(settings: Settings) -> None:
+    output, is_error, state = await pick_without_a_list(settings, "the headphones")
+    assert not is_error
+    assert output.startswith("Order 1 0 0, 1 0 1, placed on")
+    assert state.disclosed_order_ids == ["100101"]
+
+
+@pytest.mark.parametrize(
+    ("choice", "answer"),
+    [("the first one", NOT_LISTED_YET), ("the one from November", SEVERAL_FIT_UNLISTED)],
+)
+async def test_a_pick_without_a_list_never_names_an_order_unheard(
+    settings: Settings, choice: str, answer: str
+) -> None:
+    output, is_error, state = await pick_without_a_list(settings, choice)
+    # Not a miss, and no number the caller has not heard: the list's disclosure was
+    # never recorded.
+    assert (output, is_error) == (answer, True)
+    assert state.disclosed_order_ids == []
+    assert state.order_lookup_failures == 0
+
+
 async def test_three_misses_end_the_lookup_with_an_offer_of_a_colleague(
     settings: Settings,
 ) -> None:
@@ -285,6 +334,32 @@ async def test_three_misses_end_the_lookup_with_an_offer_of_a_colleague(
         last = await session.run(user_input="999993")
         last.expect.contains_function_call_output(output=TOO_MANY_MISSES, is_error=True)
         assert agent_lines(session)[-1] == TOO_MANY_MISSES
+    assert not model.overran
+
+
+async def test_picks_that_fit_nothing_share_the_cap_on_misses(settings: Settings) -> None:
+    model = ScriptedLLM(
+        [
+            Call("lookup_order"),
+            check_identity(JORDAN),
+            Call("lookup", {"order_id": "999991"}),
+            relay,
+            Call("choose_order", {"choice": "the yoga mat"}),
+            relay,
+            Call("choose_order", {"choice": "the delivered one"}),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="check an order")
+        await session.run(user_input=JORDAN_SAYS)
+        await session.run(user_input="999991")
+        await session.run(user_input="the yoga mat")
+        last = await session.run(user_input="the delivered one")
+        last.expect.contains_function_call_output(output=TOO_MANY_MISSES, is_error=True)
+        assert agent_lines(session)[-1] == TOO_MANY_MISSES
+        assert (await audit_kinds(session)).count("order_not_found") == 3
+        assert session.userdata.disclosed_order_ids == []
     assert not model.overran
 
 

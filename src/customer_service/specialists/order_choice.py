@@ -12,6 +12,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from livekit.agents import ToolError
+
 from customer_service.call.speakable import (
     main_item,
     ordinal_word,
@@ -19,6 +21,7 @@ from customer_service.call.speakable import (
     spoken_date,
     spoken_list,
 )
+from customer_service.call.state import CallState
 from customer_service.call.wording import quoted
 from customer_service.domain import Order, OrderStatus
 from customer_service.normalize import normalize_order_id
@@ -29,7 +32,47 @@ NOTHING_FITS = (
     "None of your recent orders fits that. You can tell me the order number, or what was "
     "in the order, when you placed it, or its place in the list."
 )
+NOT_LISTED_YET = "I haven't listed your recent orders yet. Would you like me to?"
+SEVERAL_FIT_UNLISTED = (
+    "More than one of your recent orders fits that. I can list them for you, or you can "
+    "tell me the order number."
+)
 NO_CURRENT_ORDER = "We haven't talked about an order yet. Which order do you mean?"
+
+
+class NothingFits(Exception):
+    """The caller's words fit none of their orders: a miss, like an unknown number."""
+
+
+async def picked_order_id(
+    state: CallState, customer_id: str, choice: str, heard: Sequence[Order]
+) -> str:
+    """The number of the caller's order their words pick, among the orders they `heard`
+    listed (or, with none heard, their recent orders). Raises `NothingFits`, or a
+    speakable `ToolError` when the words are unclear or fit several orders. The number
+    is only a candidate: it is read again as the caller's own order, like any number."""
+    if (number := order_number_in(choice)) is not None:
+        return number  # "the first one, 100101"
+    if means_current_order(choice):
+        if state.current_order_id is None:
+            raise ToolError(NO_CURRENT_ORDER)
+        return state.current_order_id
+    described = read_choice(choice)
+    if not described.says_anything:
+        raise ToolError(NOTHING_FITS)
+    if described.position is not None and not heard:
+        raise ToolError(NOT_LISTED_YET)  # a place in a list the caller never heard
+    listed = heard or await state.store.recent_orders(
+        customer_id, state.settings.recent_orders_limit
+    )
+    fitting = fitting_orders(described, listed)
+    if not fitting:
+        raise NothingFits
+    if len(fitting) > 1:
+        # Numbers the caller has not heard in a list are not said: their disclosure is
+        # recorded only when a list or an order is read out.
+        raise ToolError(several_fit(fitting) if heard else SEVERAL_FIT_UNLISTED)
+    return fitting[0].order_id
 
 
 def several_fit(orders: Sequence[Order]) -> str:
@@ -68,64 +111,17 @@ _STATUSES = {
     "cancelled": OrderStatus.CANCELLED,
     "canceled": OrderStatus.CANCELLED,
 }
-_FILLER = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "one",
-        "ones",
-        "order",
-        "orders",
-        "that",
-        "this",
-        "it",
-        "its",
-        "with",
-        "from",
-        "of",
-        "on",
-        "in",
-        "for",
-        "and",
-        "or",
-        "my",
-        "me",
-        "i",
-        "want",
-        "wanted",
-        "would",
-        "like",
-        "please",
-        "yes",
-        "yeah",
-        "um",
-        "uh",
-        "so",
-        "then",
-        "about",
-        "hear",
-        "is",
-        "was",
-        "which",
-        "item",
-        "items",
-        "thing",
-        "stuff",
-        "placed",
-        "made",
-        "to",
-        "let",
-        "s",
-        "one's",
-        "number",
-        "just",
-        "think",
-        "guess",
-        "mean",
-        "meant",
-    ]
-)
+# Words that describe no order: what is left of "I'd like the one with the yoga mat".
+# fmt: off
+_FILLER = frozenset((
+    "a", "an", "the", "one", "ones", "order", "orders", "that", "this", "it", "its", "with",
+    "from", "of", "on", "in", "for", "and", "or", "my", "me", "i", "want", "wanted", "would",
+    "like", "please", "yes", "yeah", "um", "uh", "so", "then", "about", "hear", "is", "was",
+    "which", "item", "items", "thing", "stuff", "placed", "made", "to", "let", "s", "number",
+    "just", "think", "guess", "mean", "meant", "you", "said", "can", "have", "get", "may",
+    "could", "should", "what", "are", "there", "did", "ordered", "bought", "sent",
+))
+# fmt: on
 _CURRENT = (
     re.compile(r"\b(that|this|same)( one| order)?\b"),
     re.compile(r"\bthe one (you|we) (just )?(said|read|mentioned|talked about|looked up)\b"),
@@ -172,23 +168,27 @@ def means_current_order(said: str) -> bool:
     text = said.lower()
     return (
         any(pattern.search(text) for pattern in _CURRENT)
-        and not read_choice(_CURRENT[0].sub(" ", text)).says_anything
+        and not read_choice(_CURRENT[1].sub(" ", _CURRENT[0].sub(" ", text))).says_anything
     )
 
 
 def read_choice(said: str) -> Choice:
     words = _WORD.findall(said.lower())
-    month = next((_MONTHS[word] for word in words if word in _MONTHS), None)
-    day: tuple[int, int | None] | None = None
-    position: int | None = None
-    if month is not None:
-        # With a month named, a number or ordinal is the day: "November first".
-        number = next((_day_number(word) for word in words if _day_number(word) is not None), None)
-        day = (month, number)
-    else:
-        position = next((_ORDINALS[word] for word in words if word in _ORDINALS), None)
-        if position is None and any(word in _LAST for word in words):
-            position = -1
+    dated = _date_in(words)
+    day = dated[:2] if dated is not None else None
+    day_index = dated[2] if dated is not None else None
+    # An ordinal that is not the date's day is a place in the list: "the first one from
+    # November".
+    position = next(
+        (
+            _ORDINALS[word]
+            for index, word in enumerate(words)
+            if word in _ORDINALS and index != day_index
+        ),
+        None,
+    )
+    if position is None and any(word in _LAST for word in words):
+        position = -1
     status = next((_STATUSES[word] for word in words if word in _STATUSES), None)
     described = [
         word
@@ -202,6 +202,27 @@ def read_choice(said: str) -> Choice:
         and len(word) > 2
     ]
     return Choice(position=position, day=day, status=status, words=tuple(described))
+
+
+def _date_in(words: Sequence[str]) -> tuple[int, int | None, int | None] | None:
+    """(month, day, where the day was said) when the words name a month, with the day
+    said beside it if any: "November first", "the 2nd of November". "May" alone is a
+    verb more often than a month, so it counts only with a day beside it."""
+    for index, word in enumerate(words):
+        if word not in _MONTHS:
+            continue
+        for near in _beside(words, index):
+            if (number := _day_number(words[near])) is not None:
+                return _MONTHS[word], number, near
+        if word != "may":
+            return _MONTHS[word], None, None
+    return None
+
+
+def _beside(words: Sequence[str], index: int) -> list[int]:
+    # After the month, or before it with "of" between: "the second of November".
+    before = index - 2 if index >= 2 and words[index - 1] == "of" else index - 1
+    return [near for near in (index + 1, before) if 0 <= near < len(words)]
 
 
 def _day_number(word: str) -> int | None:

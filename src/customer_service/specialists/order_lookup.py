@@ -16,25 +16,17 @@ from customer_service.addresses import read_back as address_read_back
 from customer_service.call import audit
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
-from customer_service.call.speakable import (
-    spaced_digits,
-    spoken_date,
-    spoken_items,
-)
+from customer_service.call.speakable import spaced_digits, spoken_date, spoken_items
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallerLine, CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
 from customer_service.domain import ORDER_ID_PATTERN, Order, OrderItem, OrderStatus, PostalAddress
 from customer_service.normalize import normalize_order_id
 from customer_service.specialists.order_choice import (
-    NO_CURRENT_ORDER,
     NOTHING_FITS,
-    fitting_orders,
-    means_current_order,
-    order_number_in,
-    read_choice,
+    NothingFits,
+    picked_order_id,
     recent_orders_list,
-    several_fit,
 )
 from customer_service.store import AuditEvent
 from customer_service.telephony.keypad import (
@@ -308,35 +300,23 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
                 delivered one", "the first one", "that order").
         """
         state = context.userdata
-        if state.verified_customer is None:
+        customer = state.verified_customer
+        if customer is None:
             raise ToolError(NOT_VERIFIED)
-        if (number := order_number_in(choice)) is not None:
-            # "The first one, 100101": a number is checked as any number is.
-            await self._handle(state, number)
-            return
-        if means_current_order(choice):
-            if state.current_order_id is None:
-                raise ToolError(NO_CURRENT_ORDER)
-            await self._handle(state, state.current_order_id)
-            return
-        described = read_choice(choice)
-        if not described.says_anything:
-            raise ToolError(NOTHING_FITS)
-        listed = self._listed or await state.store.recent_orders(
-            state.verified_customer.customer_id, state.settings.recent_orders_limit
-        )
-        fitting = fitting_orders(described, listed)
-        if len(fitting) > 1:
-            raise ToolError(several_fit(fitting))
-        if not fitting:
-            # Counted like a number that finds nothing.
+        try:
+            order_id = await picked_order_id(state, customer.customer_id, choice, self._listed)
+        except NothingFits:
+            # Counted, and recorded, like a number that finds nothing.
             state.record_order_lookup_failure()
+            await audit.record_later(
+                state, "order_not_found", customer_id=customer.customer_id, picked=True
+            )
             if state.order_lookup_attempts_left == 0:
                 self.finish(ToolError(TOO_MANY_MISSES))
                 return
-            raise ToolError(NOTHING_FITS)
+            raise ToolError(NOTHING_FITS) from None
         # Read again as any number is: the caller's own order, its disclosure recorded.
-        await self._handle(state, fitting[0].order_id)
+        await self._handle(state, order_id)
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
     @guarded(count_repeats=False)
