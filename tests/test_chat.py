@@ -50,11 +50,12 @@ async def test_recent_orders_walkthrough(tmp_path: Path) -> None:
         "I'd like to check an order\n"
         "Priya Natarajan, 10001, priya.n@example.com\n"
         "I don't know the number\n"
-        "two zero zero two zero one\n",
+        "the yoga mat\n",
     )
     said = [line for line in lines if line.startswith("Agent: ")]
-    assert "order 200202" in said[3]
-    assert "order 200201" in said[3]
+    assert "First, order 2 0 0, 2 0 2: three Stainless steel water bottles" in said[3]
+    assert "Second, order 2 0 0, 2 0 1: a Cork yoga mat and one other item" in said[3]
+    # Picked by what is in it, as a caller of `make chat` would.
     assert said[4].startswith("Agent: Order 2 0 0, 2 0 1")
     assert "was delivered on" in said[4]
 

@@ -54,7 +54,7 @@ async def test_cancel_then_ask_where_the_order_is(database_url: str) -> None:
             "no",
         )
     ).agent
-    assert READ_BACK.startswith("Order 1 0 0, 1 0 2 contains Ceramic pour-over coffee set.")
+    assert READ_BACK.startswith("Order 1 0 0, 1 0 2 contains a Ceramic pour-over coffee set.")
     assert said[:4] == [GREETING, IDENTITY_QUESTION, READ_BACK, f"{CANCELLED} {ANYTHING_ELSE}"]
     # Later in the same call the order is looked up from the store: cancelled.
     assert said[4].startswith("Order 1 0 0, 1 0 2")
@@ -104,3 +104,29 @@ async def test_a_person_instead_of_answering_the_read_back(database_url: str) ->
     assert escalation.collected["active_specialist"] == "cancellation_task"
     assert escalation.collected["order_id"] == "100102"
     assert await statuses(database_url) == (OrderStatus.SHIPPED, OrderStatus.PROCESSING)
+
+
+async def test_cancel_that_order_after_hearing_it(database_url: str) -> None:
+    said = (
+        await chat(database_url, f"{JORDAN}, where is order 100102?", "Cancel that order", "yes")
+    ).agent
+    assert said[1].startswith("Order 1 0 0, 1 0 2, placed on")
+    assert said[2] == READ_BACK
+    assert ORDER_QUESTION not in said
+    assert (await stored_order(database_url, "100102")).status is OrderStatus.CANCELLED
+
+
+async def test_that_one_answers_the_order_question_with_the_order_just_heard(
+    database_url: str,
+) -> None:
+    said = (
+        await chat(
+            database_url,
+            f"{JORDAN}, where is order 100102?",
+            "I want to cancel an order",
+            "that one",
+            "yes",
+        )
+    ).agent
+    assert said[2:4] == [ORDER_QUESTION, READ_BACK]
+    assert (await stored_order(database_url, "100102")).status is OrderStatus.CANCELLED

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from customer_service.addresses import AddressProblem, read_back, validated_address
+from customer_service.call.speakable import spaced_digits
 from customer_service.call.wording import GREETING, HOW_CAN_I_HELP, WELCOME
 from customer_service.call.wording import HANDOFF as HANDOFF_MESSAGE
 from customer_service.domain import OrderStatus
@@ -27,6 +28,7 @@ from customer_service.specialists.consent import (
 )
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.specialists.identity import VERIFICATION_LOCKED, mismatch_message
+from customer_service.specialists.order_choice import NOTHING_FITS
 from customer_service.specialists.order_lookup import OPENING_QUESTION as ORDER_QUESTION
 from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import Store
@@ -54,7 +56,7 @@ def database_url(demo_database_url: str) -> str:
 async def test_order_status_by_number(database_url: str) -> None:
     said = (await chat(database_url, "Where is my order 100101?", JORDAN, "no")).agent
     assert said[:2] == [GREETING, IDENTITY_QUESTION]
-    assert said[2].startswith("Order 1 0 0, 1 0 1, placed on November 2,")
+    assert said[2].startswith("Order 1 0 0, 1 0 1, placed on November second,")
     assert (
         "has shipped with UPS, tracking number 1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4" in said[2]
     )
@@ -66,7 +68,7 @@ async def test_order_status_with_everything_said_up_front(database_url: str) -> 
     said = (await chat(database_url, f"{JORDAN}, where is order 100101?", "no")).agent
     # No identity question: the details the caller already gave are checked.
     assert said[0] == GREETING
-    assert said[1].startswith("Order 1 0 0, 1 0 1, placed on November 2,")
+    assert said[1].startswith("Order 1 0 0, 1 0 1, placed on November second,")
     assert said[2:] == [GOODBYE]
 
 
@@ -81,10 +83,61 @@ async def test_recent_orders(database_url: str) -> None:
         )
     ).agent
     assert said[:3] == [GREETING, IDENTITY_QUESTION, ORDER_QUESTION]
-    assert said[3].startswith("Your recent orders are: order 200202")
-    assert "order 200201, placed on November 5, delivered" in said[3]
+    # Said for the ear: numbers grouped as everywhere else, dates in words, no quote marks.
+    assert said[3] == (
+        "Here are your recent orders. "
+        "First, order 2 0 0, 2 0 2: three Stainless steel water bottles, placed on November "
+        "sixteenth, processing. "
+        "Second, order 2 0 0, 2 0 1: a Cork yoga mat and one other item, placed on November "
+        "fifth, delivered. Which one do you mean?"
+    )
     assert said[4].startswith("Order 2 0 0, 2 0 1")
-    assert "was delivered on November 9" in said[4]
+    assert "was delivered on November ninth" in said[4]
+    assert "It contains a Cork yoga mat and two Yoga blocks, going to " in said[4]
+
+
+@pytest.mark.parametrize(
+    ("pick", "order_id"),
+    [
+        ("the yoga mat", "200201"),
+        ("the delivered one", "200201"),
+        ("the first one", "200202"),
+        ("the water bottles please", "200202"),
+        ("the one from November fifth", "200201"),
+    ],
+)
+async def test_an_order_picked_from_the_list_by_what_it_is(
+    database_url: str, pick: str, order_id: str
+) -> None:
+    said = (
+        await chat(database_url, "I'd like to check an order", PRIYA, "I don't know it", pick)
+    ).agent
+    assert said[3].startswith("Here are your recent orders.")
+    assert said[4].startswith(f"Order {spaced_digits(order_id)}, placed on")
+
+
+async def test_a_pick_that_fits_none_of_the_callers_orders(database_url: str) -> None:
+    # None of Priya's orders has shipped (Jordan's 100101 has): her pick fits none of hers.
+    said = (
+        await chat(
+            database_url, "I'd like to check an order", PRIYA, "I don't know it", "the shipped one"
+        )
+    ).agent
+    assert said[4] == NOTHING_FITS
+    assert not any("1 0 0, 1 0 1" in line or "Wireless" in line for line in said)
+
+
+async def test_that_order_after_hearing_it_needs_no_number_again(database_url: str) -> None:
+    said = (
+        await chat(
+            database_url,
+            f"{JORDAN}, where is order 100102?",
+            "Change the delivery address for that order",
+        )
+    ).agent
+    assert said[1].startswith("Order 1 0 0, 1 0 2, placed on")
+    assert said[2] == opening_question("100102")
+    assert ORDER_QUESTION not in said
 
 
 async def test_lockout_after_three_failures_then_a_colleague(database_url: str) -> None:

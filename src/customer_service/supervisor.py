@@ -181,7 +181,8 @@ class CustomerServiceAgent(Agent):
         """Look up one of the caller's orders: status, contents, tracking, delivery.
 
         Args:
-            order_id: The six-digit order number if the caller already said it, else omit.
+            order_id: The six-digit order number if the caller already said it, or the
+                order just discussed when they say "that order"; else omit.
         """
         state = context.userdata
         _, order = await self._callers_order(state, order_id, disclosing=True)
@@ -195,7 +196,8 @@ class CustomerServiceAgent(Agent):
         """Change the delivery address of one of the caller's orders that has not shipped.
 
         Args:
-            order_id: The six-digit order number if the caller already said it, else omit.
+            order_id: The six-digit order number if the caller already said it, or the
+                order just discussed when they say "that order"; else omit.
         """
         state = context.userdata
         customer, order = await self._callers_order(state, order_id)
@@ -214,7 +216,8 @@ class CustomerServiceAgent(Agent):
         """Cancel one of the caller's orders that has not shipped yet.
 
         Args:
-            order_id: The six-digit order number if the caller already said it, else omit.
+            order_id: The six-digit order number if the caller already said it, or the
+                order just discussed when they say "that order"; else omit.
         """
         state = context.userdata
         _, order = await self._callers_order(state, order_id, disclosing=True)

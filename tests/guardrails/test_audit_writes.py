@@ -151,8 +151,8 @@ async def test_recent_orders_are_recorded_as_disclosed_before_they_are_listed(
         await session.run(user_input=JORDAN_SAYS)
         await session.run(user_input="I don't know the number")
         (listing,) = tool_outputs(session, "list_recent_orders")
-        assert "order 100102" in listing.output
-        assert "order 100101" in listing.output
+        assert "order 1 0 0, 1 0 2" in listing.output
+        assert "order 1 0 0, 1 0 1" in listing.output
         assert await disclosed_orders(session) == [("C-1001", "100102"), ("C-1001", "100101")]
     assert not model.overran
 
@@ -171,6 +171,6 @@ async def test_a_list_whose_disclosure_cannot_be_recorded_is_not_given(
         assert failed == ["order_disclosed"] * AUDIT_WRITE_ATTEMPTS
         (listing,) = tool_outputs(session, "list_recent_orders")
         assert (listing.is_error, listing.output) == (True, STORE_APOLOGY)
-        assert not any("100101" in line for line in agent_lines(session))
+        assert not any("100101" in line or "1 0 0, 1 0 1" in line for line in agent_lines(session))
         assert await disclosed_orders(session) == []
     assert not model.overran

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from livekit.agents import CloseEvent
 
+from customer_service.addresses import read_back
 from customer_service.call.state import CallState, Delegation, DelegationOutcome
 from customer_service.call.wording import STORE_APOLOGY
 from customer_service.settings import Settings
@@ -82,7 +83,7 @@ async def test_store_writes_failing_at_the_address_confirmation(settings: Settin
         after = await session.run(user_input="OK. Where is order 100102 going now?")
         after.expect.next_event().is_function_call(name="lookup_order")
         output = after.expect.next_event().is_function_call_output(is_error=False)
-        assert ORIGINAL_ADDRESS.one_line() in output.event().item.output
+        assert read_back(ORIGINAL_ADDRESS) in output.event().item.output
     assert not model.overran
 
 

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from support.offline_chat import ORDER_LOOKUP, ORDER_QUESTION, answer, called, said, user
+from support.offline_chat import (
+    ORDER_LOOKUP,
+    ORDER_QUESTION,
+    answer,
+    called,
+    said,
+    tool_round,
+    user,
+)
 
 
 @pytest.mark.parametrize(
@@ -42,3 +50,38 @@ async def test_order_lookup_give_up(line: str) -> None:
 
 async def test_order_lookup_asks_for_the_number() -> None:
     assert said(await answer(ORDER_LOOKUP, user("it's twelve three four five"))) == ORDER_QUESTION
+
+
+LISTED = (
+    'Here are your recent orders. First, order 1 0 0, 1 0 2: a "Ceramic pour-over coffee '
+    'set", placed on November fourth, processing. Second, order 1 0 0, 1 0 1: "Wireless '
+    'noise-cancelling headphones" and one other item, placed on November second, shipped. '
+    "Which one do you mean?"
+)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["the headphones", "the coffee set one", "the first one", "the shipped one", "November 4th"],
+)
+async def test_order_lookup_picks_from_the_list_by_what_it_is(line: str) -> None:
+    listed = tool_round("list_recent_orders", LISTED)
+    assert called(await answer(ORDER_LOOKUP, user("no idea"), listed, user(line))) == (
+        "choose_order",
+        {"choice": line},
+    )
+
+
+@pytest.mark.parametrize("line", ["that one", "that order", "the delivered one", "the last one"])
+async def test_order_lookup_picks_the_order_just_discussed_or_by_place_without_a_list(
+    line: str,
+) -> None:
+    assert called(await answer(ORDER_LOOKUP, user(line))) == ("choose_order", {"choice": line})
+
+
+async def test_words_no_list_contains_are_not_a_pick() -> None:
+    listed = tool_round("list_recent_orders", LISTED)
+    # Nothing the caller heard is a yoga mat: the question again, and no miss counted.
+    assert said(await answer(ORDER_LOOKUP, user("no idea"), listed, user("hmm, the yoga mat"))) == (
+        ORDER_QUESTION
+    )

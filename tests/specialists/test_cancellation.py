@@ -35,7 +35,7 @@ from support.scripted_llm import relay_tool_output as relay
 
 CANCELLATION_TOOLS = frozenset({"confirm_cancellation", "give_up"})
 READ_BACK = (
-    "Order 1 0 0, 1 0 2 contains Ceramic pour-over coffee set. Do you want me to cancel this "
+    "Order 1 0 0, 1 0 2 contains a Ceramic pour-over coffee set. Do you want me to cancel this "
     "order? Please say yes or no."
 )
 CANCELLED = "Done. Order 1 0 0, 1 0 2 is cancelled."
@@ -99,7 +99,7 @@ async def test_clear_yes_cancels_once_and_later_requests_see_it(settings: Settin
         looked_up = await session.run(user_input="What's the status of 100102 now?")
         summary = looked_up.expect.contains_function_call_output(is_error=False)
         assert summary.event().item.output.startswith(
-            "Order 1 0 0, 1 0 2, placed on November 4, is cancelled."
+            "Order 1 0 0, 1 0 2, placed on November fourth, is cancelled."
         )
         moved = await session.run(user_input="Then send 100102 to my office instead")
         moved.expect.contains_function_call_output(
@@ -120,7 +120,7 @@ async def test_a_number_asked_for_is_read_back_with_every_item(settings: Setting
         await session.run(user_input=", ".join(maria.values()))
         await session.run(user_input="three zero zero three zero one")
         assert agent_lines(session)[-1] == (
-            "Order 3 0 0, 3 0 1 contains Linen duvet cover, double; Feather pillow, quantity 2. "
+            "Order 3 0 0, 3 0 1 contains a Linen duvet cover, double and two Feather pillows. "
             "Do you want me to cancel this order? Please say yes or no."
         )
         await session.run(user_input="Yes please")
@@ -421,3 +421,40 @@ async def test_digits_in_a_yes_must_be_the_whole_order_number(
             assert (confirmation.output, confirmation.is_error) == (NOT_A_CLEAR_YES, True)
             await assert_nothing_cancelled(session)
     assert not model.overran
+
+
+async def test_an_order_number_sounds_the_same_in_the_list_the_lookup_and_the_read_back(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM(
+        [
+            Call("lookup_order", {"order_id": "100102"}),
+            check_identity(JORDAN),
+            relay,
+            Call("cancel_order"),
+            Call("list_recent_orders"),
+            relay,
+            Call("choose_order", {"choice": "the coffee set"}),
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Where is order 100102?")
+        await session.run(user_input=JORDAN_SAYS)
+        await session.run(user_input="I want to cancel an order")
+        await session.run(user_input="which orders do I have?")
+        await session.run(user_input="the coffee set")
+        heard = [
+            *agent_lines(session),
+            *(
+                item.output
+                for name in ("lookup_order", "list_recent_orders")
+                for item in tool_outputs(session, name)
+            ),
+        ]
+        (summary,) = [item.output for item in tool_outputs(session, "lookup_order")]
+        (listing,) = [item.output for item in tool_outputs(session, "list_recent_orders")]
+        for said in (summary, listing, agent_lines(session)[-1]):
+            assert "1 0 0, 1 0 2" in said
+        assert agent_lines(session)[-1] == READ_BACK
+        assert not any("100102" in line for line in heard)
+        assert not any(";" in line for line in heard)

@@ -123,6 +123,10 @@ class OrderLookup(SpecialistTools):
         """List recent orders."""
         return "listed"
 
+    @function_tool()
+    async def choose_order(self, choice: str) -> None:
+        """Choose an order by what it is."""
+
 
 class AddressUpdate(SpecialistTools):
     @function_tool()

@@ -7,6 +7,9 @@ one module says lives here, and the offline model imports these instead of copyi
 
 from __future__ import annotations
 
+# How numbers sound is decided in one place; this name is kept for its many callers.
+from customer_service.call.speakable import spaced_digits as spaced_digits
+
 PERSONA = (
     "You are the customer-service voice of an online store, speaking with a caller on the "
     "phone. Speak in short, plain sentences without lists, markdown or emoji. Say order "
@@ -27,8 +30,10 @@ ENDING_FOR_SILENCE = (
 OFFER_HUMAN = "I can transfer you to a colleague who can help."
 """The offer of a person; every sentence that offers one ends with it."""
 
-END_OR_HELP = f"If that's everything, just say so and I'll end the call. {ANYTHING_ELSE}"
-"""Said after a hand-off that leaves the caller with us: the call need not go on, nor stop."""
+END_OR_HELP = ANYTHING_ELSE
+"""Said after a hand-off that leaves the caller with us: one closing question, which a
+"no" answers by ending the call and a "yes" by going on. A second closing before it
+("if that's everything, just say so") would be two questions in a row."""
 
 HANDOFF = (
     "I've passed your call to a colleague with a summary of what we've covered, so you "
@@ -57,17 +62,6 @@ LLM_FAILURE_APOLOGY = (
 def offers_human(sentence: str) -> bool:
     """Whether a sentence the agent said ends by offering a colleague."""
     return sentence.rstrip().endswith(OFFER_HUMAN)
-
-
-SPOKEN_GROUP = 3
-"""Characters read out together before a pause: what a listener can write down."""
-
-
-def spaced_digits(number: str) -> str:
-    """An order or tracking number as it is read aloud for a listener to write down:
-    one character at a time, in groups of three with a pause between ("1 0 0, 1 0 1")."""
-    groups = [number[start : start + SPOKEN_GROUP] for start in range(0, len(number), SPOKEN_GROUP)]
-    return ", ".join(" ".join(group) for group in groups)
 
 
 _QUOTE = '"'

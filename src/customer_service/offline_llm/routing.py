@@ -9,9 +9,10 @@ from livekit.agents import llm
 from customer_service.call.answers import Phrases, acknowledgement_only, normalise, polarity
 from customer_service.call.wording import ANYTHING_ELSE, GREETING, HOW_CAN_I_HELP, offers_human
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
-from customer_service.offline_llm.fields import find_order_number
+from customer_service.offline_llm.fields import find_order_number, find_order_number_read_out
 from customer_service.offline_llm.speech import PERSON
 from customer_service.specialists.consent import ConsentTopic
+from customer_service.specialists.order_choice import mentions_current_order
 
 __all__ = [
     "ACCEPTED_OFFER",
@@ -153,12 +154,20 @@ def consent_topic(said: str) -> ConsentTopic | None:
 
 
 def order_in_discussion(conversation: Conversation) -> str | None:
-    """The order the call is about: the last one a tool was called for or the caller named."""
+    """The order the call is about: the last one a tool was called for, the caller named
+    or a lookup read out."""
     for turn in reversed(conversation.turns):
         if isinstance(turn, llm.FunctionCall):
             said = str(_arguments(turn).get("order_id") or "")
         elif isinstance(turn, llm.ChatMessage) and turn.role == "user":
             said = turn.text_content or ""
+        elif (
+            isinstance(turn, llm.FunctionCallOutput)
+            and not turn.is_error
+            and conversation.tool_name(turn) == "lookup_order"
+        ):
+            read_out = find_order_number_read_out(turn.output)
+            said = read_out.digits if read_out is not None else ""
         else:
             continue
         if (order := find_order_number(said)) is not None:
@@ -207,6 +216,10 @@ def respond(conversation: Conversation) -> Reply:
     said = normalise(line)
     order = find_order_number(line)
     order_arguments = {"order_id": order.digits} if order is not None else {}
+    if order is None and mentions_current_order(line):
+        # "Change the address for that order": the one just discussed.
+        discussed = order_in_discussion(conversation)
+        order_arguments = {"order_id": discussed} if discussed else {}
     if PERSON.found_in(said):
         return CallTool("transfer_to_human", {"reason": ASKED_FOR_PERSON})
     if _GOODBYE.found_in(said):

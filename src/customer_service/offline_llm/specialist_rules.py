@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from livekit.agents import llm
+
 from customer_service.call.answers import Phrases, explicit_answer, normalise, polarity
 from customer_service.offline_llm.address_parsing import (
     address_in_request,
@@ -24,6 +26,7 @@ from customer_service.offline_llm.routing import (
     offered_colleague,
 )
 from customer_service.offline_llm.speech import PERSON, REFUSALS
+from customer_service.specialists.order_choice import means_current_order, read_choice
 
 __all__ = [
     "ADDRESS_AGAIN",
@@ -120,10 +123,32 @@ def order_lookup(conversation: Conversation) -> Reply:
         return CallTool("list_recent_orders")
     if REFUSALS.found_in(said):
         return CallTool("give_up")
+    if _picks_an_order(conversation, line):
+        # "The headphones", "the first one", "that order": the tool checks the pick.
+        return CallTool("choose_order", {"choice": line})
     if polarity(line) is False:
         # "No" to "what's the number? If you don't have it, I can list your orders."
         return CallTool("list_recent_orders")
     return Say(ORDER_QUESTION)
+
+
+def _picks_an_order(conversation: Conversation, line: str) -> bool:
+    """Whether the caller's line points at an order by what it is: the order just
+    discussed, a place in a list, a date or a status, or a word of an item's name that
+    a list the caller heard contains."""
+    if means_current_order(line):
+        return True
+    choice = read_choice(line)
+    if choice.position or choice.day or choice.status:
+        return True
+    heard = " ".join(
+        turn.output.lower()
+        for turn in conversation.turns
+        if isinstance(turn, llm.FunctionCallOutput)
+        and conversation.tool_name(turn) == "list_recent_orders"
+    )
+    heard_words = set(re.findall(r"[a-z0-9]+", heard))
+    return any(word in heard_words or word.rstrip("s") in heard_words for word in choice.words)
 
 
 # --- address update --------------------------------------------------------------------

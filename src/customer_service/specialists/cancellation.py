@@ -21,13 +21,13 @@ from customer_service.call.answers import confirms
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
 from customer_service.call.heard import SpokenQuestion
+from customer_service.call.speakable import spaced_digits, spoken_items
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
-from customer_service.call.wording import OFFER_HUMAN, PERSONA, STILL_THERE, spaced_digits
+from customer_service.call.wording import OFFER_HUMAN, PERSONA, STILL_THERE
 from customer_service.domain import ORDER_ID_PATTERN, OrderStatus
 from customer_service.specialists.order_lookup import (
     OrderLookupResult,
-    item_list,
     not_found_message,
 )
 from customer_service.store import AuditEvent, CancellationOutcome
@@ -53,7 +53,7 @@ NOT_A_CLEAR_YES = (
 
 def read_back(order: OrderLookupResult) -> str:
     return (
-        f"Order {spaced_digits(order.order_id)} contains {item_list(order.items)}. Do you "
+        f"Order {spaced_digits(order.order_id)} contains {spoken_items(order.items)}. Do you "
         "want me to cancel this order? Please say yes or no."
     )
 

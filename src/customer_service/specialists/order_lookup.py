@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Coroutine
 from textwrap import dedent
 from typing import Any
 
@@ -12,14 +12,22 @@ from livekit.agents.llm import ChatContext, FunctionTool, ToolFlag
 from livekit.agents.types import NOT_GIVEN, NotGivenOr
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from customer_service.addresses import read_back as address_read_back
 from customer_service.call import audit
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
+from customer_service.call.speakable import spaced_digits, spoken_date, spoken_items
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallerLine, CallState
-from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted, spaced_digits
+from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
 from customer_service.domain import ORDER_ID_PATTERN, Order, OrderItem, OrderStatus, PostalAddress
 from customer_service.normalize import normalize_order_id
+from customer_service.specialists.order_choice import (
+    NOTHING_FITS,
+    NothingFits,
+    picked_order_id,
+    recent_orders_list,
+)
 from customer_service.store import AuditEvent
 from customer_service.telephony.keypad import (
     KeypadEntryFailed,
@@ -43,9 +51,10 @@ ORDER_LOOKUP_INSTRUCTIONS = PERSONA + dedent(
     """
     Your only job now is to find the order the caller is asking about. The caller is
     already verified. When they give an order number, call lookup with it exactly as
-    they said it. If they don't know the number, call list_recent_orders and let them
-    pick one. If a lookup fails, say what the tool says. If they want to stop, call
-    give_up. Never guess or invent an order number.
+    they said it. If they don't know the number, call list_recent_orders. When they
+    pick an order by what it is ("the headphones", "the first one", "that order"), call
+    choose_order with their words. If a lookup fails, say what the tool says. If they
+    want to stop, call give_up. Never guess or invent an order number.
     """
 )
 KEYPAD_INSTRUCTIONS = dedent(
@@ -67,10 +76,6 @@ KEYPAD_ENTRY_NOT_SIX_DIGITS = (
 )
 KEYPAD_ENTRY_STOPPED = "No problem. You can say the order number, or I can list your recent orders."
 KEYPAD_NOT_AVAILABLE = "I can't take keypad entry right now. Please say the order number."
-
-
-def spoken_date(day: dt.date) -> str:
-    return f"{day:%B} {day.day}"
 
 
 def not_found_message(order_id: str) -> str:
@@ -112,17 +117,9 @@ class OrderLookupResult(BaseModel):
             progress = f"is {self.status.value}"
         return (
             f"Order {spaced_digits(self.order_id)}, placed on {spoken_date(self.placed_on)}, "
-            f"{progress}. It contains {item_list(self.items, quoted)}, going to "
-            f"{quoted(self.shipping_address.one_line())}."
+            f"{progress}. It contains {spoken_items(self.items, quoted)}, going to "
+            f"{quoted(address_read_back(self.shipping_address))}."
         )
-
-
-def item_list(items: Iterable[OrderItem], name: Callable[[str], str] = str) -> str:
-    """The items as said: "Feather pillow, quantity 2; ...", each name passed through `name`."""
-    return "; ".join(
-        name(item.name) if item.quantity == 1 else f"{name(item.name)}, quantity {item.quantity}"
-        for item in items
-    )
 
 
 async def find_callers_order(
@@ -168,23 +165,18 @@ async def _read_recording_disclosure(
     return order
 
 
-async def describe_recent_orders(state: CallState) -> str:
+async def recent_orders_read_out(state: CallState) -> tuple[list[Order], str]:
+    """The caller's recent orders, their disclosure recorded, and the list as said."""
     customer = state.verified_customer
     if customer is None:
         raise ToolError(NOT_VERIFIED)
     orders = await _read_recent_recording_disclosures(state, customer.customer_id)
-    if not orders:
-        return "There are no recent orders on your account."
-    listed = "; ".join(
-        f"order {order.order_id}, placed on {spoken_date(order.placed_on)}, {order.status.value}"
-        for order in orders
-    )
-    return f"Your recent orders are: {listed}. Which one would you like to hear about?"
+    return orders, recent_orders_list(orders)
 
 
 async def _read_recent_recording_disclosures(state: CallState, customer_id: str) -> list[Order]:
     """The caller's recent orders, read in the transaction that records, for each, that
-    its number, date and status are about to be said."""
+    its number, main item, date and status are about to be said."""
     disclosure = AuditEvent(
         call_id=state.call_id,
         kind="order_disclosed",
@@ -221,6 +213,8 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
         """`disclosing`: the order found is read in the transaction that records its
         disclosure (`find_callers_order`), for a caller who is about to hear it."""
         self._disclosing = disclosing
+        self._listed: list[Order] = []
+        """The orders read out in this task, in the order the caller heard them."""
         # Only a phone caller hears of, or can be offered, the keypad.
         self._on_phone = line is not None and line.is_phone
         keypad = KEYPAD_INSTRUCTIONS if self._on_phone else ""
@@ -290,7 +284,39 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
     @guarded()
     async def list_recent_orders(self, context: RunContext[CallState]) -> str:
         """List the caller's recent orders, for a caller who doesn't know the number."""
-        return await describe_recent_orders(context.userdata)
+        self._listed, said = await recent_orders_read_out(context.userdata)
+        return said
+
+    @function_tool()
+    # Its own cap on misses is the stricter bound here, as for numbers.
+    @guarded(count_repeats=False)
+    async def choose_order(self, context: RunContext[CallState], choice: str) -> None:
+        """Choose one of the caller's orders by what they say about it instead of its
+        number: an item, a date, a status, a place in the list, or "that one" for the
+        order just discussed.
+
+        Args:
+            choice: The caller's words for the order, as said ("the headphones", "the
+                delivered one", "the first one", "that order").
+        """
+        state = context.userdata
+        customer = state.verified_customer
+        if customer is None:
+            raise ToolError(NOT_VERIFIED)
+        try:
+            order_id = await picked_order_id(state, customer.customer_id, choice, self._listed)
+        except NothingFits:
+            # Counted, and recorded, like a number that finds nothing.
+            state.record_order_lookup_failure()
+            await audit.record_later(
+                state, "order_not_found", customer_id=customer.customer_id, picked=True
+            )
+            if state.order_lookup_attempts_left == 0:
+                self.finish(ToolError(TOO_MANY_MISSES))
+                return
+            raise ToolError(NOTHING_FITS) from None
+        # Read again as any number is: the caller's own order, its disclosure recorded.
+        await self._handle(state, order_id)
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
     @guarded(count_repeats=False)
