@@ -33,6 +33,7 @@ from customer_service.call.wording import (
     HOW_CAN_I_HELP,
     PERSONA,
     WELCOME,
+    quoted,
 )
 from customer_service.domain import Customer
 from customer_service.settings import RecordingConsent
@@ -91,7 +92,7 @@ SUPERVISOR_INSTRUCTIONS = PERSONA + dedent(
     """
 )
 
-TEXT_UPDATES_NOT_SET = "I couldn't set up text updates just now; nothing was set."
+TEXT_UPDATES_NOT_SET = "I couldn't set up text updates just now, so nothing was set."
 NOT_RECORDED = "This call will not be recorded."
 NOT_SET = {
     ConsentTopic.CALL_RECORDING: NOT_RECORDED,
@@ -171,7 +172,7 @@ class CustomerServiceAgent(Agent):
     async def verify_identity(self, context: RunContext[CallState]) -> str:
         """Verify the caller's identity. Use only when no other tool fits the request."""
         customer = await verified_customer(context.userdata, self._recent_history())
-        return f"Thank you, {customer.full_name}, you are verified."
+        return f"Thank you, {quoted(customer.full_name)}, you are verified."
 
     @function_tool()
     @guarded(one_at_a_time=True)

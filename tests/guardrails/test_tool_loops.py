@@ -33,7 +33,7 @@ from support.scripted_llm import (
 )
 from support.scripted_llm import relay_tool_output as relay
 
-VERIFIED = "Thank you, Jordan Lee, you are verified."
+VERIFIED = 'Thank you, "Jordan Lee", you are verified.'
 STOPPED_CHAINING = "Sorry, let me just answer you."
 LIST_THEN_RELAY: list[Step] = [Call("list_recent_orders"), relay]
 ADDRESSES = [

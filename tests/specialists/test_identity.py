@@ -33,7 +33,7 @@ async def test_verified_by_email_returns_to_the_supervisor(settings: Settings) -
         answered.expect.next_event().is_function_call_output(is_error=False)
         answered.expect.skip_next_event_if(type="agent_handoff")
         answered.expect.next_event().is_function_call_output(
-            output="Thank you, Jordan Lee, you are verified.", is_error=False
+            output='Thank you, "Jordan Lee", you are verified.', is_error=False
         )
         answered.expect.next_event().is_message(role="assistant")
         answered.expect.no_more_events()
@@ -188,7 +188,7 @@ async def test_already_verified_caller_is_not_asked_again(settings: Settings) ->
         again = await session.run(user_input="am I verified?")
         again.expect.next_event().is_function_call(name="verify_identity")
         again.expect.next_event().is_function_call_output(
-            output="Thank you, Jordan Lee, you are verified."
+            output='Thank you, "Jordan Lee", you are verified.'
         )
         again.expect.next_event().is_message(role="assistant")
         again.expect.no_more_events()

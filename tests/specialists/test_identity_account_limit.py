@@ -154,7 +154,7 @@ async def test_twelve_near_misses_over_four_calls_hold_the_account_for_the_fifth
     )
     assert lines == [OPENING_QUESTION, ACCOUNT_HELD]
     assert ACCOUNT_HELD.startswith(
-        "For your security I can't verify this account by phone right now; a colleague can "
+        "For your security, I can't verify this account by phone right now. A colleague can "
         "help you."
     )
     assert offers_human(ACCOUNT_HELD)

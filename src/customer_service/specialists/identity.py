@@ -68,7 +68,7 @@ IDENTITY_INSTRUCTIONS = PERSONA + dedent(
 )
 
 ACCOUNT_HELD = (
-    "For your security I can't verify this account by phone right now; a colleague can "
+    "For your security, I can't verify this account by phone right now. A colleague can "
     f"help you. {OFFER_HUMAN}"
 )
 """Said only to a caller who gave every detail of an account that is held: the truth,
