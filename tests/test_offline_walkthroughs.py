@@ -18,6 +18,7 @@ from customer_service.offline_llm.routing import (
     ASKED_FOR_PERSON,
     DECLINED_OFFER,
 )
+from customer_service.order_choice import NOTHING_FITS
 from customer_service.settings import RecordingConsent, Settings
 from customer_service.specialists.address_update import not_changeable_message, opening_question
 from customer_service.specialists.consent import (
@@ -28,7 +29,6 @@ from customer_service.specialists.consent import (
 )
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.specialists.identity import VERIFICATION_LOCKED, mismatch_message
-from customer_service.specialists.order_choice import NOTHING_FITS
 from customer_service.specialists.order_lookup import OPENING_QUESTION as ORDER_QUESTION
 from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import Store

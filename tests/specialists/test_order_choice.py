@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from customer_service.domain import OrderStatus
-from customer_service.specialists.order_choice import (
+from customer_service.order_choice import (
     Choice,
     means_current_order,
     mentions_current_order,

@@ -12,15 +12,15 @@ from customer_service.call import wording
 from customer_service.call.state import CallState
 from customer_service.call.wording import spaced_digits
 from customer_service.domain import Order
-from customer_service.settings import Settings
-from customer_service.specialists import order_lookup
-from customer_service.specialists.order_choice import (
+from customer_service.order_choice import (
     NO_CURRENT_ORDER,
     NOT_LISTED_YET,
     NOTHING_FITS,
     SEVERAL_FIT_UNLISTED,
     WHICH_ORDER,
 )
+from customer_service.settings import Settings
+from customer_service.specialists import order_lookup
 from customer_service.specialists.order_lookup import (
     OPENING_QUESTION,
     TOO_MANY_MISSES,

@@ -11,8 +11,8 @@ from customer_service.call.wording import ANYTHING_ELSE, GREETING, HOW_CAN_I_HEL
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
 from customer_service.offline_llm.fields import find_order_number, find_order_number_read_out
 from customer_service.offline_llm.speech import PERSON
+from customer_service.order_choice import mentions_current_order
 from customer_service.specialists.consent import ConsentTopic
-from customer_service.specialists.order_choice import mentions_current_order
 
 __all__ = [
     "ACCEPTED_OFFER",

@@ -26,7 +26,7 @@ from customer_service.offline_llm.routing import (
     offered_colleague,
 )
 from customer_service.offline_llm.speech import PERSON, REFUSALS
-from customer_service.specialists.order_choice import means_current_order, read_choice
+from customer_service.order_choice import means_current_order, read_choice
 
 __all__ = [
     "ADDRESS_AGAIN",

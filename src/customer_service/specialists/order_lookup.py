@@ -22,7 +22,7 @@ from customer_service.call.state import CallerLine, CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
 from customer_service.domain import ORDER_ID_PATTERN, Order, OrderItem, OrderStatus, PostalAddress
 from customer_service.normalize import normalize_order_id
-from customer_service.specialists.order_choice import (
+from customer_service.order_choice import (
     NOTHING_FITS,
     NothingFits,
     picked_order_id,
