@@ -20,6 +20,7 @@ log privacy filter and the dispatch line. `main()` adds the checks before start-
 
 from __future__ import annotations
 
+import argparse
 import sys
 import warnings
 
@@ -97,10 +98,15 @@ LiveKit's CLI runs the same agent: `lk agent dev`, `lk agent console`, `lk agent
 
 HELP_OPTIONS = frozenset({"--help", "-h"})
 
+DOWNLOAD_FILES_DESCRIPTION = (
+    "Fetch the turn-detector model files into the Hugging Face cache (once, or at image build)."
+)
+
 
 def main(argv: list[str]) -> int:
     command = command_of(argv)
-    if command is None and (not argv or HELP_OPTIONS & set(argv)):
+    asks_for_help = bool(HELP_OPTIONS & set(argv))
+    if command is None and (not argv or asks_for_help):
         # The framework's own help lists only its commands; this one lists them all.
         print(HELP, end="")
         return 0
@@ -109,6 +115,9 @@ def main(argv: list[str]) -> int:
 
         return chat_main(argv[argv.index("chat") + 1 :])
     if command == "download-files":
+        argparse.ArgumentParser(
+            prog="agent.py download-files", description=DOWNLOAD_FILES_DESCRIPTION
+        ).parse_args(argv[argv.index(command) + 1 :])
         # The framework's own downloader (`python -m livekit.agents download-files`):
         # it returns a failing status instead of a traceback when a download fails.
         from livekit.agents.__main__ import main as livekit_agents_main
@@ -118,11 +127,14 @@ def main(argv: list[str]) -> int:
         return run_store_command(argv, get_settings())
 
     settings = get_settings()
-    problem = (
-        preflight(argv, settings)
-        or store_startup_problem(argv, settings)
-        or unreachable_server_problem(argv, settings)
-    )
+    # A command's help is the framework's to print, and needs none of the settings.
+    problem = None
+    if not asks_for_help:
+        problem = (
+            preflight(argv, settings)
+            or store_startup_problem(argv, settings)
+            or unreachable_server_problem(argv, settings)
+        )
     if problem is not None:
         print(problem, file=sys.stderr)
         return MISCONFIGURED_EXIT_CODE

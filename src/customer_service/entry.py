@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from customer_service.console_requirements import console_problem
 from customer_service.pipeline import turn_detector_files_problem
 from customer_service.settings import ModelProvider, Settings
 from customer_service.store import StoreMisconfigured, StoreUnavailable
@@ -86,6 +87,8 @@ def preflight(argv: Sequence[str], settings: Settings) -> str | None:
     missing = missing_server_settings(argv, settings)
     if missing:
         return missing_settings_message(missing)
+    if command_of(argv) == "console" and (console := console_problem(argv, settings)):
+        return console
     if (
         command_of(argv) in VOICE_COMMANDS
         and settings.resolved_model_provider is not ModelProvider.OFFLINE
