@@ -55,6 +55,7 @@ from customer_service.entry import (
     unreachable_server_problem,
 )
 from customer_service.log_privacy import install_log_privacy
+from customer_service.pipeline import unregister_unused_plugin_runners
 from customer_service.settings import SettingsInvalid, get_settings
 
 # First: reading the settings loads .env.local and .env into the environment, where the
@@ -68,6 +69,10 @@ try:
 except SettingsInvalid as invalid:
     print(invalid, file=sys.stderr)
     sys.exit(MISCONFIGURED_EXIT_CODE)
+
+# The worker's inference process runs the turn-detector plugin's models only for the
+# modes that use them.
+unregister_unused_plugin_runners(get_settings().turn_detection)
 
 from customer_service.server import server
 
