@@ -87,13 +87,14 @@ def preflight(argv: Sequence[str], settings: Settings) -> str | None:
     missing = missing_server_settings(argv, settings)
     if missing:
         return missing_settings_message(missing)
-    if command_of(argv) == "console" and (console := console_problem(argv, settings)):
-        return console
     if (
         command_of(argv) in VOICE_COMMANDS
         and settings.resolved_model_provider is not ModelProvider.OFFLINE
+        and (files := turn_detector_files_problem(settings.turn_detection))
     ):
-        return turn_detector_files_problem(settings.turn_detection)
+        return files
+    if command_of(argv) == "console":
+        return console_problem(argv, settings)
     return None
 
 
