@@ -21,8 +21,22 @@ log privacy filter and the dispatch line. `main()` adds the checks before start-
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import warnings
+
+INTERRUPTED_EXIT_CODE = 130
+"""The status shells give a command that Ctrl-C ended."""
+
+
+def _end_quietly(signum: int, frame: object) -> None:
+    raise SystemExit(INTERRUPTED_EXIT_CODE)
+
+
+if __name__ == "__main__":
+    # Ctrl-C while the framework loads (seconds) ends the command without a traceback
+    # of whichever import it interrupted. The commands install their own handlers later.
+    signal.signal(signal.SIGINT, _end_quietly)
 
 # Deprecations the framework announces that people running this agent can do nothing
 # about, each silenced by its own message; every other warning shows as Python decides.

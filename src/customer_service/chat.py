@@ -106,11 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--verbose", action="store_true", help="show the agent's logs")
     args = parser.parse_args(argv)
-    try:
-        return _chat(args)
-    except KeyboardInterrupt:  # Ctrl-C before the conversation began
-        print(file=sys.stderr)
-        return 0
+    return _chat(args)
 
 
 def _chat(args: argparse.Namespace) -> int:
@@ -155,6 +151,7 @@ def _chat(args: argparse.Namespace) -> int:
                 conversation.cancel()
 
         loop = asyncio.get_running_loop()
+        before = signal.getsignal(signal.SIGINT)
         loop.add_signal_handler(signal.SIGINT, interrupt)
         try:
             return await conversation
@@ -166,5 +163,8 @@ def _chat(args: argparse.Namespace) -> int:
         finally:
             await store.close()
             loop.remove_signal_handler(signal.SIGINT)
+            # Once interrupted, a Ctrl-C more while the process ends would only add a
+            # traceback; otherwise Ctrl-C does again what it did before the conversation.
+            signal.signal(signal.SIGINT, signal.SIG_IGN if interrupted else before)
 
     return asyncio.run(chat())
