@@ -20,8 +20,23 @@ log privacy filter and the dispatch line. `main()` adds the checks before start-
 
 from __future__ import annotations
 
+import argparse
+import signal
 import sys
 import warnings
+
+INTERRUPTED_EXIT_CODE = 130
+"""The status shells give a command that Ctrl-C ended."""
+
+
+def _end_quietly(signum: int, frame: object) -> None:
+    raise SystemExit(INTERRUPTED_EXIT_CODE)
+
+
+if __name__ == "__main__":
+    # Ctrl-C while the framework loads (seconds) ends the command without a traceback
+    # of whichever import it interrupted. The commands install their own handlers later.
+    signal.signal(signal.SIGINT, _end_quietly)
 
 # Deprecations the framework announces that people running this agent can do nothing
 # about, each silenced by its own message; every other warning shows as Python decides.
@@ -54,6 +69,7 @@ from customer_service.entry import (
     unreachable_server_problem,
 )
 from customer_service.log_privacy import install_log_privacy
+from customer_service.pipeline import unregister_unused_plugin_runners
 from customer_service.settings import SettingsInvalid, get_settings
 
 # First: reading the settings loads .env.local and .env into the environment, where the
@@ -67,6 +83,10 @@ try:
 except SettingsInvalid as invalid:
     print(invalid, file=sys.stderr)
     sys.exit(MISCONFIGURED_EXIT_CODE)
+
+# The worker's inference process runs the turn-detector plugin's models only for the
+# modes that use them.
+unregister_unused_plugin_runners(get_settings().turn_detection)
 
 from customer_service.server import server
 
@@ -97,10 +117,15 @@ LiveKit's CLI runs the same agent: `lk agent dev`, `lk agent console`, `lk agent
 
 HELP_OPTIONS = frozenset({"--help", "-h"})
 
+DOWNLOAD_FILES_DESCRIPTION = (
+    "Fetch the turn-detector model files into the Hugging Face cache (once, or at image build)."
+)
+
 
 def main(argv: list[str]) -> int:
     command = command_of(argv)
-    if command is None and (not argv or HELP_OPTIONS & set(argv)):
+    asks_for_help = bool(HELP_OPTIONS & set(argv))
+    if command is None and (not argv or asks_for_help):
         # The framework's own help lists only its commands; this one lists them all.
         print(HELP, end="")
         return 0
@@ -109,6 +134,9 @@ def main(argv: list[str]) -> int:
 
         return chat_main(argv[argv.index("chat") + 1 :])
     if command == "download-files":
+        argparse.ArgumentParser(
+            prog="agent.py download-files", description=DOWNLOAD_FILES_DESCRIPTION
+        ).parse_args(argv[argv.index(command) + 1 :])
         # The framework's own downloader (`python -m livekit.agents download-files`):
         # it returns a failing status instead of a traceback when a download fails.
         from livekit.agents.__main__ import main as livekit_agents_main
@@ -118,11 +146,14 @@ def main(argv: list[str]) -> int:
         return run_store_command(argv, get_settings())
 
     settings = get_settings()
-    problem = (
-        preflight(argv, settings)
-        or store_startup_problem(argv, settings)
-        or unreachable_server_problem(argv, settings)
-    )
+    # A command's help is the framework's to print, and needs none of the settings.
+    problem = None
+    if not asks_for_help:
+        problem = (
+            preflight(argv, settings)
+            or store_startup_problem(argv, settings)
+            or unreachable_server_problem(argv, settings)
+        )
     if problem is not None:
         print(problem, file=sys.stderr)
         return MISCONFIGURED_EXIT_CODE

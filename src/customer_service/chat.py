@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import signal
 import sys
 from typing import Any, TextIO
 
@@ -17,6 +18,7 @@ from livekit.agents import AgentSession, llm
 from livekit.agents.voice import CloseEvent
 
 from customer_service.call.state import CallState
+from customer_service.call.wording import GOODBYE
 from customer_service.entry import MISCONFIGURED_EXIT_CODE
 from customer_service.log_privacy import install_log_privacy
 from customer_service.pipeline import build_models
@@ -24,9 +26,13 @@ from customer_service.settings import ModelProvider, Settings, get_settings
 from customer_service.store import Store, StoreMisconfigured, StoreUnavailable
 from customer_service.store.errors import store_problem
 from customer_service.store.shared import StoreConfig
+from customer_service.terminal_input import LineReader
 from customer_service.testing import call_session
 
 EXIT_WORDS = frozenset({"/quit", "/exit"})
+
+PROMPT = "Caller: "
+"""Typed turns start as piped ones are echoed, so both transcripts read alike."""
 
 
 def choose_llm() -> tuple[llm.LLM[Any], str]:
@@ -53,8 +59,11 @@ async def converse(
 ) -> int:
     """Runs one call: each input line is a caller turn; returns when input ends or the
     agent ends the call. The call uses `store` when given (the chat command's, opened as
-    the settings say), else a demo store at `database_url` as `call_session` opens it."""
+    the settings say), else a demo store at `database_url` as `call_session` opens it.
+    At the prompt (`echo_caller` false), the end of input (Ctrl-D) ends the prompt's
+    line and the agent says goodbye."""
     ended = asyncio.Event()
+    reader = LineReader(lines)
 
     def show(item: llm.ChatItem) -> None:
         if isinstance(item, llm.ChatMessage) and item.role == "assistant" and item.text_content:
@@ -73,15 +82,17 @@ async def converse(
         session.on("close", closed)
         while not (ended.is_set() or session.userdata.ending):
             if not echo_caller:
-                print("You: ", end="", file=out, flush=True)
-            line = await asyncio.to_thread(lines.readline)
+                print(PROMPT, end="", file=out, flush=True)
+            line = await reader.readline()
+            if not line and not echo_caller:
+                print(f"\nAgent: {GOODBYE}", file=out, flush=True)
             if not line or line.strip() in EXIT_WORDS:
                 break
             text = line.strip()
             if not text:
                 continue
             if echo_caller:
-                print(f"Caller: {text}", file=out, flush=True)
+                print(f"{PROMPT}{text}", file=out, flush=True)
             await session.run(user_input=text)
     return 0
 
@@ -95,7 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--verbose", action="store_true", help="show the agent's logs")
     args = parser.parse_args(argv)
+    return _chat(args)
 
+
+def _chat(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.ERROR,
         format="%(levelname)s %(name)s: %(message)s",
@@ -113,8 +127,8 @@ def main(argv: list[str] | None = None) -> int:
             print(store_problem(error, config.database_url), file=sys.stderr)
             return MISCONFIGURED_EXIT_CODE
         print(f"Model: {description}. Type /quit to leave.", file=sys.stdout, flush=True)
-        try:
-            return await converse(
+        conversation = asyncio.ensure_future(
+            converse(
                 model,
                 database_url=config.database_url,
                 lines=sys.stdin,
@@ -122,7 +136,35 @@ def main(argv: list[str] | None = None) -> int:
                 echo_caller=not interactive,
                 store=store,
             )
+        )
+        # Ctrl-C ends the call at once: the conversation is cancelled, which closes the
+        # session as any end does. Only the first one counts: asyncio's own handler would
+        # raise KeyboardInterrupt at a second one, in the middle of the closing. The status
+        # is 0, as for /quit: it is a way to leave, and `make chat` then adds no
+        # "Interrupt" line (make reports one when its command fails or dies of SIGINT).
+        interrupted = False
+
+        def interrupt() -> None:
+            nonlocal interrupted
+            if not interrupted:
+                interrupted = True
+                conversation.cancel()
+
+        loop = asyncio.get_running_loop()
+        before = signal.getsignal(signal.SIGINT)
+        loop.add_signal_handler(signal.SIGINT, interrupt)
+        try:
+            return await conversation
+        except asyncio.CancelledError:
+            if not interrupted:
+                raise
+            print(file=sys.stdout, flush=True)  # past the ^C the terminal shows
+            return 0
         finally:
             await store.close()
+            loop.remove_signal_handler(signal.SIGINT)
+            # Once interrupted, a Ctrl-C more while the process ends would only add a
+            # traceback; otherwise Ctrl-C does again what it did before the conversation.
+            signal.signal(signal.SIGINT, signal.SIG_IGN if interrupted else before)
 
     return asyncio.run(chat())

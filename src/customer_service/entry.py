@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from customer_service.console_requirements import console_problem
 from customer_service.pipeline import turn_detector_files_problem
 from customer_service.settings import ModelProvider, Settings
 from customer_service.store import StoreMisconfigured, StoreUnavailable
@@ -89,8 +90,11 @@ def preflight(argv: Sequence[str], settings: Settings) -> str | None:
     if (
         command_of(argv) in VOICE_COMMANDS
         and settings.resolved_model_provider is not ModelProvider.OFFLINE
+        and (files := turn_detector_files_problem(settings.turn_detection))
     ):
-        return turn_detector_files_problem(settings.turn_detection)
+        return files
+    if command_of(argv) == "console":
+        return console_problem(argv, settings)
     return None
 
 

@@ -31,15 +31,16 @@ def child_environment(tmp_path: Path) -> dict[str, str]:
 
 
 def run_agent(
-    tmp_path: Path, *args: str, stdin: str | None = None
+    tmp_path: Path, *args: str, stdin: str | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Runs the script from a directory other than the project's, as a user might."""
+    """Runs the script from a directory other than the project's, as a user might, with
+    `env` added to a fresh machine's environment."""
     workdir = tmp_path / "elsewhere"
     workdir.mkdir(exist_ok=True)
     return subprocess.run(
         [sys.executable, str(AGENT), *args],
         cwd=workdir,
-        env=child_environment(tmp_path),
+        env=child_environment(tmp_path) | (env or {}),
         input=stdin,
         capture_output=True,
         text=True,

@@ -23,6 +23,7 @@ from customer_service.pipeline.turn_detection import (
     DOWNLOAD_FILES_COMMAND,
     build_turn_detection,
     turn_detector_files_problem,
+    unregister_unused_plugin_runners,
 )
 
 __all__ = [
@@ -39,4 +40,5 @@ __all__ = [
     "plugin_model_name",
     "split_model",
     "turn_detector_files_problem",
+    "unregister_unused_plugin_runners",
 ]

@@ -7,6 +7,7 @@ import warnings
 
 from huggingface_hub import try_to_load_from_cache
 from livekit.agents import get_job_context, inference
+from livekit.agents.inference_runner import _InferenceRunner
 from livekit.agents.vad import VAD
 from livekit.agents.voice.turn import TurnDetectionMode
 
@@ -20,9 +21,12 @@ with warnings.catch_warnings():
         message=r"`livekit\.plugins\.turn_detector` is deprecated",
         category=DeprecationWarning,
     )
-    from livekit.plugins.turn_detector.english import EnglishModel
+    from livekit.plugins.turn_detector.english import EnglishModel, _EUORunnerEn
     from livekit.plugins.turn_detector.models import HG_MODEL, MODEL_REVISIONS, ONNX_FILENAME
-    from livekit.plugins.turn_detector.multilingual import MultilingualModel
+    from livekit.plugins.turn_detector.multilingual import (
+        MultilingualModel,
+        _EUORunnerMultilingual,
+    )
 
 from customer_service.pipeline.providers import PipelineError
 from customer_service.settings import TurnDetection
@@ -54,6 +58,25 @@ def build_turn_detection(mode: TurnDetection, *, vad: VAD | None) -> TurnDetecti
     except RuntimeError as error:
         # The plugin's own message names `python -m livekit.agents download-files`.
         raise PipelineError(_missing_files_message(mode)) from error
+
+
+PLUGIN_MODES = frozenset({TurnDetection.MULTILINGUAL, TurnDetection.ENGLISH})
+"""The modes whose detector is the turn-detector plugin's model."""
+
+
+def unregister_unused_plugin_runners(mode: TurnDetection) -> None:
+    """Takes the plugin's runners out of the worker's inference process when `mode` does
+    not use them.
+
+    The plugin registers them when imported, and the worker starts its inference process
+    for every registered runner: with TURN_DETECTION=local, vad or stt, that process would
+    still load the plugin's model files and log a traceback for each one not downloaded.
+    The framework has no public way to unregister a runner.
+    """
+    if mode in PLUGIN_MODES:
+        return
+    for runner in (_EUORunnerEn, _EUORunnerMultilingual):
+        _InferenceRunner.registered_runners.pop(runner.INFERENCE_METHOD, None)
 
 
 def turn_detector_files_problem(mode: TurnDetection) -> str | None:

@@ -1,0 +1,61 @@
+"""`make chat` at a terminal, as a person uses it: Ctrl-C and Ctrl-D end the chat at
+once, cleanly, with the prompt's line ended."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support.terminal import AgentAtTerminal
+
+CTRL_C = b"\x03"
+CTRL_D = b"\x04"
+
+
+def started_chat(tmp_path: Path) -> AgentAtTerminal:
+    terminal = AgentAtTerminal(tmp_path, "chat")
+    terminal.wait_for("Agent: Hello, thanks for calling. How can I help you today?")
+    terminal.wait_for("Caller: ")
+    return terminal
+
+
+def test_ctrl_c_at_the_prompt_ends_the_chat_at_once(tmp_path: Path) -> None:
+    terminal = started_chat(tmp_path)
+    terminal.press(CTRL_C)
+    # No Enter is pressed: the chat ends on the key alone.
+    assert terminal.wait_for_exit() == 0
+    assert "Traceback" not in terminal.screen
+    assert terminal.screen.endswith("Caller: ^C\r\n")
+
+
+def test_a_second_ctrl_c_adds_nothing(tmp_path: Path) -> None:
+    terminal = started_chat(tmp_path)
+    terminal.press(CTRL_C + CTRL_C)
+    assert terminal.wait_for_exit() == 0
+    assert "Traceback" not in terminal.screen
+    assert "KeyboardInterrupt" not in terminal.screen
+    assert terminal.screen.endswith("\r\n")
+
+
+def test_ctrl_c_during_the_agents_turn_ends_the_chat(tmp_path: Path) -> None:
+    terminal = started_chat(tmp_path)
+    terminal.press(b"Where is my order 100101?\r")
+    terminal.wait_for("Agent: Before I can help with that")
+    terminal.press(CTRL_C)
+    assert terminal.wait_for_exit() == 0
+    assert "Traceback" not in terminal.screen
+
+
+def test_ctrl_d_says_goodbye_on_a_line_of_its_own(tmp_path: Path) -> None:
+    terminal = started_chat(tmp_path)
+    terminal.press(CTRL_D)
+    assert terminal.wait_for_exit() == 0
+    assert terminal.screen.endswith("Caller: \r\nAgent: Thank you for calling. Goodbye!\r\n")
+
+
+def test_the_prompt_is_the_callers_as_in_the_readme(tmp_path: Path) -> None:
+    terminal = started_chat(tmp_path)
+    terminal.press(b"Where is my order 100101?\r")
+    terminal.wait_for("Agent: Before I can help with that")
+    assert "Caller: Where is my order 100101?\r\n" in terminal.screen
+    terminal.press(b"/quit\r")
+    assert terminal.wait_for_exit() == 0
