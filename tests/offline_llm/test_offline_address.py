@@ -166,6 +166,59 @@ async def test_address_is_recorded(line: str, arguments: dict[str, str]) -> None
 
 
 @pytest.mark.parametrize(
+    ("line", "arguments"),
+    [
+        (
+            "it's 1 market street suite 5 san francisco california 9 4 1 0 5",
+            {
+                "street": "1 Market Street",
+                "unit": "Suite 5",
+                "city": "San Francisco",
+                "region": "California",
+                "postal_code": "9 4 1 0 5",
+                "country": "US",
+            },
+        ),
+        (
+            "25 5th Avenue New York NY 10003",
+            {
+                "street": "25 5th Avenue",
+                "city": "New York",
+                "region": "NY",
+                "postal_code": "10003",
+                "country": "US",
+            },
+        ),
+        (
+            "25 5th avenue apt 4b new york new york 10003 usa",
+            {
+                "street": "25 5th Avenue",
+                "unit": "Apt 4b",
+                "city": "New York",
+                "region": "New York",
+                "postal_code": "10003",
+                "country": "US",
+            },
+        ),
+        (
+            "1 St Johns Road Oxford OX1 2AB",
+            {
+                "street": "1 St Johns Road",
+                "city": "Oxford",
+                "region": "",
+                "postal_code": "OX1 2AB",
+                "country": "GB",
+            },
+        ),
+    ],
+)
+async def test_an_address_said_without_pauses_is_recorded(
+    line: str, arguments: dict[str, str]
+) -> None:
+    assert called(await answer(ADDRESS, user(line))) == ("record_address", arguments)
+
+
+@pytest.mark.parametrize(
     ("line", "postal_code"),
     [
         ("1 Market Street, San Francisco, CA 9410", "9410"),

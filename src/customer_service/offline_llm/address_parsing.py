@@ -4,10 +4,11 @@ and a correction of one part of it ("the zip is 94105")."""
 from __future__ import annotations
 
 import re
+import string
 from dataclasses import dataclass
 
 from customer_service.addresses import AddressField
-from customer_service.addresses.country_rules import country_code
+from customer_service.addresses.country_rules import country_code, country_rules
 from customer_service.offline_llm.fields import (
     Span,
     find_alphanumeric_postcodes,
@@ -130,10 +131,61 @@ def _country(said: str | None, postcode: str) -> str:
     return "US"
 
 
+_STREET_END = re.compile(
+    r"\b(?:street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|drive|dr|way|court|ct|place|pl|"
+    r"terrace|square|highway|hwy|parkway|pkwy|circle|cir|crescent|close|row|alley)\b\.?",
+    re.IGNORECASE,
+)
+_UNIT_SAID = re.compile(
+    r"\s*((?:apt|apartment|unit|suite|ste|flat|floor|fl|room|rm)\.?\s+#?\w+|#\s*\w+)",
+    re.IGNORECASE,
+)
+
+
+def _with_pauses(text: str) -> str | None:
+    """An address said without a pause ("1 market street suite 5 san francisco
+    california 9 4 1 0 5") with its commas put back, or None when its street, house
+    number or postcode cannot be told apart."""
+    # After a house number and at least one word: "1 St Johns Road" ends at "Road".
+    street_end = next(
+        (end for end in _STREET_END.finditer(text) if len(text[: end.start()].split()) >= 2),
+        None,
+    )
+    code = _postcode_in(text)
+    runs = find_number_runs(text)
+    if street_end is None or code is None or not runs or runs[0].span.start != 0:
+        return None
+    after_code = text[code.end :].strip()
+    if after_code and not _names_country(after_code):
+        return None
+    # Speech-to-text writes in lower case what an envelope capitalises.
+    written = string.capwords if text.islower() else str
+    unit = _UNIT_SAID.match(text, street_end.end())
+    parts = [written(text[: street_end.end()])]
+    if unit is not None:
+        parts.append(written(unit.group(1)))
+    place = written(text[unit.end() if unit else street_end.end() : code.start]).split()
+    rules = country_rules(_country(after_code or None, code.text))
+    # The longest run of final words that names a region: "new york", "california".
+    region_words = next(
+        (n for n in (3, 2, 1) if len(place) > n and rules.region_code(" ".join(place[-n:]))),
+        0,
+    )
+    city = " ".join(place[: len(place) - region_words])
+    region = " ".join(place[len(place) - region_words :])
+    if not city:
+        return None
+    parts += [city, f"{region} {code.text}".strip()]
+    return ", ".join([*parts, after_code] if after_code else parts)
+
+
 def parse_address(line: str) -> SpokenAddress | None:
     """The address in `line`, or None unless it has at least a street, a city and a
-    postcode, separated by commas (a street without a number needs a third part)."""
+    postcode, separated by commas (a street without a number needs a third part) or
+    said without a pause after a street named as one ("1 Market Street ...")."""
     text = _LEAD_IN.sub("", line.strip(), count=1).rstrip(" .!")
+    if "," not in text and (paused := _with_pauses(text)) is not None:
+        text = paused
     segments = [segment.strip() for segment in text.split(",") if segment.strip()]
     # The last segment with a postcode; the street comes before it, so never the first.
     found = next(
