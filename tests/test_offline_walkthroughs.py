@@ -155,6 +155,8 @@ ORDER_100101 = "Order 1 0 0, 1 0 1, placed on November second,"
         # Corrected before the check: the first check already has the right ZIP code.
         "Jordan Lee 94110 415 555 0134 oh wait I mean 94107",
         "Jordon Lee, 94107, 415 555 0134, sorry, it's Jordan with an a",
+        "my name is Jordan Lee, zip code nine four one zero seven, "
+        "phone number four one five, five five five, zero one three four",
     ],
 )
 async def test_identity_said_as_speech_verifies_at_the_first_check(
@@ -182,20 +184,18 @@ async def test_identity_given_piece_by_piece(database_url: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "correction", ["sorry, the postal code is 94107", "oh wait, I mean nine four one oh seven"]
+    ("details", "correction"),
+    [
+        ("Jordan Lee 94110 415 555 0134", "sorry, the postal code is 94107"),
+        ("Jordan Lee 94110 415 555 0134", "oh wait, I mean nine four one oh seven"),
+        ("Jordan Leigh 94107 4155550134", "it's Lee, l e e"),
+        ("Jordon Lee 94107 jordan.lee@example.com", "sorry, it's Jordan with an a"),
+    ],
 )
 async def test_after_a_mismatch_only_the_corrected_detail_is_said_again(
-    database_url: str, correction: str
+    database_url: str, details: str, correction: str
 ) -> None:
-    said = (
-        await chat(
-            database_url,
-            "Where is my order 100101?",
-            "Jordan Lee 94110 415 555 0134",
-            correction,
-            "no",
-        )
-    ).agent
+    said = (await chat(database_url, "Where is my order 100101?", details, correction, "no")).agent
     assert said[1:3] == [IDENTITY_QUESTION, mismatch_message(2)]
     assert said[3].startswith(ORDER_100101)
     assert said[4:] == [GOODBYE]

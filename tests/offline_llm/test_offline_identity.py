@@ -150,6 +150,15 @@ async def test_identity_details_across_lines_later_ones_correct() -> None:
             "Jordon Lee, 94107, 415 555 0134, sorry, it's Jordan with an a",
             check("Jordan Lee", "94107", "415 555 0134"),
         ),
+        (
+            "my name is Jordan Lee, zip code nine four one zero seven, "
+            "phone number four one five, five five five, zero one three four",
+            check(
+                "Jordan Lee",
+                "nine four one zero seven",
+                "four one five, five five five, zero one three four",
+            ),
+        ),
     ],
 )
 async def test_identity_details_said_as_speech(
@@ -225,14 +234,36 @@ async def test_after_a_failed_check_a_correction_is_checked_with_the_other_detai
     assert called(response) == expected
 
 
-async def test_after_a_failed_check_no_new_detail_is_no_new_check() -> None:
+async def test_after_a_failed_check_a_spelled_name_corrects_the_name() -> None:
+    response = await answer(
+        IDENTITY,
+        user("Jordan Leigh 94107 4155550134"),
+        failed_check("Jordan Leigh", "94107", "4155550134"),
+        user("it's Lee, l e e"),
+    )
+    assert called(response) == check("Jordan Lee", "94107", "4155550134")
+
+
+@pytest.mark.parametrize("line", ["what do you mean?", "it's Jordan Lee", "94110"])
+async def test_after_a_failed_check_no_new_detail_is_no_new_check(line: str) -> None:
+    # A part said again unchanged would fail the same way and cost another attempt.
     response = await answer(
         IDENTITY,
         user("Jordan Lee, 94110, 415 555 0134"),
         failed_check("Jordan Lee", "94110", "415 555 0134"),
-        user("what do you mean?"),
+        user(line),
     )
     assert said(response) == IDENTITY_QUESTION
+
+
+async def test_after_a_failed_check_the_same_details_said_whole_are_checked_again() -> None:
+    response = await answer(
+        IDENTITY,
+        user("Jordan Lee, 94110, 415 555 0134"),
+        failed_check("Jordan Lee", "94110", "415 555 0134"),
+        user("Jordan Lee, 94110, 415 555 0134"),
+    )
+    assert called(response) == check("Jordan Lee", "94110", "415 555 0134")
 
 
 @pytest.mark.parametrize(

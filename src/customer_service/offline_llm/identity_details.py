@@ -75,7 +75,8 @@ def _with_word_corrected(full_name: str, word: str) -> str:
     words = full_name.split()
     scores = [difflib.SequenceMatcher(None, w.casefold(), word.casefold()).ratio() for w in words]
     best = max(range(len(words)), key=scores.__getitem__)
-    if scores[best] < 0.6:
+    same_start = words[best][:1].casefold() == word[:1].casefold()
+    if scores[best] < (0.5 if same_start else 0.6):
         return full_name
     words[best] = word
     return " ".join(words)
@@ -97,10 +98,38 @@ _SPELLING_NOTE = re.compile(
 )
 
 
+def _with_paused_phone_groups(text: str, runs: list[NumberRun]) -> list[NumberRun]:
+    """`runs` with a phone number said in short groups with pauses between them ("four
+    one five, five five five, zero one three four") as one run."""
+    merged: list[NumberRun] = []
+    group: list[NumberRun] = []
+
+    def close_group() -> None:
+        total = "".join(run.digits for run in group)
+        if len(group) > 1 and 9 <= len(total) <= 12:
+            span = Span(group[0].span.start, group[-1].span.end, "")
+            merged.append(NumberRun(replace(span, text=text[span.start : span.end]), total))
+        else:
+            merged.extend(group)
+        group.clear()
+
+    for run in runs:
+        short = len(run.digits) <= 4
+        paused = group and re.fullmatch(r"\s*,\s*", text[group[-1].span.end : run.span.start])
+        if not (short and (paused or not group)):
+            close_group()
+        if short:
+            group.append(run)
+        else:
+            merged.append(run)
+    close_group()
+    return merged
+
+
 def _zips_and_phones(text: str, runs: list[NumberRun]) -> tuple[list[Span], list[Span]]:
     zips: list[Span] = []
     phones: list[Span] = []
-    for run in runs:
+    for run in _with_paused_phone_groups(text, runs):
         if len(run.digits) == 5 or run.is_zip_plus_four:
             zips.append(run.span)
         elif len(run.digits) >= 14 and not run.span.text.lstrip().startswith(("+", "plus")):
@@ -179,7 +208,11 @@ def details_to_check(conversation: Conversation) -> tuple[IdentityDetails, bool]
         postal_code=_text(checked.get("postal_code")),
         phone_or_email=_text(checked.get("phone_or_email")),
     )
-    return before.updated_by(since_check), not since_check.empty
+    corrected = before.updated_by(since_check)
+    # A part said again unchanged ("it's Lee" after "Jordan Lee") would only fail the
+    # same way: no new check. Said again whole, the caller asked for one.
+    changed = since_check.complete or corrected != before
+    return corrected, not since_check.empty and changed
 
 
 def _text(value: object) -> str | None:
