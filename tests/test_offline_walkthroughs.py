@@ -366,6 +366,29 @@ async def test_an_address_said_without_pauses(database_url: str, address: str) -
     assert (await stored_order(database_url, "100102")).shipping_address == NEW_ADDRESS
 
 
+async def test_an_address_in_number_words_then_the_zip_corrected_after_the_read_back(
+    database_url: str,
+) -> None:
+    said = (
+        await chat(
+            database_url,
+            "I need to change the delivery address for order 100102",
+            JORDAN,
+            "it's one market street suite five san francisco california nine four one one oh",
+            "sorry it's 9 4 1 0 5",
+            "yes",
+            "no",
+        )
+    ).agent
+    wrong_zip = NEW_ADDRESS.model_copy(update={"postal_code": "94110"})
+    assert said[3:6] == [
+        f"I have {read_back(wrong_zip)}. Is that right?",
+        f"I have {read_back(NEW_ADDRESS)}. Is that right?",
+        f"Done. Order 1 0 0, 1 0 2 will now be delivered to {read_back(NEW_ADDRESS)}.",
+    ]
+    assert (await stored_order(database_url, "100102")).shipping_address == NEW_ADDRESS
+
+
 def zip_problem(postal_code: str) -> str:
     with pytest.raises(AddressProblem) as problem:
         validated_address(

@@ -180,6 +180,17 @@ async def test_address_is_recorded(line: str, arguments: dict[str, str]) -> None
             },
         ),
         (
+            "it's one market street suite five san francisco california nine four one oh five",
+            {
+                "street": "1 Market Street",
+                "unit": "Suite 5",
+                "city": "San Francisco",
+                "region": "California",
+                "postal_code": "nine four one oh five",
+                "country": "US",
+            },
+        ),
+        (
             "25 5th Avenue New York NY 10003",
             {
                 "street": "25 5th Avenue",
@@ -291,6 +302,9 @@ async def test_address_correction_after_read_back_is_recorded() -> None:
         ("the city should be Oakland", "city", "Oakland"),
         ("No, the state is Nevada.", "region", "Nevada"),
         ("the unit is Suite 5", "unit", "Suite 5"),
+        # A postcode alone can only correct the postcode.
+        ("sorry it's 9 4 1 0 3", "postal_code", "9 4 1 0 3"),
+        ("no, nine four one oh three", "postal_code", "nine four one oh three"),
     ],
 )
 async def test_one_part_corrected_after_read_back(line: str, field: str, value: str) -> None:

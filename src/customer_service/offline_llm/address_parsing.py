@@ -142,6 +142,14 @@ _UNIT_SAID = re.compile(
 )
 
 
+def _in_digits(text: str) -> str:
+    """`text` with the numbers said in words written in digits: "one market street" ->
+    "1 market street", "suite five" -> "suite 5"."""
+    for run in reversed(find_number_runs(text)):
+        text = text[: run.span.start] + run.digits + text[run.span.end :]
+    return text
+
+
 def _with_pauses(text: str) -> str | None:
     """An address said without a pause ("1 market street suite 5 san francisco
     california 9 4 1 0 5") with its commas put back, or None when its street, house
@@ -161,9 +169,9 @@ def _with_pauses(text: str) -> str | None:
     # Speech-to-text writes in lower case what an envelope capitalises.
     written = string.capwords if text.islower() else str
     unit = _UNIT_SAID.match(text, street_end.end())
-    parts = [written(text[: street_end.end()])]
+    parts = [written(_in_digits(text[: street_end.end()]))]
     if unit is not None:
-        parts.append(written(unit.group(1)))
+        parts.append(written(_in_digits(unit.group(1))))
     place = written(text[unit.end() if unit else street_end.end() : code.start]).split()
     rules = country_rules(_country(after_code or None, code.text))
     # The longest run of final words that names a region: "new york", "california".
@@ -333,10 +341,13 @@ def _postcode_value(text: str) -> str | None:
     return runs[0].span.text if runs else None
 
 
-def parse_correction(line: str, expected: AddressField | None) -> tuple[AddressField, str] | None:
+def parse_correction(
+    line: str, expected: AddressField | None, *, after_read_back: bool = False
+) -> tuple[AddressField, str] | None:
     """One corrected part: named by the caller ("the zip is 94105", "the city should be
     Oakland"), or, when the agent has just asked for the `expected` part, the caller's
-    answer itself ("sorry, it's 94105"). None when the line is not such an answer."""
+    answer itself ("sorry, it's 94105"); `after_read_back`, a postcode alone. None when
+    the line is not such an answer."""
     text = line.strip().rstrip(" .!")
     if "?" in text or "," in _CORRECTION_LEAD_IN.sub("", text, count=1):
         return None
@@ -346,6 +357,14 @@ def parse_correction(line: str, expected: AddressField | None) -> tuple[AddressF
         value = labelled.group("value").strip()
     elif expected is not None:
         field, value = expected, _CORRECTION_LEAD_IN.sub("", text, count=1).strip()
+    elif after_read_back:
+        # After a read-back, a postcode alone ("sorry, it's 9 4 1 0 5") can only
+        # correct the postcode.
+        value = _CORRECTION_LEAD_IN.sub("", text, count=1).strip()
+        said_code = _postcode_in(value)
+        if said_code is None or said_code.text != value:
+            return None
+        field = "postal_code"
     else:
         return None
     if field == "postal_code":

@@ -188,7 +188,7 @@ def address_update(conversation: Conversation) -> Reply:
     # The caller is answering a read-back ("I have ... Is that right?") or a problem the
     # tool found with one part ("The ZIP code 9410 doesn't look right: ...").
     asked_for = field_in_problem(answered.output) if answered.is_error else None
-    correction = parse_correction(line, asked_for)
+    correction = parse_correction(line, asked_for, after_read_back=not answered.is_error)
     recorded = conversation.last_arguments("record_address")
     if correction is not None and recorded is not None:
         field, value = correction
