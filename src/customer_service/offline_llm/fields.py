@@ -7,6 +7,7 @@ text), because the tools normalise what they are given; digit counts come from
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -158,8 +159,19 @@ def split_number_run(
 
 
 def find_order_number(text: str) -> NumberRun | None:
-    """The first six-digit number in `text` ("100101", "100-101", "one zero zero ...")."""
-    return next((run for run in find_number_runs(text) if len(run.digits) == 6), None)
+    """The first six-digit number in `text` ("100101", "100-101", "one zero zero ..."),
+    else one said in two groups with a pause between them ("one double oh, one oh one")."""
+    runs = find_number_runs(text)
+    whole = next((run for run in runs if len(run.digits) == 6), None)
+    if whole is not None:
+        return whole
+    for first, second in itertools.pairwise(runs):
+        paused = re.fullmatch(r"\s*,\s*", text[first.span.end : second.span.start])
+        if paused and len(first.digits) == len(second.digits) == 3:
+            return NumberRun(
+                _span(text, first.span.start, second.span.end), first.digits + second.digits
+            )
+    return None
 
 
 _GROUP_PAUSE = re.compile(r"(?<=\d), (?=\d)")
