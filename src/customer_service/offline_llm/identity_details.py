@@ -107,8 +107,8 @@ def _with_paused_phone_groups(text: str, runs: list[NumberRun]) -> list[NumberRu
     def close_group() -> None:
         total = "".join(run.digits for run in group)
         if len(group) > 1 and 9 <= len(total) <= 12:
-            span = Span(group[0].span.start, group[-1].span.end, "")
-            merged.append(NumberRun(replace(span, text=text[span.start : span.end]), total))
+            start, end = group[0].span.start, group[-1].span.end
+            merged.append(NumberRun(Span(start, end, text[start:end]), total))
         else:
             merged.extend(group)
         group.clear()
