@@ -140,6 +140,67 @@ async def test_that_order_after_hearing_it_needs_no_number_again(database_url: s
     assert ORDER_QUESTION not in said
 
 
+# --- identity said as speech ------------------------------------------------------------
+
+ORDER_100101 = "Order 1 0 0, 1 0 1, placed on November second,"
+
+
+@pytest.mark.parametrize(
+    "details",
+    [
+        "Jordan Lee 94107 415 555 0134",
+        "jordan lee nine four one oh seven four one five double five five oh one three four",
+        "jordan lee ninety four one oh seven four fifteen triple five oh one three four",
+        "j o r d a n, l e e, 94107, j o r d a n dot l e e at example dot com",
+        # Corrected before the check: the first check already has the right ZIP code.
+        "Jordan Lee 94110 415 555 0134 oh wait I mean 94107",
+        "Jordon Lee, 94107, 415 555 0134, sorry, it's Jordan with an a",
+        "my name is Jordan Lee, zip code nine four one zero seven, "
+        "phone number four one five, five five five, zero one three four",
+    ],
+)
+async def test_identity_said_as_speech_verifies_at_the_first_check(
+    database_url: str, details: str
+) -> None:
+    said = (await chat(database_url, "Where is my order 100101?", details, "no")).agent
+    assert said[1] == IDENTITY_QUESTION
+    assert said[2].startswith(ORDER_100101)
+    assert said[3:] == [GOODBYE]
+
+
+async def test_identity_given_piece_by_piece(database_url: str) -> None:
+    said = (
+        await chat(
+            database_url,
+            "Where is my order 100101?",
+            "Jordan Lee",
+            "nine four one oh seven",
+            "my email is j o r d a n dot l e e at example dot com",
+            "no",
+        )
+    ).agent
+    assert said[4].startswith(ORDER_100101)
+    assert said[5:] == [GOODBYE]
+
+
+@pytest.mark.parametrize(
+    ("details", "correction"),
+    [
+        ("Jordan Lee 94110 415 555 0134", "sorry, the postal code is 94107"),
+        ("Jordan Lee 94110 415 555 0134", "oh wait, I mean nine four one oh seven"),
+        ("Jordan Leigh 94107 4155550134", "it's Lee, l e e"),
+        ("Jordon Lee 94107 jordan.lee@example.com", "sorry, it's Jordan with an a"),
+    ],
+)
+async def test_after_a_mismatch_only_the_corrected_detail_is_said_again(
+    database_url: str, details: str, correction: str
+) -> None:
+    said = (await chat(database_url, "Where is my order 100101?", details, correction, "no")).agent
+    assert said[1:3] == [IDENTITY_QUESTION, mismatch_message(2)]
+    assert said[3].startswith(ORDER_100101)
+    assert said[4:] == [GOODBYE]
+
+
 async def test_lockout_after_three_failures_then_a_colleague(database_url: str) -> None:
     wrong = "Jordan Lee, 90210, jordan.lee@example.com"
     transcript = await chat(
@@ -278,6 +339,54 @@ async def test_address_change_refused_on_a_shipped_order(database_url: str) -> N
     assert (await stored_order(database_url, "100101")).shipping_address == (
         demo_order("100101").shipping_address
     )
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "it's 1 market street suite 5 san francisco california 9 4 1 0 5",
+        "1 Market Street Suite 5 San Francisco CA 94105",
+    ],
+)
+async def test_an_address_said_without_pauses(database_url: str, address: str) -> None:
+    said = (
+        await chat(
+            database_url,
+            "I need to change the delivery address for order 100102",
+            JORDAN,
+            address,
+            "yes",
+            "no",
+        )
+    ).agent
+    assert said[3:5] == [
+        f"I have {read_back(NEW_ADDRESS)}. Is that right?",
+        f"Done. Order 1 0 0, 1 0 2 will now be delivered to {read_back(NEW_ADDRESS)}.",
+    ]
+    assert (await stored_order(database_url, "100102")).shipping_address == NEW_ADDRESS
+
+
+async def test_an_address_in_number_words_then_the_zip_corrected_after_the_read_back(
+    database_url: str,
+) -> None:
+    said = (
+        await chat(
+            database_url,
+            "I need to change the delivery address for order 100102",
+            JORDAN,
+            "it's one market street suite five san francisco california nine four one one oh",
+            "sorry it's 9 4 1 0 5",
+            "yes",
+            "no",
+        )
+    ).agent
+    wrong_zip = NEW_ADDRESS.model_copy(update={"postal_code": "94110"})
+    assert said[3:6] == [
+        f"I have {read_back(wrong_zip)}. Is that right?",
+        f"I have {read_back(NEW_ADDRESS)}. Is that right?",
+        f"Done. Order 1 0 0, 1 0 2 will now be delivered to {read_back(NEW_ADDRESS)}.",
+    ]
+    assert (await stored_order(database_url, "100102")).shipping_address == NEW_ADDRESS
 
 
 def zip_problem(postal_code: str) -> str:

@@ -45,6 +45,31 @@ _DIGIT_WORDS = {
 # "o" and "oh" are also letters, so codes that mix letters and digits (UK postcodes)
 # only get the unambiguous number words converted.
 _NUMBER_WORDS = {word: digit for word, digit in _DIGIT_WORDS.items() if word not in ("o", "oh")}
+# "ninety four one oh seven" is 94107 and "four fifteen" 415: callers group digits in
+# twos as often as they say them one by one.
+_TEEN_WORDS = {
+    "ten": "10",
+    "eleven": "11",
+    "twelve": "12",
+    "thirteen": "13",
+    "fourteen": "14",
+    "fifteen": "15",
+    "sixteen": "16",
+    "seventeen": "17",
+    "eighteen": "18",
+    "nineteen": "19",
+}
+_TENS_WORDS = {
+    "twenty": "2",
+    "thirty": "3",
+    "forty": "4",
+    "fifty": "5",
+    "sixty": "6",
+    "seventy": "7",
+    "eighty": "8",
+    "ninety": "9",
+}
+_UNIT_WORDS = {word: digit for word, digit in _NUMBER_WORDS.items() if digit != "0"}
 _REPEAT_WORDS = {"double": 2, "triple": 3}
 # Digit words that, said on their own, are an exclamation: "oh yes".
 _EXCLAMATIONS = frozenset({"o", "oh"})
@@ -63,25 +88,57 @@ _EMAIL_WORDS = {
     "hyphen": "-",
     "plus": "+",
 }
+_EMAIL_LEAD_IN = re.compile(
+    r"^(?:(?:my|the|our)\s+)?e-?mail(?:\s+address)?(?:\s+is|['\u2019]s|:)\s+|^it['\u2019]s\s+"
+)
+_EMAIL_AT_SIGN = re.compile(r"\s+at(?:\s+the)?\s+(?:sign|symbol)\s+(?!dot\b|period\b)")
+_SPELLED_WITH_DASHES = re.compile(r"(?<![\w-])[a-z0-9](?:-[a-z0-9])+(?![\w-])")
 _EMAIL_LOCAL = r"[^@\s,;:<>()\[\]\"]+"
 _EMAIL_LABEL = r"[^@\s,;:<>()\[\]\".]+"
 _EMAIL_SHAPE = re.compile(rf"{_EMAIL_LOCAL}@{_EMAIL_LABEL}(?:\.{_EMAIL_LABEL})+")
 
+_POSTAL_LEAD_IN = re.compile(
+    r"^(?:(?:my|the|our)\s+)?(?:zip code|zip|postal code|post code|postcode)"
+    r"(?:\s+is|['\u2019]s|:)?\s+|^it['\u2019]s\s+"
+)
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'"})
 _HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2013": "-"})
 _NAME_PUNCTUATION = re.compile(r"[^\w\s'-]|_")
 _NAME_SEPARATORS = re.compile(r"[\s'-]+")
 
 
+def _speech_tokens(text: str) -> list[str]:
+    """The words and single digits of `text`, with two-digit number words as digits."""
+    return _with_two_digit_words(_SPEECH_TOKEN.findall(text.casefold()))
+
+
+def _with_two_digit_words(words: list[str]) -> list[str]:
+    """`words` (lower case) with "ninety four" as "94", "fifteen" as "15" and "twenty"
+    as "20"."""
+    tokens: list[str] = []
+    for token in words:
+        if token in _UNIT_WORDS and tokens and tokens[-1] in _TENS:
+            tokens[-1] = tokens[-1][0] + _UNIT_WORDS[token]
+        elif token in _TENS_WORDS:
+            tokens.append(_TENS_WORDS[token] + "0")
+        else:
+            tokens.append(_TEEN_WORDS.get(token, token))
+    return tokens
+
+
+_TENS = frozenset(f"{digit}0" for digit in _TENS_WORDS.values())
+
+
 def digits_from_speech(text: str) -> str:
     """All digits in `text`, in order, counting spoken digit words.
 
     "one zero zero one zero one", "100-101" and "1 0 0 1 0 1" all give "100101";
-    "double five" gives "55". Words that are not digit words are dropped.
+    "double five" gives "55", "ninety four one oh seven" "94107". Words that are not
+    digit words are dropped.
     """
     digits: list[str] = []
     repeat = 1
-    for token in _SPEECH_TOKEN.findall(text.casefold()):
+    for token in _speech_tokens(text):
         digit = token if token.isdigit() else _DIGIT_WORDS.get(token)
         if digit is not None:
             digits.append(digit * repeat)
@@ -113,7 +170,7 @@ def numbers_from_speech(text: str) -> list[str]:
         digits.clear()
         words.clear()
 
-    for token in _SPEECH_TOKEN.findall(text.casefold()):
+    for token in _speech_tokens(text):
         digit = token if token.isdigit() else _DIGIT_WORDS.get(token)
         if digit is not None:
             digits.append(digit * repeat)
@@ -163,11 +220,15 @@ def normalize_phone(text: str, region: str) -> str | None:
 def normalize_email(text: str) -> str | None:
     """`text` as a lower-case email address, or None if it is not a plausible one.
 
-    Accepts written ("Jordan.Lee@Example.com") and spoken ("jordan dot lee at example
-    dot com") forms; spelled-out letters ("j o r d a n") are joined.
+    Accepts written ("Jordan.Lee@Example.com") and spoken ("my email is jordan dot lee
+    at sign example dot com") forms; spelled-out letters ("j o r d a n", "j-o-r-d-a-n")
+    are joined.
     """
     # A sentence-final period from speech-to-text is not part of the address.
-    lowered = text.strip().casefold().rstrip(".")
+    lowered = _EMAIL_LEAD_IN.sub("", text.strip().casefold(), count=1).rstrip(".")
+    lowered = _EMAIL_AT_SIGN.sub(" at ", lowered)
+    # Spelled with dashes ("j-o-r-d-a-n"), the letters are one word.
+    lowered = _SPELLED_WITH_DASHES.sub(lambda match: match.group().replace("-", ""), lowered)
     tokens = re.sub(r"[,;]", " ", lowered).split()
     if "@" not in lowered or any(token in _EMAIL_WORDS for token in tokens):
         lowered = "".join(_EMAIL_WORDS.get(token, token) for token in tokens)
@@ -185,8 +246,10 @@ def normalize_name(text: str) -> str:
 
 
 def normalize_postal_code(text: str) -> str:
-    """`text` as a compact upper-case code: "9 4 1 0 7" -> "94107", "sw1a 1aa" -> "SW1A1AA"."""
-    tokens = re.split(r"[\s\-.,]+", text.strip().casefold())
+    """`text` as a compact upper-case code: "9 4 1 0 7" -> "94107", "sw1a 1aa" -> "SW1A1AA",
+    "my zip is ninety four one oh seven" -> "94107"."""
+    said = _POSTAL_LEAD_IN.sub("", text.strip().casefold(), count=1)
+    tokens = _with_two_digit_words(re.split(r"[\s\-.,]+", said))
     code = _join_code_tokens(tokens, _DIGIT_WORDS)
     if not code.isdigit():
         code = _join_code_tokens(tokens, _NUMBER_WORDS)

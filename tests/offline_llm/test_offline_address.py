@@ -166,6 +166,70 @@ async def test_address_is_recorded(line: str, arguments: dict[str, str]) -> None
 
 
 @pytest.mark.parametrize(
+    ("line", "arguments"),
+    [
+        (
+            "it's 1 market street suite 5 san francisco california 9 4 1 0 5",
+            {
+                "street": "1 Market Street",
+                "unit": "Suite 5",
+                "city": "San Francisco",
+                "region": "California",
+                "postal_code": "9 4 1 0 5",
+                "country": "US",
+            },
+        ),
+        (
+            "it's one market street suite five san francisco california nine four one oh five",
+            {
+                "street": "1 Market Street",
+                "unit": "Suite 5",
+                "city": "San Francisco",
+                "region": "California",
+                "postal_code": "nine four one oh five",
+                "country": "US",
+            },
+        ),
+        (
+            "25 5th Avenue New York NY 10003",
+            {
+                "street": "25 5th Avenue",
+                "city": "New York",
+                "region": "NY",
+                "postal_code": "10003",
+                "country": "US",
+            },
+        ),
+        (
+            "25 5th avenue apt 4b new york new york 10003 usa",
+            {
+                "street": "25 5th Avenue",
+                "unit": "Apt 4b",
+                "city": "New York",
+                "region": "New York",
+                "postal_code": "10003",
+                "country": "US",
+            },
+        ),
+        (
+            "1 St Johns Road Oxford OX1 2AB",
+            {
+                "street": "1 St Johns Road",
+                "city": "Oxford",
+                "region": "",
+                "postal_code": "OX1 2AB",
+                "country": "GB",
+            },
+        ),
+    ],
+)
+async def test_an_address_said_without_pauses_is_recorded(
+    line: str, arguments: dict[str, str]
+) -> None:
+    assert called(await answer(ADDRESS, user(line))) == ("record_address", arguments)
+
+
+@pytest.mark.parametrize(
     ("line", "postal_code"),
     [
         ("1 Market Street, San Francisco, CA 9410", "9410"),
@@ -238,6 +302,9 @@ async def test_address_correction_after_read_back_is_recorded() -> None:
         ("the city should be Oakland", "city", "Oakland"),
         ("No, the state is Nevada.", "region", "Nevada"),
         ("the unit is Suite 5", "unit", "Suite 5"),
+        # A postcode alone can only correct the postcode.
+        ("sorry it's 9 4 1 0 3", "postal_code", "9 4 1 0 3"),
+        ("no, nine four one oh three", "postal_code", "nine four one oh three"),
     ],
 )
 async def test_one_part_corrected_after_read_back(line: str, field: str, value: str) -> None:

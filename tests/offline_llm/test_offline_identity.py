@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from livekit.agents import llm
 
 from support.offline_chat import (
     IDENTITY,
@@ -104,17 +105,165 @@ async def test_identity_details_across_lines_later_ones_correct() -> None:
     )
 
 
-async def test_identity_starts_over_after_each_check() -> None:
+# --- speech-shaped details: no punctuation, number words, spelling, corrections ---------
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("Jordan Lee 94107 415 555 0134", check("Jordan Lee", "94107", "415 555 0134")),
+        ("415 555 0134 94107 Jordan Lee", check("Jordan Lee", "94107", "415 555 0134")),
+        (
+            "jordan lee nine four one oh seven four one five double five five oh one three four",
+            check(
+                "jordan lee",
+                "nine four one oh seven",
+                "four one five double five five oh one three four",
+            ),
+        ),
+        (
+            "jordan lee ninety four one oh seven four fifteen triple five oh one three four",
+            check(
+                "jordan lee",
+                "ninety four one oh seven",
+                "four fifteen triple five oh one three four",
+            ),
+        ),
+        (
+            "j o r d a n, l e e, 94107, 4155550134",
+            check("Jordan Lee", "94107", "4155550134"),
+        ),
+        ("j o r d a n l e e 94107 4155550134", check("Jordanlee", "94107", "4155550134")),
+        (
+            "Jordan Lee 94107 my email is j o r d a n dot l e e at example dot com",
+            check("Jordan Lee", "94107", "j o r d a n dot l e e at example dot com"),
+        ),
+        (
+            "Jordan Lee 94110 no wait I mean 94107 415 555 0134",
+            check("Jordan Lee", "94107", "415 555 0134"),
+        ),
+        (
+            "Jordan Lee, 94107, 415 555 0134, oh wait, I mean jordan.lee@example.com",
+            check("Jordan Lee", "94107", "jordan.lee@example.com"),
+        ),
+        (
+            "Jordon Lee, 94107, 415 555 0134, sorry, it's Jordan with an a",
+            check("Jordan Lee", "94107", "415 555 0134"),
+        ),
+        (
+            "my name is Jordan Lee, zip code nine four one zero seven, "
+            "phone number four one five, five five five, zero one three four",
+            check(
+                "Jordan Lee",
+                "nine four one zero seven",
+                "four one five, five five five, zero one three four",
+            ),
+        ),
+    ],
+)
+async def test_identity_details_said_as_speech(
+    line: str, expected: tuple[str, dict[str, str]]
+) -> None:
+    assert called(await answer(IDENTITY, user(line))) == expected
+
+
+async def test_identity_details_piece_by_piece_across_turns() -> None:
     response = await answer(
         IDENTITY,
-        user("Jordan Lee, 94110, jordan.lee@example.com"),
-        tool_round("check_identity", "Those details don't match.", is_error=True),
+        user("Jordan Lee"),
+        agent("Thanks. I still need the postal code and the phone number or email on the account."),
+        user("nine four one oh seven"),
+        agent("Thanks. I still need the phone number or email on the account."),
+        user("my email is j o r d a n dot l e e at example dot com"),
+    )
+    assert called(response) == check(
+        "Jordan Lee", "nine four one oh seven", "j o r d a n dot l e e at example dot com"
+    )
+
+
+async def test_a_spelled_word_corrects_the_name_given_in_an_earlier_turn() -> None:
+    response = await answer(
+        IDENTITY,
+        user("Jordon Lee, 94107"),
+        agent("Thanks. I still need the phone number or email on the account."),
+        user("sorry, it's j o r d a n"),
+        agent("Thanks. I still need the phone number or email on the account."),
+        user("415 555 0134"),
+    )
+    assert called(response) == check("Jordan Lee", "94107", "415 555 0134")
+
+
+def failed_check(full_name: str, postal_code: str, phone_or_email: str) -> list[llm.ChatItem]:
+    return [
+        *tool_round(
+            "check_identity",
+            "Those details don't match.",
+            is_error=True,
+            full_name=full_name,
+            postal_code=postal_code,
+            phone_or_email=phone_or_email,
+        ),
         agent("Those details don't match."),
-        user("94107"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("correction", "expected"),
+    [
+        ("sorry, the postal code is 94107", check("Jordon Lee", "94107", "415 555 0134")),
+        (
+            "oh wait, I mean nine four one oh seven",
+            check("Jordon Lee", "nine four one oh seven", "415 555 0134"),
+        ),
+        ("it's Jordan with an a", check("Jordan Lee", "94110", "415 555 0134")),
+        (
+            "try my email, jordan.lee@example.com",
+            check("Jordon Lee", "94110", "jordan.lee@example.com"),
+        ),
+    ],
+)
+async def test_after_a_failed_check_a_correction_is_checked_with_the_other_details(
+    correction: str, expected: tuple[str, dict[str, str]]
+) -> None:
+    response = await answer(
+        IDENTITY,
+        user("Jordon Lee, 94110, 415 555 0134"),
+        failed_check("Jordon Lee", "94110", "415 555 0134"),
+        user(correction),
     )
-    assert said(response) == (
-        "Thanks. I still need your full name and the phone number or email on the account."
+    assert called(response) == expected
+
+
+async def test_after_a_failed_check_a_spelled_name_corrects_the_name() -> None:
+    response = await answer(
+        IDENTITY,
+        user("Jordan Leigh 94107 4155550134"),
+        failed_check("Jordan Leigh", "94107", "4155550134"),
+        user("it's Lee, l e e"),
     )
+    assert called(response) == check("Jordan Lee", "94107", "4155550134")
+
+
+@pytest.mark.parametrize("line", ["what do you mean?", "it's Jordan Lee", "94110"])
+async def test_after_a_failed_check_no_new_detail_is_no_new_check(line: str) -> None:
+    # A part said again unchanged would fail the same way and cost another attempt.
+    response = await answer(
+        IDENTITY,
+        user("Jordan Lee, 94110, 415 555 0134"),
+        failed_check("Jordan Lee", "94110", "415 555 0134"),
+        user(line),
+    )
+    assert said(response) == IDENTITY_QUESTION
+
+
+async def test_after_a_failed_check_the_same_details_said_whole_are_checked_again() -> None:
+    response = await answer(
+        IDENTITY,
+        user("Jordan Lee, 94110, 415 555 0134"),
+        failed_check("Jordan Lee", "94110", "415 555 0134"),
+        user("Jordan Lee, 94110, 415 555 0134"),
+    )
+    assert called(response) == check("Jordan Lee", "94110", "415 555 0134")
 
 
 @pytest.mark.parametrize(

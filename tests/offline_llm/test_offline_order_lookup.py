@@ -22,6 +22,9 @@ from support.offline_chat import (
         ("order 100-101", "100-101"),
         ("100101 please", "100101"),
         ("1 0 0 1 0 2", "1 0 0 1 0 2"),
+        ("ten oh one oh one", "ten oh one oh one"),
+        ("it's one double oh, one oh one", "one double oh, one oh one"),
+        ("100, 101", "100, 101"),
     ],
 )
 async def test_order_lookup_passes_the_callers_words(line: str, order_id: str) -> None:

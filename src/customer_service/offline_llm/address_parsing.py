@@ -4,10 +4,11 @@ and a correction of one part of it ("the zip is 94105")."""
 from __future__ import annotations
 
 import re
+import string
 from dataclasses import dataclass
 
 from customer_service.addresses import AddressField
-from customer_service.addresses.country_rules import country_code
+from customer_service.addresses.country_rules import country_code, country_rules
 from customer_service.offline_llm.fields import (
     Span,
     find_alphanumeric_postcodes,
@@ -130,10 +131,69 @@ def _country(said: str | None, postcode: str) -> str:
     return "US"
 
 
+_STREET_END = re.compile(
+    r"\b(?:street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|drive|dr|way|court|ct|place|pl|"
+    r"terrace|square|highway|hwy|parkway|pkwy|circle|cir|crescent|close|row|alley)\b\.?",
+    re.IGNORECASE,
+)
+_UNIT_SAID = re.compile(
+    r"\s*((?:apt|apartment|unit|suite|ste|flat|floor|fl|room|rm)\.?\s+#?\w+|#\s*\w+)",
+    re.IGNORECASE,
+)
+
+
+def _in_digits(text: str) -> str:
+    """`text` with the numbers said in words written in digits: "one market street" ->
+    "1 market street", "suite five" -> "suite 5"."""
+    for run in reversed(find_number_runs(text)):
+        text = text[: run.span.start] + run.digits + text[run.span.end :]
+    return text
+
+
+def _with_pauses(text: str) -> str | None:
+    """An address said without a pause ("1 market street suite 5 san francisco
+    california 9 4 1 0 5") with its commas put back, or None when its street, house
+    number or postcode cannot be told apart."""
+    # After a house number and at least one word: "1 St Johns Road" ends at "Road".
+    street_end = next(
+        (end for end in _STREET_END.finditer(text) if len(text[: end.start()].split()) >= 2),
+        None,
+    )
+    code = _postcode_in(text)
+    runs = find_number_runs(text)
+    if street_end is None or code is None or not runs or runs[0].span.start != 0:
+        return None
+    after_code = text[code.end :].strip()
+    if after_code and not _names_country(after_code):
+        return None
+    # Speech-to-text writes in lower case what an envelope capitalises.
+    written = string.capwords if text.islower() else str
+    unit = _UNIT_SAID.match(text, street_end.end())
+    parts = [written(_in_digits(text[: street_end.end()]))]
+    if unit is not None:
+        parts.append(written(_in_digits(unit.group(1))))
+    place = written(text[unit.end() if unit else street_end.end() : code.start]).split()
+    rules = country_rules(_country(after_code or None, code.text))
+    # The longest run of final words that names a region: "new york", "california".
+    region_words = next(
+        (n for n in (3, 2, 1) if len(place) > n and rules.region_code(" ".join(place[-n:]))),
+        0,
+    )
+    city = " ".join(place[: len(place) - region_words])
+    region = " ".join(place[len(place) - region_words :])
+    if not city:
+        return None
+    parts += [city, f"{region} {code.text}".strip()]
+    return ", ".join([*parts, after_code] if after_code else parts)
+
+
 def parse_address(line: str) -> SpokenAddress | None:
     """The address in `line`, or None unless it has at least a street, a city and a
-    postcode, separated by commas (a street without a number needs a third part)."""
+    postcode, separated by commas (a street without a number needs a third part) or
+    said without a pause after a street named as one ("1 Market Street ...")."""
     text = _LEAD_IN.sub("", line.strip(), count=1).rstrip(" .!")
+    if "," not in text and (paused := _with_pauses(text)) is not None:
+        text = paused
     segments = [segment.strip() for segment in text.split(",") if segment.strip()]
     # The last segment with a postcode; the street comes before it, so never the first.
     found = next(
@@ -281,10 +341,13 @@ def _postcode_value(text: str) -> str | None:
     return runs[0].span.text if runs else None
 
 
-def parse_correction(line: str, expected: AddressField | None) -> tuple[AddressField, str] | None:
+def parse_correction(
+    line: str, expected: AddressField | None, *, after_read_back: bool = False
+) -> tuple[AddressField, str] | None:
     """One corrected part: named by the caller ("the zip is 94105", "the city should be
     Oakland"), or, when the agent has just asked for the `expected` part, the caller's
-    answer itself ("sorry, it's 94105"). None when the line is not such an answer."""
+    answer itself ("sorry, it's 94105"); `after_read_back`, a postcode alone. None when
+    the line is not such an answer."""
     text = line.strip().rstrip(" .!")
     if "?" in text or "," in _CORRECTION_LEAD_IN.sub("", text, count=1):
         return None
@@ -294,6 +357,14 @@ def parse_correction(line: str, expected: AddressField | None) -> tuple[AddressF
         value = labelled.group("value").strip()
     elif expected is not None:
         field, value = expected, _CORRECTION_LEAD_IN.sub("", text, count=1).strip()
+    elif after_read_back:
+        # After a read-back, a postcode alone ("sorry, it's 9 4 1 0 5") can only
+        # correct the postcode.
+        value = _CORRECTION_LEAD_IN.sub("", text, count=1).strip()
+        said_code = _postcode_in(value)
+        if said_code is None or said_code.text != value:
+            return None
+        field = "postal_code"
     else:
         return None
     if field == "postal_code":

@@ -7,6 +7,7 @@ text), because the tools normalise what they are given; digit counts come from
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -24,7 +25,10 @@ __all__ = [
     "find_number_runs",
     "find_order_number",
     "find_order_number_read_out",
+    "join_spelled_letters",
     "mask",
+    "spelled_words",
+    "split_number_run",
 ]
 
 _MASK = "|"  # neither a word character nor a space: masked text breaks every run
@@ -67,6 +71,9 @@ def _span(text: str, start: int, end: int) -> Span:
 
 _DIGIT_WORDS = frozenset(
     {"zero", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}
+    | {"ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen"}
+    | {"eighteen", "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy"}
+    | {"eighty", "ninety"}
 )
 _REPEAT_WORDS = frozenset({"double", "triple"})
 _TOKEN = re.compile(r"\d+|[^\W\d_]+")
@@ -100,6 +107,9 @@ def _trimmed(group: list[re.Match[str]]) -> list[re.Match[str]]:
     # "oh, 94107" or "oh 94107": an exclamation, not a leading zero.
     if len(group) > 1 and group[0].group().lower() == "oh" and group[1].group().isdigit():
         group = group[1:]
+    # "... 0134 oh wait": likewise.
+    if len(group) > 1 and group[-1].group().lower() == "oh" and group[-2].group().isdigit():
+        group = group[:-1]
     return group
 
 
@@ -128,9 +138,40 @@ def find_number_runs(text: str) -> list[NumberRun]:
     return runs
 
 
+def split_number_run(
+    text: str, run: NumberRun, first_digits: int
+) -> tuple[NumberRun, NumberRun] | None:
+    """`run` cut where its first `first_digits` digits end, if a word or group ends
+    there: "94107 415 555 0134" said without a pause is a ZIP code and a phone number."""
+    offset = run.span.start
+    for piece in _number_pieces(run.span.text):
+        head = digits_from_speech(run.span.text[: piece.end()])
+        if len(head) > first_digits:
+            return None
+        if len(head) == first_digits:
+            tail_start = offset + piece.end()
+            tail_text = text[tail_start : run.span.end]
+            lead = len(tail_text) - len(tail_text.lstrip(" \t-"))
+            tail = _span(text, tail_start + lead, run.span.end)
+            head_span = _span(text, offset, tail_start)
+            return NumberRun(head_span, head), NumberRun(tail, run.digits[first_digits:])
+    return None
+
+
 def find_order_number(text: str) -> NumberRun | None:
-    """The first six-digit number in `text` ("100101", "100-101", "one zero zero ...")."""
-    return next((run for run in find_number_runs(text) if len(run.digits) == 6), None)
+    """The first six-digit number in `text` ("100101", "100-101", "one zero zero ..."),
+    else one said in two groups with a pause between them ("one double oh, one oh one")."""
+    runs = find_number_runs(text)
+    whole = next((run for run in runs if len(run.digits) == 6), None)
+    if whole is not None:
+        return whole
+    for first, second in itertools.pairwise(runs):
+        paused = re.fullmatch(r"\s*,\s*", text[first.span.end : second.span.start])
+        if paused and len(first.digits) == len(second.digits) == 3:
+            return NumberRun(
+                _span(text, first.span.start, second.span.end), first.digits + second.digits
+            )
+    return None
 
 
 _GROUP_PAUSE = re.compile(r"(?<=\d), (?=\d)")
@@ -146,7 +187,8 @@ def find_order_number_read_out(agent_line: str) -> NumberRun | None:
 # --- emails and postcodes --------------------------------------------------------------
 
 _WRITTEN_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_EMAIL_WORD = r"[a-z0-9]+"
+# A word said whole ("jordan") or spelled out letter by letter ("j o r d a n").
+_EMAIL_WORD = r"(?:[a-z0-9](?:[ \t][a-z0-9](?![\w.@]))+|[a-z0-9]+)"
 _LOCAL_JOIN = r"(?:\.|[ \t]+(?:dot|period|underscore|dash|hyphen)[ \t]+)"
 _DOMAIN_JOIN = r"(?:\.|[ \t]+(?:dot|period)[ \t]+)"
 _SPOKEN_EMAIL = re.compile(
@@ -174,6 +216,29 @@ def find_alphanumeric_postcodes(text: str) -> list[Span]:
 
 
 # --- names -------------------------------------------------------------------------------
+
+
+_SPELLED = re.compile(
+    r"(?<![\w@.'\u2019])[^\W\d_](?:(?:[ \t]*[-.][ \t]*|[ \t]+)[^\W\d_](?![\w'\u2019])){2,}\.?"
+)
+_SPELLED_RUNS = re.compile(r"\x00[^\x00]+\x00(?:[ \t,]+\x00[^\x00]+\x00)*")
+
+
+def join_spelled_letters(text: str) -> str:
+    """`text` with each word spelled out letter by letter ("j o r d a n", "L-E-E")
+    written whole; spelled words with only pauses between them become one name
+    ("j o r d a n, l e e" -> "Jordan Lee")."""
+    marked = _SPELLED.sub(
+        lambda match: "\x00" + re.sub(r"[^\w]", "", match.group()).capitalize() + "\x00", text
+    )
+    return _SPELLED_RUNS.sub(
+        lambda match: " ".join(re.findall(r"\x00([^\x00]+)\x00", match.group())), marked
+    )
+
+
+def spelled_words(text: str) -> list[str]:
+    """The words spelled out letter by letter in `text`, each written whole."""
+    return [re.sub(r"\W", "", match.group()).capitalize() for match in _SPELLED.finditer(text)]
 
 
 def _words(text: str) -> frozenset[str]:

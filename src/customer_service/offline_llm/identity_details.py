@@ -2,19 +2,32 @@
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from customer_service.offline_llm.conversation import Conversation
 from customer_service.offline_llm.fields import (
+    NumberRun,
     Span,
     find_alphanumeric_postcodes,
     find_emails,
     find_name,
     find_number_runs,
+    join_spelled_letters,
     mask,
+    spelled_words,
+    split_number_run,
 )
 
-__all__ = ["IDENTITY_QUESTION", "IdentityDetails", "identity_details", "missing_details_prompt"]
+__all__ = [
+    "IDENTITY_QUESTION",
+    "IdentityDetails",
+    "details_to_check",
+    "identity_details",
+    "missing_details_prompt",
+]
 
 IDENTITY_QUESTION = (
     "To verify your identity, please tell me your full name, the postal code, "
@@ -29,12 +42,20 @@ class IdentityDetails:
     full_name: str | None = None
     postal_code: str | None = None
     phone_or_email: str | None = None
+    name_word: str | None = None
+    """One word of the name said again on its own ("it's Jordan with an a"): it
+    replaces the word of the name given earlier that it corrects."""
 
     def updated_by(self, newer: IdentityDetails) -> IdentityDetails:
         """These details with whatever `newer` says instead (a correction wins)."""
+        full_name = newer.full_name or self.full_name
+        name_word = newer.name_word
+        if name_word and full_name:
+            full_name, name_word = _with_word_corrected(full_name, name_word), None
         return replace(
             self,
-            full_name=newer.full_name or self.full_name,
+            full_name=full_name,
+            name_word=name_word,
             postal_code=newer.postal_code or self.postal_code,
             phone_or_email=newer.phone_or_email or self.phone_or_email,
         )
@@ -45,33 +66,125 @@ class IdentityDetails:
 
     @property
     def empty(self) -> bool:
-        return not (self.full_name or self.postal_code or self.phone_or_email)
+        return not (self.full_name or self.postal_code or self.phone_or_email or self.name_word)
+
+
+def _with_word_corrected(full_name: str, word: str) -> str:
+    """`full_name` with the word most like `word` replaced by it ("Jordon Lee" and
+    "Jordan" give "Jordan Lee"); unchanged when no word is close."""
+    words = full_name.split()
+    scores = [difflib.SequenceMatcher(None, w.casefold(), word.casefold()).ratio() for w in words]
+    best = max(range(len(words)), key=scores.__getitem__)
+    same_start = words[best][:1].casefold() == word[:1].casefold()
+    if scores[best] < (0.5 if same_start else 0.6):
+        return full_name
+    words[best] = word
+    return " ".join(words)
 
 
 def _first(spans: Iterable[Span]) -> Span | None:
     return min(spans, key=lambda span: span.start, default=None)
 
 
-def details_in(line: str) -> IdentityDetails:
-    """The details said in one line of the caller's speech."""
-    emails = find_emails(line)
-    without_emails = mask(line, emails)
+# Said before the right value, inside one line: what follows replaces what came before.
+_CORRECTION = re.compile(
+    r"\b(?:no,?\s+wait|wait|sorry|i mean|i meant|actually|correction|scratch that|"
+    r"let me correct(?: that)?|make that)\b",
+    re.IGNORECASE,
+)
+_SPELLING_NOTE = re.compile(
+    r"(?P<word>[^\W\d_]+)\s+with\s+(?:an?|two|double)\s+[^\W\d_]\b(?:\s*,?\s*not\s+(?:an?\s+)?[^\W\d_]\b)?",
+    re.IGNORECASE,
+)
+
+
+def _with_paused_phone_groups(text: str, runs: list[NumberRun]) -> list[NumberRun]:
+    """`runs` with a phone number said in short groups with pauses between them ("four
+    one five, five five five, zero one three four") as one run."""
+    merged: list[NumberRun] = []
+    group: list[NumberRun] = []
+
+    def close_group() -> None:
+        total = "".join(run.digits for run in group)
+        if len(group) > 1 and 9 <= len(total) <= 12:
+            start, end = group[0].span.start, group[-1].span.end
+            merged.append(NumberRun(Span(start, end, text[start:end]), total))
+        else:
+            merged.extend(group)
+        group.clear()
+
+    for run in runs:
+        short = len(run.digits) <= 4
+        paused = group and re.fullmatch(r"\s*,\s*", text[group[-1].span.end : run.span.start])
+        if not (short and (paused or not group)):
+            close_group()
+        if short:
+            group.append(run)
+        else:
+            merged.append(run)
+    close_group()
+    return merged
+
+
+def _zips_and_phones(text: str, runs: list[NumberRun]) -> tuple[list[Span], list[Span]]:
+    zips: list[Span] = []
+    phones: list[Span] = []
+    for run in _with_paused_phone_groups(text, runs):
+        if len(run.digits) == 5 or run.is_zip_plus_four:
+            zips.append(run.span)
+        elif len(run.digits) >= 14 and not run.span.text.lstrip().startswith(("+", "plus")):
+            # A ZIP code and a phone number said without a pause between them.
+            if (parts := split_number_run(text, run, 5)) is not None:
+                zips.append(parts[0].span)
+                phones.append(parts[1].span)
+            elif (parts := split_number_run(text, run, len(run.digits) - 5)) is not None:
+                phones.append(parts[0].span)
+                zips.append(parts[1].span)
+        elif len(run.digits) >= 9:
+            phones.append(run.span)
+    return zips, phones
+
+
+def _details_in_part(part: str) -> IdentityDetails:
+    emails = find_emails(part)
+    without_emails = mask(part, emails)
     postcodes = find_alphanumeric_postcodes(without_emails)
     without_codes = mask(without_emails, postcodes)
     runs = find_number_runs(without_codes)
-    phones = [run.span for run in runs if len(run.digits) >= 9 and not run.is_zip_plus_four]
-    zips = [run.span for run in runs if len(run.digits) == 5 or run.is_zip_plus_four]
+    zips, phones = _zips_and_phones(without_codes, runs)
     contact = _first([*emails, *phones])
     postal = _first([*postcodes, *zips])
+    masked = mask(without_codes, [run.span for run in runs])
+    words = join_spelled_letters(masked)
+    note = _SPELLING_NOTE.search(words)
     name = find_name(
-        mask(without_codes, [run.span for run in runs]),
+        mask(words, [Span(note.start(), note.end(), note.group())]) if note else words,
         with_other_details=contact is not None or postal is not None,
     )
+    full_name = name.text if name else None
+    name_word = note.group("word") if note else None
+    if full_name is None and name_word is None and len(spelled := spelled_words(masked)) == 1:
+        # Spelled without a pause ("j o r d a n l e e, 94107, ...") a whole name is one
+        # word; a word spelled on its own ("it's j o r d a n") corrects the name given.
+        if contact is not None or postal is not None:
+            full_name = spelled[0]
+        else:
+            name_word = spelled[0]
     return IdentityDetails(
-        full_name=name.text if name else None,
+        full_name=full_name,
         postal_code=postal.text if postal else None,
         phone_or_email=contact.text if contact else None,
+        name_word=name_word,
     )
+
+
+def details_in(line: str) -> IdentityDetails:
+    """The details said in one line of the caller's speech; after "no wait, I mean" or
+    "sorry" inside the line, what follows replaces what came before."""
+    details = IdentityDetails()
+    for part in _CORRECTION.split(line):
+        details = details.updated_by(_details_in_part(part))
+    return details
 
 
 def identity_details(lines: Iterable[str]) -> IdentityDetails:
@@ -80,6 +193,30 @@ def identity_details(lines: Iterable[str]) -> IdentityDetails:
     for line in lines:
         details = details.updated_by(details_in(line))
     return details
+
+
+def details_to_check(conversation: Conversation) -> tuple[IdentityDetails, bool]:
+    """The details for the next check, and whether the caller said any since the last
+    one. After a failed check, what the caller says next corrects the details checked,
+    so "sorry, the zip is 94107" alone is checked with the name and phone given before."""
+    since_check = identity_details(conversation.caller_lines(after_call_to="check_identity"))
+    checked = conversation.last_arguments("check_identity")
+    if checked is None:
+        return since_check, not since_check.empty
+    before = IdentityDetails(
+        full_name=_text(checked.get("full_name")),
+        postal_code=_text(checked.get("postal_code")),
+        phone_or_email=_text(checked.get("phone_or_email")),
+    )
+    corrected = before.updated_by(since_check)
+    # A part said again unchanged ("it's Lee" after "Jordan Lee") would only fail the
+    # same way: no new check. Said again whole, the caller asked for one.
+    changed = since_check.complete or corrected != before
+    return corrected, not since_check.empty and changed
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
 
 
 def missing_details_prompt(details: IdentityDetails) -> str:

@@ -19,7 +19,11 @@ from customer_service.offline_llm.address_parsing import (
 )
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
 from customer_service.offline_llm.fields import find_order_number, find_order_number_read_out
-from customer_service.offline_llm.identity_details import identity_details, missing_details_prompt
+from customer_service.offline_llm.identity_details import (
+    IdentityDetails,
+    details_to_check,
+    missing_details_prompt,
+)
 from customer_service.offline_llm.routing import (
     ACCEPTED_OFFER,
     ASKED_FOR_PERSON,
@@ -67,15 +71,16 @@ def _transfer(conversation: Conversation) -> CallTool | None:
 
 
 def identity_prompt(conversation: Conversation) -> str:
-    return missing_details_prompt(
-        identity_details(conversation.caller_lines(after_call_to="check_identity"))
-    )
+    details, said_new = details_to_check(conversation)
+    return missing_details_prompt(details if said_new else IdentityDetails())
 
 
 def identity(conversation: Conversation) -> Reply:
     if (transfer := _transfer(conversation)) is not None:
         return transfer
-    details = identity_details(conversation.caller_lines(after_call_to="check_identity"))
+    details, said_new = details_to_check(conversation)
+    if not said_new:
+        details = IdentityDetails()
     if details.complete:
         return CallTool(
             "check_identity",
@@ -183,7 +188,7 @@ def address_update(conversation: Conversation) -> Reply:
     # The caller is answering a read-back ("I have ... Is that right?") or a problem the
     # tool found with one part ("The ZIP code 9410 doesn't look right: ...").
     asked_for = field_in_problem(answered.output) if answered.is_error else None
-    correction = parse_correction(line, asked_for)
+    correction = parse_correction(line, asked_for, after_read_back=not answered.is_error)
     recorded = conversation.last_arguments("record_address")
     if correction is not None and recorded is not None:
         field, value = correction
