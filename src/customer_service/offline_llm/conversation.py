@@ -160,3 +160,31 @@ class Conversation:
             if isinstance(turn, llm.ChatMessage):
                 return (turn.text_content or "").strip() if turn.role == "assistant" else None
         return None
+
+    def caller_spoke_during(self, output: llm.FunctionCallOutput) -> bool:
+        """Whether the caller said something while the tool of `output` ran (their words
+        inside a specialist it started come back into this history)."""
+        started = next(
+            (
+                index
+                for index, turn in enumerate(self.turns)
+                if isinstance(turn, llm.FunctionCall) and turn.call_id == output.call_id
+            ),
+            None,
+        )
+        if started is None:
+            return False
+        return any(
+            isinstance(turn, llm.ChatMessage) and turn.role == "user"
+            for turn in self.turns[started + 1 :]
+            if turn is not output
+        )
+
+    def output_not_relayed(self) -> llm.FunctionCallOutput | None:
+        """A successful tool output the agent has said nothing about since it arrived."""
+        for turn in reversed(self.turns):
+            if isinstance(turn, llm.ChatMessage) and turn.role == "assistant":
+                return None
+            if isinstance(turn, llm.FunctionCallOutput):
+                return None if turn.is_error else turn
+        return None

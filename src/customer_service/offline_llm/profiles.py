@@ -117,12 +117,27 @@ def decide(conversation: Conversation, *, tools_allowed: bool = True) -> Reply:
     profile = profile_for(conversation.tools)
     last = conversation.last_turn
     if isinstance(last, llm.FunctionCallOutput):
+        if (
+            profile is SUPERVISOR
+            and last.is_error
+            and conversation.caller_spoke_during(last)
+            and isinstance(reply := routing.respond(conversation), CallTool)
+            and reply.name != conversation.tool_name(last)
+            and tools_allowed
+            and conversation.offers(reply.name)
+        ):
+            # The work stopped because the caller asked for something else: that request.
+            return reply
         return _relay(profile, conversation, last)
     if conversation.last_caller_line is None:
         return Say(profile.opening or profile.prompt(conversation))
     if isinstance(last, llm.ChatMessage) and last.role == "assistant":
         # Nothing new from the caller since the agent last spoke.
         return Say(profile.prompt(conversation))
+    waiting = conversation.output_not_relayed()
+    if waiting is not None and routing.checks_in(conversation.last_caller_line):
+        # "Hello? Are you there?" while a slow tool ran: its result is the answer.
+        return _relay(profile, conversation, waiting)
     reply = profile.respond(conversation)
     if isinstance(reply, CallTool) and not (tools_allowed and conversation.offers(reply.name)):
         # Whatever the caller said, only offered tools are ever called.
