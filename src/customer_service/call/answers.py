@@ -193,6 +193,7 @@ def explicit_answer(text: str) -> bool | None:
 _OUTRIGHT_NO = Phrases(
     [
         "stop",
+        "quit",
         "don't send",
         "do not send",
         "don't text",
@@ -214,10 +215,10 @@ _OUTRIGHT_NO = Phrases(
 
 def declines_outright(text: str) -> bool:
     """Whether the caller's words themselves say no to something ("stop texting me",
-    "don't send me texts"): a no they have said, which needs no question to confirm.
-    A yes in the same words ("yes, stop") counts too; a question does not."""
-    said = normalise(text)
-    return not said.endswith("?") and _OUTRIGHT_NO.found_in(said)
+    "don't send me texts", "can you stop recording?"): a no they have said, which needs
+    no question to confirm. Withdrawing is always theirs to do, so asked as a question
+    it counts too."""
+    return _OUTRIGHT_NO.found_in(normalise(text))
 
 
 # Words that turn a yes into a correction: "yes, but the zip is 94108".

@@ -10,6 +10,7 @@ from customer_service.call.answers import (
     Phrases,
     acknowledgement_only,
     declines_outright,
+    explicit_answer,
     normalise,
     polarity,
 )
@@ -190,7 +191,7 @@ def new_request(line: str) -> str | None:
     said = normalise(line)
     number = find_order_number(line)
     names_order = number is not None or mentions_current_order(line) or "order" in said.split()
-    if _GOODBYE.found_in(said) and polarity(line) is None:
+    if _GOODBYE.found_in(said) and explicit_answer(line) is None:
         return "end_call"
     if _CANCEL.found_in(said) and names_order:
         return "cancel_order"
