@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from livekit.agents import llm
 
+from customer_service.offline_llm.profiles import STILL_WORKING
 from support.offline_chat import (
     ADDRESS,
     ANYTHING_ELSE,
@@ -160,3 +161,28 @@ async def test_a_request_after_an_unheard_result_is_answered_as_a_request() -> N
         user("put me through to a colleague"),
     ]
     assert called(await answer(FULL_SUPERVISOR, *items))[0] == "transfer_to_human"
+
+
+async def test_a_check_on_the_line_while_a_tool_runs_is_answered_without_its_stand_in() -> None:
+    # The framework shows a tool still running as a call with a stand-in output: words
+    # for the model, never for the caller.
+    running = llm.FunctionCall(
+        name="lookup_order",
+        arguments='{"order_id": "100101"}',
+        call_id="running",
+        extra={"__lk_running_placeholder__": True},
+    )
+    stand_in = llm.FunctionCallOutput(
+        name="lookup_order",
+        output="The tool call is still in progress.",
+        is_error=False,
+        call_id="running",
+    )
+    response = await answer(
+        FULL_SUPERVISOR,
+        user("where is order 100101"),
+        running,
+        stand_in,
+        user("hello, anyone there?"),
+    )
+    assert said(response) == STILL_WORKING

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from livekit.agents import llm
 
+from customer_service.call.latency import ONE_MOMENT
 from customer_service.call.wording import unquoted
 from customer_service.offline_llm import routing, specialist_rules
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
@@ -39,6 +40,9 @@ class AgentProfile:
     opening: str | None = None
     follow_up: str | None = None
     final_tools: frozenset[str] = frozenset()
+
+
+STILL_WORKING = f"Yes, I'm still here. {ONE_MOMENT}"
 
 
 def _fixed(text: str) -> Callable[[Conversation], str]:
@@ -134,10 +138,13 @@ def decide(conversation: Conversation, *, tools_allowed: bool = True) -> Reply:
     if isinstance(last, llm.ChatMessage) and last.role == "assistant":
         # Nothing new from the caller since the agent last spoke.
         return Say(profile.prompt(conversation))
-    waiting = conversation.output_not_relayed()
-    if waiting is not None and routing.checks_in(conversation.last_caller_line):
-        # "Hello? Are you there?" while a slow tool ran: its result is the answer.
-        return _relay(profile, conversation, waiting)
+    if routing.checks_in(conversation.last_caller_line):
+        if conversation.running:
+            # "Hello? Are you there?" while a tool still runs: its result comes next.
+            return Say(STILL_WORKING)
+        if (waiting := conversation.output_not_relayed()) is not None:
+            # ... and once it has run: its result is the answer.
+            return _relay(profile, conversation, waiting)
     reply = profile.respond(conversation)
     if isinstance(reply, CallTool) and not (tools_allowed and conversation.offers(reply.name)):
         # Whatever the caller said, only offered tools are ever called.
