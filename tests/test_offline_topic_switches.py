@@ -4,13 +4,20 @@ takes the new request."""
 
 from __future__ import annotations
 
-from customer_service.call.wording import BOUND_APOLOGY
+from customer_service.call.wording import BOUND_APOLOGY, WELCOME
+from customer_service.offline_llm import OfflineLLM
+from customer_service.settings import RecordingConsent, Settings
 from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
+from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.store import Store
+from customer_service.testing import call_session
+from support.conversation import agent_lines
 from support.demo_addresses import MARKET_STREET_SUITE_5
 from support.offline_chat import GOODBYE, JORDAN, chat, demo_order, stored_order
 
 SMS = ConsentTopic.ORDER_UPDATES_SMS
+RECORDING = ConsentTopic.CALL_RECORDING
+RECORDING_QUESTION = CONSENT_WORDING[RECORDING].question
 CANCEL_READ_BACK = (
     "Order 1 0 0, 1 0 2 contains a Ceramic pour-over coffee set. Do you want me to cancel "
     "this order? Please say yes or no."
@@ -67,3 +74,16 @@ async def test_a_new_request_instead_of_answering_the_text_offer(demo_database_u
     )
     async with await Store.open(demo_database_url) as store:
         assert await store.latest_consent(topic=SMS, customer_id="C-1001") is None
+
+
+async def test_a_request_instead_of_answering_the_recording_question(settings: Settings) -> None:
+    asking = settings.model_copy(update={"recording_consent": RecordingConsent.ASK})
+    async with call_session(OfflineLLM(), settings=asking) as session:
+        await session.run(user_input="cancel order 100102 please")
+        said = agent_lines(session)
+        # The request is taken at once; the call is not recorded without a yes.
+        assert said[0] == f"{WELCOME} {RECORDING_QUESTION}"
+        assert said[-1] == IDENTITY_QUESTION
+        state = session.userdata
+        assert state.recording is False
+        assert await state.store.latest_consent(topic=RECORDING, call_id=state.call_id) is None
