@@ -186,3 +186,16 @@ async def test_a_check_on_the_line_while_a_tool_runs_is_answered_without_its_sta
         user("hello, anyone there?"),
     )
     assert said(response) == STILL_WORKING
+
+
+async def test_a_request_while_a_tool_runs_is_no_check_on_the_line() -> None:
+    running = llm.FunctionCall(
+        name="lookup_order",
+        arguments='{"order_id": "100101"}',
+        call_id="running",
+        extra={"__lk_running_placeholder__": True},
+    )
+    response = await answer(
+        FULL_SUPERVISOR, user("where is order 100101"), running, user("hi, get me a person")
+    )
+    assert called(response)[0] == "transfer_to_human"

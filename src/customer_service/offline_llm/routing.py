@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from livekit.agents import llm
 
@@ -176,12 +177,25 @@ _VERIFY = Phrases(["verify", "verification", "identity", "account", "who am i"],
 
 
 # "Hello? Are you still there?" while a tool runs: no request, only a check on the line.
-_CHECK_IN = Phrases(["hello", "hi", "are you there", "still there", "anyone there", "you there"])
+_CHECK_IN = Phrases(
+    [
+        "hello",
+        "hi",
+        "hey",
+        "are you there",
+        "are you still there",
+        "still there",
+        "anyone there",
+        "anybody there",
+        "you there",
+    ]
+)
 
 
 def checks_in(line: str) -> bool:
-    """Whether a short line only checks the agent is still on the line."""
-    return len(line.split()) <= 6 and _CHECK_IN.found_in(normalise(line))
+    """Whether a line only checks the agent is still on the line: nothing else in it."""
+    said = normalise(line)
+    return _CHECK_IN.found_in(said) and re.search(r"\w", _CHECK_IN.removed_from(said)) is None
 
 
 def new_request(line: str) -> str | None:
