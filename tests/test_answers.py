@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from customer_service.call.answers import confirms
+from customer_service.call.answers import confirms, declines_outright
 
 ADDRESS_READ_BACK = "500 Howard St, Apt 4B, San Francisco, CA 94107, United States"
 
@@ -55,3 +55,21 @@ def test_numbers_in_a_yes_to_an_address_are_its_own_in_its_order(
     answer: str, expected: bool
 ) -> None:
     assert confirms(answer, read_back=ADDRESS_READ_BACK) is expected
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("Stop sending me those texts", True),
+        ("please dont text me", True),
+        ("I do not want to be recorded", True),
+        ("opt me out of the texts", True),
+        ("quit messaging me", True),
+        ("can you stop texting me?", True),
+        ("sign me up for texts", False),
+        ("yes please", False),
+        ("texts would be great", False),
+    ],
+)
+def test_a_no_said_outright_is_read_from_the_callers_words(said: str, expected: bool) -> None:
+    assert declines_outright(said) is expected

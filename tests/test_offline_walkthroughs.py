@@ -482,7 +482,18 @@ async def sms_consent(database_url: str) -> bool | None:
 
 
 async def test_no_more_text_updates(database_url: str) -> None:
-    said = (await chat(database_url, "please don't send me text updates", JORDAN, "no", "no")).agent
+    said = (await chat(database_url, "please don't send me text updates", JORDAN, "no")).agent
+    # The caller's own words said no: recorded as said, without the question.
+    assert said[1:] == [
+        IDENTITY_QUESTION,
+        f"{CONSENT_CONFIRMATIONS[(SMS, False)]} {ANYTHING_ELSE}",
+        GOODBYE,
+    ]
+    assert await sms_consent(database_url) is False
+
+
+async def test_asked_about_text_updates_the_answer_is_asked_for(database_url: str) -> None:
+    said = (await chat(database_url, "about my text updates", JORDAN, "no", "no")).agent
     assert said[1:] == [
         IDENTITY_QUESTION,
         SMS_QUESTION,
@@ -496,7 +507,7 @@ async def test_two_unclear_answers_to_the_text_question_store_nothing(
     database_url: str,
 ) -> None:
     said = (
-        await chat(database_url, "stop texting me", JORDAN, "maybe", "what does that cost?")
+        await chat(database_url, "about text updates", JORDAN, "maybe", "what does that cost?")
     ).agent
     assert said[2:] == [
         SMS_QUESTION,
@@ -545,10 +556,9 @@ async def test_recording_consent_at_call_start(
 async def test_dont_record_during_the_call(settings: Settings) -> None:
     async with call_session(OfflineLLM(), settings=settings) as session:
         await session.run(user_input="please don't record this call")
-        await session.run(user_input="no")
         state = session.userdata
+        # Said outright: no question to answer.
         assert agent_lines(session)[1:] == [
-            RECORDING_QUESTION,
             f"{CONSENT_CONFIRMATIONS[(RECORDING, False)]} {ANYTHING_ELSE}",
         ]
         assert state.recording is False
@@ -592,7 +602,7 @@ async def test_a_person_from_inside_a_specialist(
 
 async def test_a_person_instead_of_answering_the_text_question(database_url: str) -> None:
     said = (
-        await chat(database_url, "stop texting me", JORDAN, "let me talk to a representative")
+        await chat(database_url, "my text updates", JORDAN, "let me talk to a representative")
     ).agent
     assert said[-2:] == [SMS_QUESTION, HANDOFF_MESSAGE]
     assert await sms_consent(database_url) is None

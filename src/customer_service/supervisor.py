@@ -23,8 +23,11 @@ from livekit.agents import (
 )
 from livekit.agents.llm import ChatContext
 
+from customer_service.call.answers import declines_outright
 from customer_service.call.code_steps import calls_a_tool, code_step, for_the_model, step_call
 from customer_service.call.guard import guarded
+from customer_service.call.heard import caller_messages
+from customer_service.call.specialist import LeftForNewRequest
 from customer_service.call.state import CallState
 from customer_service.call.wording import (
     ANYTHING_ELSE,
@@ -85,6 +88,8 @@ SUPERVISOR_INSTRUCTIONS = PERSONA + dedent(
     - transfer_to_human: the caller asks for a person, or a tool offers a colleague and
       the caller accepts.
     - end_call: the caller says goodbye or needs nothing else.
+    When a tool stopped because the caller asked for something else, act on the caller's
+    latest words at once, as a new request.
     Tool results are facts written for the caller: relay them briefly in your own words,
     then ask if there is anything else. When a tool fails, say what it says and offer
     what it offers. Never state account or order details no tool returned, and never
@@ -229,22 +234,32 @@ class CustomerServiceAgent(Agent):
     @function_tool()
     @guarded(one_at_a_time=True)
     async def request_consent(
-        self, context: RunContext[CallState], topic: ConsentTopicChoice
+        self,
+        context: RunContext[CallState],
+        topic: ConsentTopicChoice,
+        caller_said_no: bool = False,
     ) -> str | None:
-        """Ask the caller a consent question in its fixed wording and record the answer.
+        """Record the caller's consent choice: a no they said outright ("stop texting me")
+        is recorded as said; otherwise the question is asked in its fixed wording.
 
         Args:
             topic: order_updates_sms for text updates about orders, call_recording for
                 recording this call.
+            caller_said_no: True when the caller's own words already refuse it.
         """
         state = context.userdata
         chosen = consent_topic(topic)
+        # Read before any identity check adds lines: the words that asked for this.
+        asking = caller_messages(self.chat_ctx)[-1:]
+        said_no = (
+            caller_said_no and bool(asking) and declines_outright(asking[0].text_content or "")
+        )
         if chosen is ConsentTopic.ORDER_UPDATES_SMS:
             await verified_customer(state, self._recent_history())
         # Asked now, at the caller's request: no longer owed for later.
         self._owed = [owed for owed in self._owed if owed.topic is not chosen]
         # The caller asked: a stored answer is theirs to change.
-        consent = await obtain_consent(state, chosen, ask_again=True)
+        consent = await obtain_consent(state, chosen, ask_again=True, said_no=said_no)
         if consent.spoken_over:
             self._answer_first(OwedQuestion(chosen, puts=1))
             return None
@@ -325,6 +340,13 @@ class CustomerServiceAgent(Agent):
             owed.puts -= 1
             self._owed.insert(0, owed)
             raise
+        except LeftForNewRequest:
+            # The caller asked for something else instead of answering: nothing is set,
+            # and their request is answered now, the question not put again.
+            if owed.topic is ConsentTopic.CALL_RECORDING:
+                state.stop_recording()
+            self._answer_first(None)
+            return False
         except Exception as error:
             # A tripped bound, an outage or a bad answer costs the question, nothing else.
             logger.warning(

@@ -181,38 +181,40 @@ async def test_email_address_is_not_an_address_change() -> None:
 
 
 @pytest.mark.parametrize(
-    "line",
+    ("line", "said_no"),
     [
-        "please don't send me text updates",
-        "stop texting me",
-        "I'd like text messages about my orders",
-        "can I get SMS notifications?",
-        "turn off notifications",
-        "stop texting me about order 100102",
-        "I want order updates by text",
+        ("please don't send me text updates", True),
+        ("stop sending me texts", True),
+        ("I'd like text messages about my orders", False),
+        ("can I get SMS notifications?", False),
+        ("turn off notifications", True),
+        ("stop texting me about order 100102", True),
+        ("I want order updates by text", False),
+        ("text updates, please", False),
     ],
 )
-async def test_text_updates_ask_the_order_updates_sms_question(line: str) -> None:
+async def test_text_updates_ask_the_order_updates_sms_question(line: str, said_no: bool) -> None:
+    # A no said outright is passed on as such; the tool reads the caller's words again.
     assert called(await answer(FULL_SUPERVISOR, user(line))) == (
         "request_consent",
-        {"topic": "order_updates_sms"},
+        {"topic": "order_updates_sms", **({"caller_said_no": True} if said_no else {})},
     )
 
 
 @pytest.mark.parametrize(
-    "line",
+    ("line", "said_no"),
     [
-        "don't record this call",
-        "please stop recording",
-        "is this call being recorded?",
-        "I don't want my call recorded",
-        "you may not record me",
+        ("don't record this call", True),
+        ("please stop recording", True),
+        ("is this call being recorded?", False),
+        ("I don't want my call recorded", True),
+        ("you may not record me", False),
     ],
 )
-async def test_recording_asks_the_call_recording_question(line: str) -> None:
+async def test_recording_asks_the_call_recording_question(line: str, said_no: bool) -> None:
     assert called(await answer(FULL_SUPERVISOR, user(line))) == (
         "request_consent",
-        {"topic": "call_recording"},
+        {"topic": "call_recording", **({"caller_said_no": True} if said_no else {})},
     )
 
 

@@ -302,3 +302,43 @@ async def test_a_third_clear_yes_in_a_call_is_stored_as_a_yes(settings: Settings
         assert record.granted
         assert agent_lines(session)[-1] == "You'll get text updates about your orders."
     assert not model.overran
+
+
+async def test_a_no_said_outright_is_stored_without_the_question(settings: Settings) -> None:
+    model = ScriptedLLM(
+        [
+            Call("request_consent", {"topic": "order_updates_sms", "caller_said_no": True}),
+            check_identity(JORDAN),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Quit sending me text messages, please")
+        await session.run(user_input=JORDAN_SAYS)
+        assert SMS_QUESTION not in agent_lines(session)
+        assert agent_lines(session)[-1] == "You won't get text updates about your orders."
+        record = await session.userdata.store.latest_consent(topic=SMS, customer_id="C-1001")
+        assert record is not None
+        assert not record.granted
+        assert record.wording_version == CONSENT_WORDING[SMS].version
+
+
+async def test_a_no_the_caller_did_not_say_is_asked_about(settings: Settings) -> None:
+    # The model claims a no the caller's words do not say: the question is asked, and
+    # the caller's yes to it is what is stored.
+    model = ScriptedLLM(
+        [
+            Call("request_consent", {"topic": "order_updates_sms", "caller_said_no": True}),
+            check_identity(JORDAN),
+            Call("record_consent", {"granted": True}),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Could you set me up for text updates?")
+        await session.run(user_input=JORDAN_SAYS)
+        assert agent_lines(session)[-1] == SMS_QUESTION
+        await session.run(user_input="Yes")
+        record = await session.userdata.store.latest_consent(topic=SMS, customer_id="C-1001")
+        assert record is not None
+        assert record.granted

@@ -90,7 +90,7 @@ class FullSupervisor(Supervisor):
         return "cancelled"
 
     @function_tool()
-    async def request_consent(self, topic: str) -> str:
+    async def request_consent(self, topic: str, caller_said_no: bool = False) -> str:
         """Ask for consent."""
         return "asked"
 
@@ -101,6 +101,10 @@ class SpecialistTools:
     @function_tool()
     async def give_up(self) -> None:
         """The caller stops."""
+
+    @function_tool()
+    async def caller_wants_something_else(self, request: str) -> None:
+        """The caller asks for something else."""
 
     @function_tool()
     async def transfer_to_human(self, reason: str) -> None:

@@ -15,6 +15,7 @@ __all__ = [
     "Phrases",
     "acknowledgement_only",
     "confirms",
+    "declines_outright",
     "explicit_answer",
     "normalise",
     "polarity",
@@ -186,6 +187,38 @@ def explicit_answer(text: str) -> bool | None:
     if acknowledgement_only(text):
         return None
     return polarity(_ACKNOWLEDGEMENTS.removed_from(normalise(text)))
+
+
+# A caller refusing something in so many words: "stop texting me", "no more texts".
+_OUTRIGHT_NO = Phrases(
+    [
+        "stop",
+        "quit",
+        "don't send",
+        "do not send",
+        "don't text",
+        "do not text",
+        "no more",
+        "don't want",
+        "do not want",
+        "no longer want",
+        "unsubscribe",
+        "opt out",
+        "opt me out",
+        "turn off",
+        "switch off",
+        "don't record",
+        "do not record",
+    ]
+)
+
+
+def declines_outright(text: str) -> bool:
+    """Whether the caller's words themselves say no to something ("stop texting me",
+    "don't send me texts", "can you stop recording?"): a no they have said, which needs
+    no question to confirm. Withdrawing is always theirs to do, so asked as a question
+    it counts too."""
+    return _OUTRIGHT_NO.found_in(normalise(text))
 
 
 # Words that turn a yes into a correction: "yes, but the zip is 94108".

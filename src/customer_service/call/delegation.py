@@ -119,6 +119,8 @@ async def delegate(
             outcome = DelegationOutcome.TIMED_OUT
         elif task.escalated:
             outcome = DelegationOutcome.ESCALATED
+        elif task.left_for_new_request:
+            outcome = DelegationOutcome.LEFT
         else:
             outcome = DelegationOutcome.FAILED
         state.guardrails.delegations.append(Delegation(specialist, outcome))

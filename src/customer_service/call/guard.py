@@ -20,6 +20,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 from livekit.agents import RunContext, StopResponse, ToolError
 
+from customer_service.call.late_results import say_if_cut_off
 from customer_service.call.state import CallState
 from customer_service.call.wording import REPEATED_CALL, STORE_APOLOGY, UNEXPECTED_APOLOGY
 from customer_service.store import StoreUnavailable
@@ -71,11 +72,15 @@ def guarded(
             # The same request twice in one reply is one request: the second waits for
             # the first's outcome instead of starting its specialist again.
             speech = context.speech_handle
-            return await context.userdata.duplicate_calls.once(
+            result = await context.userdata.duplicate_calls.once(
                 (speech.id, speech.num_steps),
                 key,
                 lambda: checked(key, self, context, *args, **kwargs),
             )
+            if result is not None:
+                # Work a caller asked for: its result is said even if they spoke meanwhile.
+                say_if_cut_off(context)
+            return result
 
         async def checked(
             key: str,

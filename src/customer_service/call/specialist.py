@@ -11,7 +11,7 @@ run one at a time. With that in place, turning them off would only cost round tr
 from __future__ import annotations
 
 from collections.abc import AsyncIterable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from livekit.agents import (
     Agent,
@@ -29,10 +29,19 @@ from pydantic import JsonValue
 
 from customer_service.call.guard import guarded
 from customer_service.call.state import CallState
-from customer_service.call.wording import STILL_THERE
+from customer_service.call.wording import (
+    LEFT_FOR_SOMETHING_ELSE,
+    SPECIALIST_WAY_OUT,
+    STILL_THERE,
+)
 from customer_service.telephony.transfer import hand_to_person
 
 ResultT = TypeVar("ResultT")
+
+
+class LeftForNewRequest(ToolError):
+    """A specialist the caller left by asking for something else: nothing was saved, and
+    their request, in the history, is answered next."""
 
 
 class Specialist(AgentTask[ResultT], Generic[ResultT]):
@@ -50,6 +59,12 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
     entered = False
     """Whether the framework started this specialist: one created as the caller hung up
     never runs, and a run that never happened cannot have failed."""
+    left_for_new_request = False
+    """The caller asked for something else: stopped by the caller, not a failure."""
+
+    def __init__(self, *, instructions: str, **kwargs: Any) -> None:
+        # Said once for all specialists: any of them can be left for a new request.
+        super().__init__(instructions=instructions + SPECIALIST_WAY_OUT, **kwargs)
 
     async def on_enter(self) -> None:
         self.entered = True
@@ -100,6 +115,22 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
             return
         async for chunk in Agent.default.llm_node(self, chat_ctx, tools, model_settings):
             yield chunk
+
+    @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
+    @guarded(count_repeats=False, notice_if_slow=False)
+    async def caller_wants_something_else(
+        self, context: RunContext[CallState], request: str
+    ) -> None:
+        """Stop this task, saving nothing, because the caller asks for something else or
+        says goodbye; their request is handled next.
+
+        Args:
+            request: The caller's new request, in a few words.
+        """
+        # Only a flag and an outcome: nothing here may act on the model's words, and the
+        # supervisor reads the caller's own request from the history.
+        self.left_for_new_request = True
+        self.finish(LeftForNewRequest(LEFT_FOR_SOMETHING_ELSE))
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
     @guarded(count_repeats=False, notice_if_slow=False)

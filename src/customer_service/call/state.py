@@ -56,6 +56,8 @@ class DelegationOutcome(enum.StrEnum):
     """The caller asked for a person from inside the specialist."""
     CANCELLED = "cancelled"
     """The call ended while the specialist was running."""
+    LEFT = "left"
+    """The caller asked for something else: they stopped it, it did not fail."""
 
     @property
     def is_failure(self) -> bool:

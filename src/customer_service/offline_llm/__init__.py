@@ -39,7 +39,13 @@ How it answers, on each request:
      up on a no or on keeping the order, and repeats its read-back, word for word,
      after anything else (a yes about another order too); the consent specialist
      records an explicit yes or no (an acknowledgement is neither) and repeats its
-     question, word for word, after anything else.
+     question, word for word, after anything else. Every specialist calls
+     `caller_wants_something_else` on a goodbye or a request for other work ("actually,
+     where is order 100101?"); the supervisor then acts on that line, not on the
+     stopped tool's words. A no said outright ("stop texting me") is passed to
+     `request_consent` as `caller_said_no`, which reads the caller's words again.
+5. "Hello? Are you there?" while a tool still runs gets "still here"; the framework's
+   stand-in output for a running tool is never read aloud.
 
 The caller's words are data: whatever they say, only a tool that was offered is ever
 called. The same conversation always gets the same answer (only call ids differ).

@@ -29,6 +29,10 @@ class CallTool:
 
 Reply = Say | CallTool
 
+_RUNNING_MARK = "__lk_running_placeholder__"
+"""How the framework marks the stand-in for a tool call still running
+(`livekit.agents.voice.generation._inject_running_tool_calls`)."""
+
 _Turn = llm.ChatMessage | llm.FunctionCall | llm.FunctionCallOutput
 
 
@@ -50,6 +54,9 @@ class Conversation:
     turns: tuple[_Turn, ...]
     tools: frozenset[str]
     instructions: str = ""
+    running: frozenset[str] = frozenset()
+    """Tools of this agent still running from an earlier turn: the framework shows each
+    as a call with a stand-in output, which is no result to relay."""
 
     @classmethod
     def of(cls, chat_ctx: llm.ChatContext, tool_names: Iterable[str]) -> Conversation:
@@ -71,12 +78,31 @@ class Conversation:
                 or (item.call_id not in others and (not item.name or item.name in offered))
             )
         )
+        running = {
+            item.call_id
+            for item in chat_ctx.items
+            if isinstance(item, llm.FunctionCall) and item.extra.get(_RUNNING_MARK)
+        }
+        turns = tuple(
+            turn
+            for turn in turns
+            if not (isinstance(turn, llm.FunctionCallOutput) and turn.call_id in running)
+        )
         instructions = "\n".join(
             item.text_content or ""
             for item in chat_ctx.items
             if isinstance(item, llm.ChatMessage) and item.role in ("system", "developer")
         )
-        return cls(turns=turns, tools=offered, instructions=instructions)
+        return cls(
+            turns=turns,
+            tools=offered,
+            instructions=instructions,
+            running=frozenset(
+                item.name
+                for item in chat_ctx.items
+                if isinstance(item, llm.FunctionCall) and item.call_id in running
+            ),
+        )
 
     def offers(self, tool: str) -> bool:
         return tool in self.tools
@@ -159,4 +185,32 @@ class Conversation:
         for turn in reversed(self._before_last_caller_line()):
             if isinstance(turn, llm.ChatMessage):
                 return (turn.text_content or "").strip() if turn.role == "assistant" else None
+        return None
+
+    def caller_spoke_during(self, output: llm.FunctionCallOutput) -> bool:
+        """Whether the caller said something while the tool of `output` ran (their words
+        inside a specialist it started come back into this history)."""
+        started = next(
+            (
+                index
+                for index, turn in enumerate(self.turns)
+                if isinstance(turn, llm.FunctionCall) and turn.call_id == output.call_id
+            ),
+            None,
+        )
+        if started is None:
+            return False
+        return any(
+            isinstance(turn, llm.ChatMessage) and turn.role == "user"
+            for turn in self.turns[started + 1 :]
+            if turn is not output
+        )
+
+    def output_not_relayed(self) -> llm.FunctionCallOutput | None:
+        """A successful tool output the agent has said nothing about since it arrived."""
+        for turn in reversed(self.turns):
+            if isinstance(turn, llm.ChatMessage) and turn.role == "assistant":
+                return None
+            if isinstance(turn, llm.FunctionCallOutput):
+                return None if turn.is_error else turn
         return None

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from livekit.agents import llm
 
+from customer_service.call.latency import ONE_MOMENT
 from customer_service.call.wording import unquoted
 from customer_service.offline_llm import routing, specialist_rules
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
@@ -39,6 +40,9 @@ class AgentProfile:
     opening: str | None = None
     follow_up: str | None = None
     final_tools: frozenset[str] = frozenset()
+
+
+STILL_WORKING = f"Yes, I'm still here. {ONE_MOMENT}"
 
 
 def _fixed(text: str) -> Callable[[Conversation], str]:
@@ -117,12 +121,30 @@ def decide(conversation: Conversation, *, tools_allowed: bool = True) -> Reply:
     profile = profile_for(conversation.tools)
     last = conversation.last_turn
     if isinstance(last, llm.FunctionCallOutput):
+        if (
+            profile is SUPERVISOR
+            and last.is_error
+            and conversation.caller_spoke_during(last)
+            and isinstance(reply := routing.respond(conversation), CallTool)
+            and reply.name != conversation.tool_name(last)
+            and tools_allowed
+            and conversation.offers(reply.name)
+        ):
+            # The work stopped because the caller asked for something else: that request.
+            return reply
         return _relay(profile, conversation, last)
     if conversation.last_caller_line is None:
         return Say(profile.opening or profile.prompt(conversation))
     if isinstance(last, llm.ChatMessage) and last.role == "assistant":
         # Nothing new from the caller since the agent last spoke.
         return Say(profile.prompt(conversation))
+    if routing.checks_in(conversation.last_caller_line):
+        if conversation.running:
+            # "Hello? Are you there?" while a tool still runs: its result comes next.
+            return Say(STILL_WORKING)
+        if (waiting := conversation.output_not_relayed()) is not None:
+            # ... and once it has run: its result is the answer.
+            return _relay(profile, conversation, waiting)
     reply = profile.respond(conversation)
     if isinstance(reply, CallTool) and not (tools_allowed and conversation.offers(reply.name)):
         # Whatever the caller said, only offered tools are ever called.

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import json
+import re
 
 from livekit.agents import llm
 
-from customer_service.call.answers import Phrases, acknowledgement_only, normalise, polarity
+from customer_service.call.answers import (
+    Phrases,
+    acknowledgement_only,
+    declines_outright,
+    explicit_answer,
+    normalise,
+    polarity,
+)
 from customer_service.call.wording import ANYTHING_ELSE, GREETING, HOW_CAN_I_HELP, offers_human
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
 from customer_service.offline_llm.fields import find_order_number, find_order_number_read_out
@@ -25,7 +33,9 @@ __all__ = [
     "WHAT_ELSE",
     "YOU_ARE_WELCOME",
     "capabilities",
+    "checks_in",
     "consent_topic",
+    "new_request",
     "offered_colleague",
     "respond",
 ]
@@ -55,13 +65,41 @@ _GOODBYE = Phrases(
         "that is it",
         "i'm all set",
         "i'm done",
+        "see you",
+        "see ya",
+        "talk later",
     ]
 )
 _ADDRESS_CHANGE = Phrases(
-    ["address", "moved", "move", "ship it to", "deliver to", "deliver it to", "change where"],
+    [
+        "address",
+        "moved",
+        "move",
+        "ship it to",
+        "deliver to",
+        "deliver it to",
+        "change where",
+        "somewhere else",
+        "elsewhere",
+        "different place",
+    ],
     plurals=True,
 )
-_CANCEL = Phrases(["cancel", "cancellation", "call off"], plurals=True)
+_CANCEL = Phrases(
+    [
+        "cancel",
+        "cancellation",
+        "call off",
+        # "I don't want order 100102 any more": the order itself, not how it comes.
+        "don't want order",
+        "don't want that order",
+        "don't want this order",
+        "don't want it any more",
+        "don't want it anymore",
+        "no longer want",
+    ],
+    plurals=True,
+)
 _EMAIL_ADDRESS = Phrases(["email address", "e-mail address"], plurals=True)
 _TEXT_UPDATES = Phrases(
     [
@@ -126,6 +164,9 @@ _ORDER = Phrases(
         "tracking",
         "where is",
         "where's",
+        "where are",
+        "where my",
+        "where our",
         "status",
     ],
     plurals=True,
@@ -133,6 +174,48 @@ _ORDER = Phrases(
 # "Will it still arrive this week?": a question about the order the call is about.
 _ARRIVAL = Phrases(["arrive", "arrives", "arriving", "arrival", "get here", "on its way"])
 _VERIFY = Phrases(["verify", "verification", "identity", "account", "who am i"], plurals=True)
+
+
+# "Hello? Are you still there?" while a tool runs: no request, only a check on the line.
+_CHECK_IN = Phrases(
+    [
+        "hello",
+        "hi",
+        "hey",
+        "are you there",
+        "are you still there",
+        "still there",
+        "anyone there",
+        "anybody there",
+        "you there",
+    ]
+)
+
+
+def checks_in(line: str) -> bool:
+    """Whether a line only checks the agent is still on the line: nothing else in it."""
+    said = normalise(line)
+    return _CHECK_IN.found_in(said) and re.search(r"\w", _CHECK_IN.removed_from(said)) is None
+
+
+def new_request(line: str) -> str | None:
+    """The supervisor tool a caller's line plainly asks for, if it asks for one: a
+    goodbye that answers no question, or a request naming its order or topic. What a
+    specialist hears as a change of topic when it is not its own work."""
+    said = normalise(line)
+    number = find_order_number(line)
+    names_order = number is not None or mentions_current_order(line) or "order" in said.split()
+    if _GOODBYE.found_in(said) and explicit_answer(line) is None:
+        return "end_call"
+    if _CANCEL.found_in(said) and names_order:
+        return "cancel_order"
+    if _ADDRESS_CHANGE.found_in(_EMAIL_ADDRESS.removed_from(said)) and names_order:
+        return "update_address"
+    if consent_topic(said) is not None:
+        return "request_consent"
+    if number is not None and _ORDER.found_in(said):
+        return "lookup_order"
+    return None
 
 
 def capabilities(conversation: Conversation) -> str:
@@ -228,7 +311,8 @@ def respond(conversation: Conversation) -> Reply:
         # Before the address and order rules: "stop texting me about my order".
         topic = consent_topic(said)
         if topic is not None:
-            return CallTool("request_consent", {"topic": topic.value})
+            said_no = {"caller_said_no": True} if declines_outright(line) else {}
+            return CallTool("request_consent", {"topic": topic.value, **said_no})
         if _OTHER_CONSENT.found_in(said):
             return Say(CONSENT_TOPICS_QUESTION)
     if conversation.offers("cancel_order") and _CANCEL.found_in(said):

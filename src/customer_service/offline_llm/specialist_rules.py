@@ -27,6 +27,7 @@ from customer_service.offline_llm.identity_details import (
 from customer_service.offline_llm.routing import (
     ACCEPTED_OFFER,
     ASKED_FOR_PERSON,
+    new_request,
     offered_colleague,
 )
 from customer_service.offline_llm.speech import PERSON, REFUSALS
@@ -67,6 +68,16 @@ def _transfer(conversation: Conversation) -> CallTool | None:
     return None
 
 
+def _leave(conversation: Conversation, *, own: str, only_goodbye: bool = False) -> CallTool | None:
+    """`caller_wants_something_else` when the caller's line asks the supervisor for other
+    work than this specialist's (`own`), or says goodbye."""
+    line = conversation.last_caller_line or ""
+    request = new_request(line)
+    if request is None or request == own or (only_goodbye and request != "end_call"):
+        return None
+    return CallTool("caller_wants_something_else", {"request": line})
+
+
 # --- identity --------------------------------------------------------------------------
 
 
@@ -90,6 +101,9 @@ def identity(conversation: Conversation) -> Reply:
                 "phone_or_email": details.phone_or_email,
             },
         )
+    # Whatever else the caller asks for needs them verified: only a goodbye leaves.
+    if (leave := _leave(conversation, own="verify_identity", only_goodbye=True)) is not None:
+        return leave
     if REFUSALS.found_in(normalise(conversation.last_caller_line or "")):
         return CallTool("give_up")
     return Say(missing_details_prompt(details))
@@ -119,6 +133,8 @@ _LIST_ORDERS = Phrases(
 def order_lookup(conversation: Conversation) -> Reply:
     if (transfer := _transfer(conversation)) is not None:
         return transfer
+    if (leave := _leave(conversation, own="lookup_order")) is not None:
+        return leave
     line = conversation.last_caller_line or ""
     order = find_order_number(line)
     if order is not None:
@@ -178,6 +194,8 @@ def address_update(conversation: Conversation) -> Reply:
         return CallTool("record_address", address.arguments())
     if (transfer := _transfer(conversation)) is not None:
         return transfer
+    if (leave := _leave(conversation, own="update_address")) is not None:
+        return leave
     if REFUSALS.found_in(normalise(line)):
         return CallTool("give_up")
     if (said_before := _address_said_before(conversation)) is not None:
@@ -221,6 +239,8 @@ def _names_another_order(conversation: Conversation, line: str) -> bool:
 def cancellation(conversation: Conversation) -> Reply:
     if (transfer := _transfer(conversation)) is not None:
         return transfer
+    if (leave := _leave(conversation, own="cancel_order")) is not None:
+        return leave
     line = conversation.last_caller_line or ""
     answer = polarity(line)
     if answer is True and not _names_another_order(conversation, line):
@@ -261,6 +281,8 @@ def first_question(conversation: Conversation) -> str:
 def consent(conversation: Conversation) -> Reply:
     if (transfer := _transfer(conversation)) is not None:
         return transfer
+    if (leave := _leave(conversation, own="request_consent")) is not None:
+        return leave
     line = conversation.last_caller_line or ""
     # Consent takes an explicit answer: "okay" or "thanks" alone agrees to nothing.
     answer = explicit_answer(line)

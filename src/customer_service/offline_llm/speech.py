@@ -7,7 +7,25 @@ from customer_service.call.answers import Phrases
 __all__ = ["PERSON", "REFUSALS"]
 
 PERSON = Phrases(
-    ["human", "person", "agent", "representative", "operator", "someone real", "somebody real"],
+    [
+        "human",
+        "person",
+        "agent",
+        "representative",
+        "operator",
+        "someone real",
+        "somebody real",
+        "manager",
+        "supervisor",
+        "talk to someone",
+        "talk to somebody",
+        "speak to someone",
+        "speak to somebody",
+        "speak with someone",
+        "talk with someone",
+        "put me through",
+        "transfer me",
+    ],
     plurals=True,
 )
 """A caller asking for a person; every agent can hand the call over."""

@@ -309,18 +309,31 @@ async def stored_answer(state: CallState, topic: ConsentTopic) -> ConsentRecord 
 
 
 async def obtain_consent(
-    state: CallState, topic: ConsentTopic, *, ask_again: bool = False, lead_in: str = ""
+    state: CallState,
+    topic: ConsentTopic,
+    *,
+    ask_again: bool = False,
+    lead_in: str = "",
+    said_no: bool = False,
 ) -> Consent:
-    """The caller's answer: from the record when they answered this wording before
-    (unless they want to change it, `ask_again`), else asked now, after `lead_in`, and
-    stored when clear; `spoken_over` when the caller talked over the question (nothing
-    stored or applied). Raises StoreUnavailable if it cannot be stored."""
+    """The caller's answer: on record for this wording (unless `ask_again`), a no they
+    said outright (`said_no`, read from their words by the caller), else asked now after
+    `lead_in` and stored when clear; `spoken_over` when the caller talked over the
+    question (nothing stored or applied). Raises StoreUnavailable if it cannot be stored."""
     if not ask_again and (existing := await stored_answer(state, topic)) is not None:
         consent = Consent(topic=topic, record=existing)
         apply_consent(state, consent)
         return consent
     state.consent_topics_asked.add(topic.value)
-    result = await delegate(state, ConsentTask(topic, lead_in=lead_in))
+    # Only a no is taken unasked: a yes is given to the question's exact words.
+    version, now = CONSENT_WORDING[topic].version, dt.datetime.now(dt.UTC)
+    result = (
+        ConsentResult(
+            topic=topic, answer=ConsentAnswer.DECLINED, wording_version=version, asked_at=now
+        )
+        if said_no
+        else await delegate(state, ConsentTask(topic, lead_in=lead_in))
+    )
     try:
         answer = ConsentResult.model_validate(result)
     except ValidationError:
