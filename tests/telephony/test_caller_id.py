@@ -290,7 +290,11 @@ async def test_without_a_calling_number_the_hint_is_never_offered(
         assert agent_lines(session)[-1] == OPENING_QUESTION
         await session.run(user_input="Jordan Lee, 94107, jordan.lee@example.com")
         assert session.userdata.verified_customer is not None
-    assert model.turns[1].tool_names == IDENTITY_TOOLS | {"transfer_to_human"}
+    # Every specialist's own way out, and no calling-number tool without a number.
+    assert model.turns[1].tool_names == IDENTITY_TOOLS | {
+        "transfer_to_human",
+        "caller_wants_something_else",
+    }
 
 
 # On a voice line: what played, and what the caller said after it

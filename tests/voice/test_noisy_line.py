@@ -153,6 +153,11 @@ def noise_then_yes(question: Question, where: str) -> list[Line]:
     elif where == "during":
         # Long enough to pause it; it resumes two seconds later and plays to its end.
         noise = Utterance(NOISE, after=AgentSays(question.opening), delay=0.3, duration=0.7)
+        # After a pause, the closing words can reach the caller nearly a second before the
+        # resumed speech has played out (seen once: a yes cued 0.6 s after them began
+        # 0.23 s before the end, which is no answer). The yes waits long enough to begin
+        # after the end, as this test means it to.
+        yes = Utterance(question.answer, after=AgentSays(question.closing), delay=1.5)
     elif where == "over its end":
         # Begun over its last word, too soon before the end to pause it, and on after it.
         noise = Utterance(NOISE, after=AgentEndsIn(question.late_words, 0.4), duration=0.8)
