@@ -418,3 +418,34 @@ async def test_an_address_said_before_the_identity_questions_is_recorded() -> No
 async def test_an_earlier_address_is_not_recorded_again_after_a_read_back() -> None:
     items = [user(f"Please change the address to {RECORDED_LINE}"), *read_back()[1:]]
     assert said(await answer(ADDRESS, *items, user("hmm"))) == ADDRESS_QUESTION
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "1 Market Street, Suite 5, San Francisco, CA 94110 no wait 94105",
+        "1 Market Street, Suite 5, San Francisco, CA 94110, sorry, I mean 94105",
+        "1 Market Street, Suite 5, San Francisco, CA 94110. Actually, it's 94105",
+        "1 Market Street, Suite 5, Oakland, CA 94110, no wait, I mean "
+        "1 Market Street, Suite 5, San Francisco, CA 94105",
+    ],
+)
+async def test_a_correction_inside_the_address_line_is_recorded(line: str) -> None:
+    assert called(await answer(ADDRESS, user(line))) == (
+        "record_address",
+        {
+            "street": "1 Market Street",
+            "unit": "Suite 5",
+            "city": "San Francisco",
+            "region": "CA",
+            "postal_code": "94105",
+            "country": "US",
+        },
+    )
+
+
+async def test_a_correction_inside_the_address_line_that_is_not_understood_is_not_recorded() -> (
+    None
+):
+    reply = await answer(ADDRESS, user("1 Market Street, San Francisco, CA 94110 no wait Oakland"))
+    assert said(reply) == ADDRESS_QUESTION

@@ -20,6 +20,7 @@ from customer_service.offline_llm.fields import (
     spelled_words,
     split_number_run,
 )
+from customer_service.offline_llm.speech import CORRECTION
 
 __all__ = [
     "IDENTITY_QUESTION",
@@ -86,12 +87,6 @@ def _first(spans: Iterable[Span]) -> Span | None:
     return min(spans, key=lambda span: span.start, default=None)
 
 
-# Said before the right value, inside one line: what follows replaces what came before.
-_CORRECTION = re.compile(
-    r"\b(?:no,?\s+wait|wait|sorry|i mean|i meant|actually|correction|scratch that|"
-    r"let me correct(?: that)?|make that)\b",
-    re.IGNORECASE,
-)
 _SPELLING_NOTE = re.compile(
     r"(?P<word>[^\W\d_]+)\s+with\s+(?:an?|two|double)\s+[^\W\d_]\b(?:\s*,?\s*not\s+(?:an?\s+)?[^\W\d_]\b)?",
     re.IGNORECASE,
@@ -182,7 +177,7 @@ def details_in(line: str) -> IdentityDetails:
     """The details said in one line of the caller's speech; after "no wait, I mean" or
     "sorry" inside the line, what follows replaces what came before."""
     details = IdentityDetails()
-    for part in _CORRECTION.split(line):
+    for part in CORRECTION.split(line):
         details = details.updated_by(_details_in_part(part))
     return details
 
