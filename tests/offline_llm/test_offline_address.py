@@ -449,3 +449,36 @@ async def test_a_correction_inside_the_address_line_that_is_not_understood_is_no
 ):
     reply = await answer(ADDRESS, user("1 Market Street, San Francisco, CA 94110 no wait Oakland"))
     assert said(reply) == ADDRESS_QUESTION
+
+
+@pytest.mark.parametrize(
+    ("line", "street"),
+    [
+        ("five hundred Howard Street, San Francisco, CA 94105", "500 Howard Street"),
+        ("twelve hundred Howard Street, San Francisco, CA 94105", "1200 Howard Street"),
+        ("five hundred and twenty Howard Street, San Francisco, CA 94105", "520 Howard Street"),
+        ("two thousand five Howard Street, San Francisco, CA 94105", "2005 Howard Street"),
+        ("twenty-five hundred Howard Street, San Francisco, CA 94105", "2500 Howard Street"),
+        ("it's one thousand Howard Street, San Francisco, CA 94105", "1000 Howard Street"),
+        ("five hundred howard street san francisco california 94105", "500 Howard Street"),
+    ],
+)
+async def test_a_house_number_said_in_hundreds_or_thousands_is_written_in_digits(
+    line: str, street: str
+) -> None:
+    name, arguments = called(await answer(ADDRESS, user(line)))
+    assert (name, arguments["street"], arguments["postal_code"]) == (
+        "record_address",
+        street,
+        "94105",
+    )
+
+
+async def test_a_house_number_with_more_number_words_after_hundred_is_left_as_said() -> None:
+    # "five hundred one oh one" could be 501 01 or 500 101: not guessed.
+    line = "five hundred one oh one Howard Street, San Francisco, CA 94105"
+    name, arguments = called(await answer(ADDRESS, user(line)))
+    assert (name, arguments["street"]) == (
+        "record_address",
+        "five hundred one oh one Howard Street",
+    )

@@ -14,6 +14,7 @@ from customer_service.offline_llm.fields import (
     find_alphanumeric_postcodes,
     find_number_runs,
 )
+from customer_service.offline_llm.house_numbers import house_number_in_digits
 from customer_service.offline_llm.speech import CORRECTION
 
 __all__ = [
@@ -213,7 +214,7 @@ def parse_address(line: str) -> SpokenAddress | None:
 
 
 def _address_said(line: str) -> SpokenAddress | None:
-    text = _LEAD_IN.sub("", line.strip(), count=1).rstrip(" .!")
+    text = house_number_in_digits(_LEAD_IN.sub("", line.strip(), count=1).rstrip(" .!"))
     if "," not in text and (paused := _with_pauses(text)) is not None:
         text = paused
     segments = [segment.strip() for segment in text.split(",") if segment.strip()]
