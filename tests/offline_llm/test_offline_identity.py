@@ -167,6 +167,22 @@ async def test_identity_details_said_as_speech(
     assert called(await answer(IDENTITY, user(line))) == expected
 
 
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("Jordan, j o r d a n, Lee, 94107, 415 555 0134", "Jordan Lee"),
+        ("Jordan j o r d a n Lee 94107 415 555 0134", "Jordan Lee"),
+        ("Jordon, that's J-O-R-D-A-N, Lee, 94107, 415 555 0134", "Jordan Lee"),
+        ("Jordan Lee, l e e, 94107, 415 555 0134", "Jordan Lee"),
+        ("my name is Jordan, spelled j o r d a n, Lee, 94107, 415 555 0134", "Jordan Lee"),
+    ],
+)
+async def test_a_spelling_said_between_the_words_of_a_name_is_that_word(
+    line: str, name: str
+) -> None:
+    assert called(await answer(IDENTITY, user(line))) == check(name, "94107", "415 555 0134")
+
+
 async def test_identity_details_piece_by_piece_across_turns() -> None:
     response = await answer(
         IDENTITY,

@@ -7,6 +7,7 @@ text), because the tools normalise what they are given; digit counts come from
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import re
 from collections.abc import Iterable
@@ -224,13 +225,34 @@ _SPELLED = re.compile(
 _SPELLED_RUNS = re.compile(r"\x00[^\x00]+\x00(?:[ \t,]+\x00[^\x00]+\x00)*")
 
 
+# A word followed by its spelling: "Jordan, j o r d a n, Lee", "Jordon, that's J-O-R-D-A-N".
+_WORD_THEN_SPELLING = re.compile(
+    r"(?<![\w\x00'\u2019])(?P<word>[^\W\d_]+)[ \t]*,?[ \t]*"
+    r"(?:(?:that(?:'|\u2019)?s|that is|spelled|spelt)[ \t]+)?\x00(?P<spelled>[^\x00]+)\x00"
+    r"(?P<pause>[ \t]*,[ \t]*(?=[^\W\d_]))?",
+    re.IGNORECASE,
+)
+
+
+def _spelling_of_word_before(match: re.Match[str]) -> str:
+    """The spelled word alone when it spells the word said just before it: a spelling
+    says how that word is written, it is not another word of the name."""
+    word, spelled = match.group("word").casefold(), match.group("spelled").casefold()
+    same_start = word[:1] == spelled[:1]
+    if not same_start or difflib.SequenceMatcher(None, word, spelled).ratio() < 0.6:
+        return match.group()
+    return f"\x00{match.group('spelled')}\x00" + (" " if match.group("pause") else "")
+
+
 def join_spelled_letters(text: str) -> str:
     """`text` with each word spelled out letter by letter ("j o r d a n", "L-E-E")
     written whole; spelled words with only pauses between them become one name
-    ("j o r d a n, l e e" -> "Jordan Lee")."""
+    ("j o r d a n, l e e" -> "Jordan Lee"), and a spelling said right after its word
+    replaces it ("Jordan, j o r d a n, Lee" -> "Jordan Lee")."""
     marked = _SPELLED.sub(
         lambda match: "\x00" + re.sub(r"[^\w]", "", match.group()).capitalize() + "\x00", text
     )
+    marked = _WORD_THEN_SPELLING.sub(_spelling_of_word_before, marked)
     return _SPELLED_RUNS.sub(
         lambda match: " ".join(re.findall(r"\x00([^\x00]+)\x00", match.group())), marked
     )
