@@ -30,6 +30,7 @@ __all__ = [
     "mask",
     "spelled_words",
     "split_number_run",
+    "word_before_spoken_email",
 ]
 
 _MASK = "|"  # neither a word character nor a space: masked text breaks every run
@@ -209,6 +210,22 @@ def find_emails(text: str) -> list[Span]:
     written = [_span(text, m.start(), m.end()) for m in _WRITTEN_EMAIL.finditer(text)]
     spoken = [_span(text, m.start(), m.end()) for m in _SPOKEN_EMAIL.finditer(mask(text, written))]
     return sorted(written + spoken, key=lambda span: span.start)
+
+
+_WORD_BEFORE = re.compile(r"(?<![\w'\u2019])([^\W\d_]+)[ \t]+$")
+
+
+def word_before_spoken_email(text: str, email: Span) -> Span | None:
+    """The word said right before a spoken email with only a space between, unless it is
+    an ordinary word ("my email is ..."): in "jordan lee at example dot com" the name
+    part may be two words, and whether a dot, nothing or an underscore joins them
+    cannot be heard."""
+    if "@" in email.text:
+        return None
+    before = _WORD_BEFORE.search(text[: email.start])
+    if before is None or before.group(1).casefold() in STOPWORDS:
+        return None
+    return _span(text, before.start(1), before.end(1))
 
 
 def find_alphanumeric_postcodes(text: str) -> list[Span]:
