@@ -426,6 +426,7 @@ async def test_an_earlier_address_is_not_recorded_again_after_a_read_back() -> N
         "1 Market Street, Suite 5, San Francisco, CA 94110 no wait 94105",
         "1 Market Street, Suite 5, San Francisco, CA 94110, sorry, I mean 94105",
         "1 Market Street, Suite 5, San Francisco, CA 94110. Actually, it's 94105",
+        "1 Market Street Suite 5 San Francisco CA 94110 no wait 94105",
         "1 Market Street, Suite 5, Oakland, CA 94110, no wait, I mean "
         "1 Market Street, Suite 5, San Francisco, CA 94105",
     ],
@@ -481,4 +482,18 @@ async def test_a_house_number_with_more_number_words_after_hundred_is_left_as_sa
     assert (name, arguments["street"]) == (
         "record_address",
         "five hundred one oh one Howard Street",
+    )
+
+
+async def test_a_named_part_corrected_inside_the_address_line_is_recorded() -> None:
+    line = "1 Market Street, San Francisco, CA 94105, sorry, the city is Oakland"
+    assert called(await answer(ADDRESS, user(line))) == (
+        "record_address",
+        {
+            "street": "1 Market Street",
+            "city": "Oakland",
+            "region": "CA",
+            "postal_code": "94105",
+            "country": "US",
+        },
     )
