@@ -21,6 +21,7 @@ TABLE = Path(__file__).parents[1] / "docs" / "caller-phrasings.md"
 PRIYA = "Priya Natarajan, 10001, priya.n@example.com"
 DETAILS = {"<Jordan>": JORDAN, "<Priya>": PRIYA}
 SMS_QUESTION = CONSENT_WORDING[ConsentTopic.ORDER_UPDATES_SMS].question
+ADDRESS_CHANGED = re.compile(r"address changed (\d{6}) to (.+)")
 
 
 @dataclass(frozen=True)
@@ -73,11 +74,20 @@ async def sms_consent(database_url: str) -> bool | None:
     return None if record is None else record.granted
 
 
+async def shipping_address(database_url: str, order_id: str) -> str | None:
+    async with await Store.open(database_url) as store:
+        order = await store.get_order(order_id)
+    return None if order is None else order.shipping_address.one_line()
+
+
 async def check(expected: str, transcript: Transcript, database_url: str) -> None:
     said = transcript.agent
     text = transcript.text()
     kind, _, order = expected.rpartition(" ")
-    if kind == "status":
+    if (changed := ADDRESS_CHANGED.fullmatch(expected)) is not None:
+        order_id, address = changed.groups()
+        assert await shipping_address(database_url, order_id) == address, text
+    elif kind == "status":
         assert any(line.startswith(f"Order {spaced_digits(order)}, placed on") for line in said), (
             text
         )
@@ -121,4 +131,8 @@ def test_outcomes_are_all_known() -> None:
         r"(status|address question|cancel read-back) \d{6}|order question|recent orders|verified|"
         r"texts (on|off), (not asked|asked once)|person|call ends"
     )
-    assert [row.expected for row in ROWS if not known.fullmatch(row.expected)] == []
+    assert [
+        row.expected
+        for row in ROWS
+        if not known.fullmatch(row.expected) and not ADDRESS_CHANGED.fullmatch(row.expected)
+    ] == []

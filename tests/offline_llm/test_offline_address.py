@@ -418,3 +418,82 @@ async def test_an_address_said_before_the_identity_questions_is_recorded() -> No
 async def test_an_earlier_address_is_not_recorded_again_after_a_read_back() -> None:
     items = [user(f"Please change the address to {RECORDED_LINE}"), *read_back()[1:]]
     assert said(await answer(ADDRESS, *items, user("hmm"))) == ADDRESS_QUESTION
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "1 Market Street, Suite 5, San Francisco, CA 94110 no wait 94105",
+        "1 Market Street, Suite 5, San Francisco, CA 94110, sorry, I mean 94105",
+        "1 Market Street, Suite 5, San Francisco, CA 94110. Actually, it's 94105",
+        "1 Market Street Suite 5 San Francisco CA 94110 no wait 94105",
+        "1 Market Street, Suite 5, Oakland, CA 94110, no wait, I mean "
+        "1 Market Street, Suite 5, San Francisco, CA 94105",
+    ],
+)
+async def test_a_correction_inside_the_address_line_is_recorded(line: str) -> None:
+    assert called(await answer(ADDRESS, user(line))) == (
+        "record_address",
+        {
+            "street": "1 Market Street",
+            "unit": "Suite 5",
+            "city": "San Francisco",
+            "region": "CA",
+            "postal_code": "94105",
+            "country": "US",
+        },
+    )
+
+
+async def test_a_correction_inside_the_address_line_that_is_not_understood_is_not_recorded() -> (
+    None
+):
+    reply = await answer(ADDRESS, user("1 Market Street, San Francisco, CA 94110 no wait Oakland"))
+    assert said(reply) == ADDRESS_QUESTION
+
+
+@pytest.mark.parametrize(
+    ("line", "street"),
+    [
+        ("five hundred Howard Street, San Francisco, CA 94105", "500 Howard Street"),
+        ("twelve hundred Howard Street, San Francisco, CA 94105", "1200 Howard Street"),
+        ("five hundred and twenty Howard Street, San Francisco, CA 94105", "520 Howard Street"),
+        ("two thousand five Howard Street, San Francisco, CA 94105", "2005 Howard Street"),
+        ("twenty-five hundred Howard Street, San Francisco, CA 94105", "2500 Howard Street"),
+        ("it's one thousand Howard Street, San Francisco, CA 94105", "1000 Howard Street"),
+        ("five hundred howard street san francisco california 94105", "500 Howard Street"),
+    ],
+)
+async def test_a_house_number_said_in_hundreds_or_thousands_is_written_in_digits(
+    line: str, street: str
+) -> None:
+    name, arguments = called(await answer(ADDRESS, user(line)))
+    assert (name, arguments["street"], arguments["postal_code"]) == (
+        "record_address",
+        street,
+        "94105",
+    )
+
+
+async def test_a_house_number_with_more_number_words_after_hundred_is_left_as_said() -> None:
+    # "five hundred one oh one" could be 501 01 or 500 101: not guessed.
+    line = "five hundred one oh one Howard Street, San Francisco, CA 94105"
+    name, arguments = called(await answer(ADDRESS, user(line)))
+    assert (name, arguments["street"]) == (
+        "record_address",
+        "five hundred one oh one Howard Street",
+    )
+
+
+async def test_a_named_part_corrected_inside_the_address_line_is_recorded() -> None:
+    line = "1 Market Street, San Francisco, CA 94105, sorry, the city is Oakland"
+    assert called(await answer(ADDRESS, user(line))) == (
+        "record_address",
+        {
+            "street": "1 Market Street",
+            "city": "Oakland",
+            "region": "CA",
+            "postal_code": "94105",
+            "country": "US",
+        },
+    )

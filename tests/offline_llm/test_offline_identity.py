@@ -167,6 +167,53 @@ async def test_identity_details_said_as_speech(
     assert called(await answer(IDENTITY, user(line))) == expected
 
 
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("Jordan, j o r d a n, Lee, 94107, 415 555 0134", "Jordan Lee"),
+        ("Jordan j o r d a n Lee 94107 415 555 0134", "Jordan Lee"),
+        ("Jordon, that's J-O-R-D-A-N, Lee, 94107, 415 555 0134", "Jordan Lee"),
+        ("Jordan Lee, l e e, 94107, 415 555 0134", "Jordan Lee"),
+        ("my name is Jordan, spelled j o r d a n, Lee, 94107, 415 555 0134", "Jordan Lee"),
+    ],
+)
+async def test_a_spelling_said_between_the_words_of_a_name_is_that_word(
+    line: str, name: str
+) -> None:
+    assert called(await answer(IDENTITY, user(line))) == check(name, "94107", "415 555 0134")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Jordan Lee, 94107, jordan lee at example dot com",
+        "Jordan Lee 94107 my email is jordan lee at example dot com",
+    ],
+)
+async def test_an_email_with_a_space_in_its_name_part_is_asked_to_be_spelled(line: str) -> None:
+    assert said(await answer(IDENTITY, user(line))) == "Thanks. Could you spell the email address?"
+
+
+async def test_an_unclear_email_spelled_next_is_checked() -> None:
+    response = await answer(
+        IDENTITY,
+        user("Jordan Lee, 94107, jordan lee at example dot com"),
+        agent("Thanks. Could you spell the email address?"),
+        user("j o r d a n dot l e e at example dot com"),
+    )
+    assert called(response) == check(
+        "Jordan Lee", "94107", "j o r d a n dot l e e at example dot com"
+    )
+
+
+async def test_an_unclear_email_asks_for_its_spelling_with_what_else_is_missing() -> None:
+    response = await answer(IDENTITY, user("it's jordan lee at example dot com"))
+    assert said(response) == (
+        "Thanks. I still need your full name and the postal code on the account. "
+        "Could you also spell the email address?"
+    )
+
+
 async def test_identity_details_piece_by_piece_across_turns() -> None:
     response = await answer(
         IDENTITY,

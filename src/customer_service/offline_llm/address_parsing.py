@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import string
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from customer_service.addresses import AddressField
 from customer_service.addresses.country_rules import country_code, country_rules
@@ -14,6 +14,8 @@ from customer_service.offline_llm.fields import (
     find_alphanumeric_postcodes,
     find_number_runs,
 )
+from customer_service.offline_llm.house_numbers import house_number_in_digits
+from customer_service.offline_llm.speech import CORRECTION
 
 __all__ = [
     "SpokenAddress",
@@ -190,8 +192,29 @@ def _with_pauses(text: str) -> str | None:
 def parse_address(line: str) -> SpokenAddress | None:
     """The address in `line`, or None unless it has at least a street, a city and a
     postcode, separated by commas (a street without a number needs a third part) or
-    said without a pause after a street named as one ("1 Market Street ...")."""
-    text = _LEAD_IN.sub("", line.strip(), count=1).rstrip(" .!")
+    said without a pause after a street named as one ("1 Market Street ...").
+
+    After "no wait" or "sorry, I mean" inside the line, a whole address replaces the one
+    before, one part ("94105", "the city is Oakland") corrects it; anything else makes
+    the address unclear (None)."""
+    address: SpokenAddress | None = None
+    for part in CORRECTION.split(line):
+        part = part.strip(" ,.!")
+        if not part:
+            continue
+        if (whole := _address_said(part)) is not None:
+            address = whole
+        elif address is not None:
+            corrected = parse_correction(part, None, after_read_back=True)
+            if corrected is None:
+                return None
+            field, value = corrected
+            address = replace(address, **{field: value})
+    return address
+
+
+def _address_said(line: str) -> SpokenAddress | None:
+    text = house_number_in_digits(_LEAD_IN.sub("", line.strip(), count=1).rstrip(" .!"))
     if "," not in text and (paused := _with_pauses(text)) is not None:
         text = paused
     segments = [segment.strip() for segment in text.split(",") if segment.strip()]

@@ -7,6 +7,7 @@ text), because the tools normalise what they are given; digit counts come from
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import re
 from collections.abc import Iterable
@@ -29,6 +30,7 @@ __all__ = [
     "mask",
     "spelled_words",
     "split_number_run",
+    "word_before_spoken_email",
 ]
 
 _MASK = "|"  # neither a word character nor a space: masked text breaks every run
@@ -210,6 +212,22 @@ def find_emails(text: str) -> list[Span]:
     return sorted(written + spoken, key=lambda span: span.start)
 
 
+_WORD_BEFORE = re.compile(r"(?<![\w'\u2019])([^\W\d_]+)[ \t]+$")
+
+
+def word_before_spoken_email(text: str, email: Span) -> Span | None:
+    """The word said right before a spoken email with only a space between, unless it is
+    an ordinary word ("my email is ..."): in "jordan lee at example dot com" the name
+    part may be two words, and whether a dot, nothing or an underscore joins them
+    cannot be heard."""
+    if "@" in email.text:
+        return None
+    before = _WORD_BEFORE.search(text[: email.start])
+    if before is None or before.group(1).casefold() in STOPWORDS:
+        return None
+    return _span(text, before.start(1), before.end(1))
+
+
 def find_alphanumeric_postcodes(text: str) -> list[Span]:
     """UK and Canadian style postcodes ("SW1A 1AA", "K1A 0B1")."""
     return [_span(text, m.start(), m.end()) for m in _ALPHANUMERIC_POSTCODE.finditer(text)]
@@ -224,13 +242,34 @@ _SPELLED = re.compile(
 _SPELLED_RUNS = re.compile(r"\x00[^\x00]+\x00(?:[ \t,]+\x00[^\x00]+\x00)*")
 
 
+# A word followed by its spelling: "Jordan, j o r d a n, Lee", "Jordon, that's J-O-R-D-A-N".
+_WORD_THEN_SPELLING = re.compile(
+    r"(?<![\w\x00'\u2019])(?P<word>[^\W\d_]+)[ \t]*,?[ \t]*"
+    r"(?:(?:that(?:'|\u2019)?s|that is|spelled|spelt)[ \t]+)?\x00(?P<spelled>[^\x00]+)\x00"
+    r"(?P<pause>[ \t]*,[ \t]*(?=[^\W\d_]))?",
+    re.IGNORECASE,
+)
+
+
+def _spelling_of_word_before(match: re.Match[str]) -> str:
+    """The spelled word alone when it spells the word said just before it: a spelling
+    says how that word is written, it is not another word of the name."""
+    word, spelled = match.group("word").casefold(), match.group("spelled").casefold()
+    same_start = word[:1] == spelled[:1]
+    if not same_start or difflib.SequenceMatcher(None, word, spelled).ratio() < 0.6:
+        return match.group()
+    return f"\x00{match.group('spelled')}\x00" + (" " if match.group("pause") else "")
+
+
 def join_spelled_letters(text: str) -> str:
     """`text` with each word spelled out letter by letter ("j o r d a n", "L-E-E")
     written whole; spelled words with only pauses between them become one name
-    ("j o r d a n, l e e" -> "Jordan Lee")."""
+    ("j o r d a n, l e e" -> "Jordan Lee"), and a spelling said right after its word
+    replaces it ("Jordan, j o r d a n, Lee" -> "Jordan Lee")."""
     marked = _SPELLED.sub(
         lambda match: "\x00" + re.sub(r"[^\w]", "", match.group()).capitalize() + "\x00", text
     )
+    marked = _WORD_THEN_SPELLING.sub(_spelling_of_word_before, marked)
     return _SPELLED_RUNS.sub(
         lambda match: " ".join(re.findall(r"\x00([^\x00]+)\x00", match.group())), marked
     )

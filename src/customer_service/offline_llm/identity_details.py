@@ -19,7 +19,9 @@ from customer_service.offline_llm.fields import (
     mask,
     spelled_words,
     split_number_run,
+    word_before_spoken_email,
 )
+from customer_service.offline_llm.speech import CORRECTION
 
 __all__ = [
     "IDENTITY_QUESTION",
@@ -29,6 +31,7 @@ __all__ = [
     "missing_details_prompt",
 ]
 
+SPELL_EMAIL = "Could you spell the email address?"
 IDENTITY_QUESTION = (
     "To verify your identity, please tell me your full name, the postal code, "
     "and the phone number or email on the account."
@@ -45,6 +48,9 @@ class IdentityDetails:
     name_word: str | None = None
     """One word of the name said again on its own ("it's Jordan with an a"): it
     replaces the word of the name given earlier that it corrects."""
+    email_unclear: bool = False
+    """An email said with a space in its name part ("jordan lee at example dot com"),
+    not taken: it is asked for spelled."""
 
     def updated_by(self, newer: IdentityDetails) -> IdentityDetails:
         """These details with whatever `newer` says instead (a correction wins)."""
@@ -58,6 +64,7 @@ class IdentityDetails:
             name_word=name_word,
             postal_code=newer.postal_code or self.postal_code,
             phone_or_email=newer.phone_or_email or self.phone_or_email,
+            email_unclear=newer.email_unclear or (self.email_unclear and not newer.phone_or_email),
         )
 
     @property
@@ -66,7 +73,13 @@ class IdentityDetails:
 
     @property
     def empty(self) -> bool:
-        return not (self.full_name or self.postal_code or self.phone_or_email or self.name_word)
+        return not (
+            self.full_name
+            or self.postal_code
+            or self.phone_or_email
+            or self.name_word
+            or self.email_unclear
+        )
 
 
 def _with_word_corrected(full_name: str, word: str) -> str:
@@ -86,12 +99,6 @@ def _first(spans: Iterable[Span]) -> Span | None:
     return min(spans, key=lambda span: span.start, default=None)
 
 
-# Said before the right value, inside one line: what follows replaces what came before.
-_CORRECTION = re.compile(
-    r"\b(?:no,?\s+wait|wait|sorry|i mean|i meant|actually|correction|scratch that|"
-    r"let me correct(?: that)?|make that)\b",
-    re.IGNORECASE,
-)
 _SPELLING_NOTE = re.compile(
     r"(?P<word>[^\W\d_]+)\s+with\s+(?:an?|two|double)\s+[^\W\d_]\b(?:\s*,?\s*not\s+(?:an?\s+)?[^\W\d_]\b)?",
     re.IGNORECASE,
@@ -146,8 +153,14 @@ def _zips_and_phones(text: str, runs: list[NumberRun]) -> tuple[list[Span], list
 
 
 def _details_in_part(part: str) -> IdentityDetails:
-    emails = find_emails(part)
-    without_emails = mask(part, emails)
+    emails: list[Span] = []
+    unclear: list[Span] = []
+    for email in find_emails(part):
+        if (word := word_before_spoken_email(part, email)) is None:
+            emails.append(email)
+        else:
+            unclear.append(Span(word.start, email.end, part[word.start : email.end]))
+    without_emails = mask(part, [*emails, *unclear])
     postcodes = find_alphanumeric_postcodes(without_emails)
     without_codes = mask(without_emails, postcodes)
     runs = find_number_runs(without_codes)
@@ -175,6 +188,7 @@ def _details_in_part(part: str) -> IdentityDetails:
         postal_code=postal.text if postal else None,
         phone_or_email=contact.text if contact else None,
         name_word=name_word,
+        email_unclear=bool(unclear) and contact is None,
     )
 
 
@@ -182,7 +196,7 @@ def details_in(line: str) -> IdentityDetails:
     """The details said in one line of the caller's speech; after "no wait, I mean" or
     "sorry" inside the line, what follows replaces what came before."""
     details = IdentityDetails()
-    for part in _CORRECTION.split(line):
+    for part in CORRECTION.split(line):
         details = details.updated_by(_details_in_part(part))
     return details
 
@@ -223,13 +237,18 @@ def missing_details_prompt(details: IdentityDetails) -> str:
     """Asks for exactly what is still missing."""
     if details.empty:
         return IDENTITY_QUESTION
+    spell_email = details.email_unclear and not details.phone_or_email
     missing = []
     if not details.full_name:
         missing.append("your full name")
     if not details.postal_code:
         missing.append("the postal code")
-    if not details.phone_or_email:
+    if not details.phone_or_email and not spell_email:
         missing.append("the phone number or email")
+    if not missing:
+        return f"Thanks. {SPELL_EMAIL}"
     wanted = " and ".join(missing)
     on_account = "" if details.postal_code and details.phone_or_email else " on the account"
+    if spell_email:
+        return f"Thanks. I still need {wanted}{on_account}. Could you also spell the email address?"
     return f"Thanks. I still need {wanted}{on_account}."

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import re
+
 from customer_service.call.answers import Phrases
 
-__all__ = ["PERSON", "REFUSALS"]
+__all__ = ["CORRECTION", "PERSON", "REFUSALS"]
+
+CORRECTION = re.compile(
+    r"\b(?:no,?\s+wait|wait|sorry|i mean|i meant|actually|correction|scratch that|"
+    r"let me correct(?: that)?|make that)\b",
+    re.IGNORECASE,
+)
+"""Said before the right value inside one line: what follows replaces what came before
+("94110, no wait, 94105")."""
 
 PERSON = Phrases(
     [
