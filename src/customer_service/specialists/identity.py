@@ -50,9 +50,8 @@ OPENING_QUESTION_ON_A_PHONE = (
     "Before I can help with that, I need to verify your identity. Please tell me your "
     "full name and the postal code on your account."
 )
-"""The opening on a phone line that presented the caller's number, followed by
-`CALLING_NUMBER_QUESTION` on its own: the number may stand in for the phone factor, once
-the caller confirms it."""
+"""The opening on a phone line that presented a number, then `CALLING_NUMBER_QUESTION` on
+its own: the number may stand in for the phone factor once the caller confirms it."""
 
 IDENTITY_INSTRUCTIONS = PERSONA + dedent(
     """
@@ -60,10 +59,11 @@ IDENTITY_INSTRUCTIONS = PERSONA + dedent(
     full name, the postal code on the account, and the phone number or email address on
     the account. Use any the caller has already said in this conversation and ask only
     for what is still missing. When you have all three, call check_identity with them
-    exactly as the caller said them, without asking for them again. If the check fails, say
-    what the tool says and ask for the details again. If the caller cannot or will not
-    give them, call give_up. Never guess a value, never say which detail was wrong, and
-    never talk about orders here.
+    exactly as the caller said them, without asking for them again; a correction ("no
+    wait, I mean 94107") replaces only the detail it corrects. If the check fails, say what
+    the tool says; when the caller corrects one detail, check again with it and the others
+    they gave. If the caller cannot or will not give them, call give_up. Never guess a
+    value, never say which detail was wrong, and never talk about orders here.
     """
 )
 
