@@ -311,51 +311,36 @@ async def test_a_pick_without_a_list_never_names_an_order_unheard(
     assert state.order_lookup_failures == 0
 
 
+MISSED_NUMBERS = [
+    (Call("lookup", {"order_id": number}), number) for number in ("999991", "999992", "999993")
+]
+MISSES_OF_EVERY_KIND = [
+    (Call("lookup", {"order_id": "999991"}), "999991"),
+    # Picks that fit none of the caller's orders share the same cap.
+    (Call("choose_order", {"choice": "the yoga mat"}), "the yoga mat"),
+    (Call("choose_order", {"choice": "the delivered one"}), "the delivered one"),
+]
+
+
+@pytest.mark.parametrize(
+    "misses", [MISSED_NUMBERS, MISSES_OF_EVERY_KIND], ids=["numbers", "numbers and picks"]
+)
 async def test_three_misses_end_the_lookup_with_an_offer_of_a_colleague(
-    settings: Settings,
+    settings: Settings, misses: list[tuple[Call, str]]
 ) -> None:
     model = ScriptedLLM(
         [
             Call("lookup_order"),
             check_identity(JORDAN),
-            Call("lookup", {"order_id": "999991"}),
-            relay,
-            Call("lookup", {"order_id": "999992"}),
-            relay,
-            Call("lookup", {"order_id": "999993"}),
-            relay,
+            *(step for call, _ in misses for step in (call, relay)),
         ]
     )
     async with call_session(model, settings=settings) as session:
         await session.run(user_input="check an order")
         await session.run(user_input=JORDAN_SAYS)
-        await session.run(user_input="999991")
-        await session.run(user_input="999992")
-        last = await session.run(user_input="999993")
-        last.expect.contains_function_call_output(output=TOO_MANY_MISSES, is_error=True)
-        assert agent_lines(session)[-1] == TOO_MANY_MISSES
-    assert not model.overran
-
-
-async def test_picks_that_fit_nothing_share_the_cap_on_misses(settings: Settings) -> None:
-    model = ScriptedLLM(
-        [
-            Call("lookup_order"),
-            check_identity(JORDAN),
-            Call("lookup", {"order_id": "999991"}),
-            relay,
-            Call("choose_order", {"choice": "the yoga mat"}),
-            relay,
-            Call("choose_order", {"choice": "the delivered one"}),
-            relay,
-        ]
-    )
-    async with call_session(model, settings=settings) as session:
-        await session.run(user_input="check an order")
-        await session.run(user_input=JORDAN_SAYS)
-        await session.run(user_input="999991")
-        await session.run(user_input="the yoga mat")
-        last = await session.run(user_input="the delivered one")
+        for _, said in misses[:-1]:
+            await session.run(user_input=said)
+        last = await session.run(user_input=misses[-1][1])
         last.expect.contains_function_call_output(output=TOO_MANY_MISSES, is_error=True)
         assert agent_lines(session)[-1] == TOO_MANY_MISSES
         assert (await audit_kinds(session)).count("order_not_found") == 3
