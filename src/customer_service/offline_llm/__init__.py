@@ -9,9 +9,9 @@ its rules look for, and a real deployment configures a real LLM.
 
 How it answers, on each request:
 
-1. It recognises the active agent by the tools offered (`profiles.PROFILES`: the
-   supervisor, or the identity, order lookup, address update, cancellation or consent
-   specialist).
+1. It recognises the active agent by the tools offered (`profiles.profiles()`: the
+   supervisor, or one of the specialists, each a module of `offline_llm/specialists/`
+   holding its rules and how the supervisor routes to it and offers it).
 2. When the last item is a tool output, it speaks it (tool outputs are sentences
    written for the caller); the supervisor adds "Is there anything else I can help you
    with?" after a successful one, except after `end_call` or `transfer_to_human`.
@@ -24,13 +24,15 @@ How it answers, on each request:
    specialist, shown as still running) are someone else's work and are left out.
 4. Otherwise it reads the caller's words with plain rules (keywords, numbers, emails,
    names, addresses, yes or no) and either calls one offered tool or speaks one line:
-   - `supervisor`: a person, goodbye, text updates or recording (`request_consent`
-     with topic "order_updates_sms" or "call_recording"), a cancellation
-     (`cancel_order`), an address change or an order (with the order number when one
-     was said; "will it arrive?" asks about the order the call is about),
-     verification; "okay, thanks" to something the agent said (not asked) is
-     welcomed; a yes or no answers the agent's last line ("I can transfer you to a
-     colleague ..." -> `transfer_to_human`; "anything else?" -> `end_call` on a no).
+   - `supervisor`: a person, goodbye, then each offered specialist's route in rank
+     order: text updates or recording (`request_consent` with topic
+     "order_updates_sms" or "call_recording"), a cancellation (`cancel_order`), an
+     address change or an order (with the order number when one was said; "will it
+     arrive?" asks about the order the call is about), verification; anything else
+     gets the menu, built from the offered specialists' phrases; "okay, thanks" to
+     something the agent said (not asked) is welcomed; a yes or no answers the
+     agent's last line ("I can transfer you to a colleague ..." ->
+     `transfer_to_human`; "anything else?" -> `end_call` on a no).
    - `specialists`: each one hands a caller who asks for a person (or accepts a
      colleague a tool offered) to `transfer_to_human`; the address specialist reads a
      one-line address, its read-back answer, or a correction of the one part a

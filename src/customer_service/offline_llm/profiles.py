@@ -1,8 +1,8 @@
 """One profile per agent: how the offline model recognises it and answers for it.
 
-The active agent is recognised by the tools offered with the request. Adding a
-specialist is one `AgentProfile` entry in `PROFILES` (plus its `respond` function in
-`specialists`).
+The active agent is recognised by the tools offered with the request. The specialists'
+profiles come from their modules in `offline_llm/specialists/` (`registered`): adding a
+specialist is adding its module there.
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from livekit.agents import llm
 
 from customer_service.call.latency import ONE_MOMENT
 from customer_service.call.wording import unquoted
-from customer_service.offline_llm import routing, specialist_rules
+from customer_service.offline_llm import routing
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
-from customer_service.offline_llm.routing import ANYTHING_ELSE, GREETING
+from customer_service.offline_llm.routing import ANYTHING_ELSE, CORE_TOOLS, GREETING
+from customer_service.offline_llm.specialists import OfflineSpecialist, registered
 
-__all__ = ["GREETING", "PROFILES", "SUPERVISOR", "AgentProfile", "decide", "profile_for"]
+__all__ = ["GREETING", "SUPERVISOR", "AgentProfile", "decide", "profile_for", "profiles"]
 
 
 @dataclass(frozen=True)
@@ -45,13 +46,9 @@ class AgentProfile:
 STILL_WORKING = f"Yes, I'm still here. {ONE_MOMENT}"
 
 
-def _fixed(text: str) -> Callable[[Conversation], str]:
-    return lambda _conversation: text
-
-
 SUPERVISOR = AgentProfile(
     name="supervisor",
-    markers=frozenset({"verify_identity", "lookup_order", "transfer_to_human", "end_call"}),
+    markers=CORE_TOOLS,
     respond=routing.respond,
     prompt=routing.capabilities,
     opening=GREETING,
@@ -59,44 +56,24 @@ SUPERVISOR = AgentProfile(
     final_tools=frozenset({"end_call", "transfer_to_human"}),
 )
 
-PROFILES: tuple[AgentProfile, ...] = (
-    AgentProfile(
-        name="identity",
-        markers=frozenset({"check_identity"}),
-        respond=specialist_rules.identity,
-        prompt=specialist_rules.identity_prompt,
-    ),
-    AgentProfile(
-        name="order_lookup",
-        markers=frozenset({"lookup", "list_recent_orders"}),
-        respond=specialist_rules.order_lookup,
-        prompt=_fixed(specialist_rules.ORDER_QUESTION),
-    ),
-    AgentProfile(
-        name="address_update",
-        markers=frozenset({"record_address", "confirm_address"}),
-        respond=specialist_rules.address_update,
-        prompt=_fixed(specialist_rules.ADDRESS_QUESTION),
-    ),
-    AgentProfile(
-        name="cancellation",
-        markers=frozenset({"confirm_cancellation"}),
-        respond=specialist_rules.cancellation,
-        prompt=specialist_rules.first_question,
-    ),
-    AgentProfile(
-        name="consent",
-        markers=frozenset({"record_consent"}),
-        respond=specialist_rules.consent,
-        prompt=specialist_rules.first_question,
-    ),
-    SUPERVISOR,
-)
+
+def _profile(specialist: OfflineSpecialist) -> AgentProfile:
+    return AgentProfile(
+        name=specialist.name,
+        markers=specialist.markers,
+        respond=specialist.respond,
+        prompt=specialist.prompt,
+    )
+
+
+def profiles() -> tuple[AgentProfile, ...]:
+    """Every specialist's profile, then the supervisor's."""
+    return (*(_profile(specialist) for specialist in registered()), SUPERVISOR)
 
 
 def profile_for(tools: frozenset[str]) -> AgentProfile:
     """The first profile whose marker tools are offered; the supervisor otherwise."""
-    return next((profile for profile in PROFILES if profile.markers & tools), SUPERVISOR)
+    return next((profile for profile in profiles() if profile.markers & tools), SUPERVISOR)
 
 
 def _relay(

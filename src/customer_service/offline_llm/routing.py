@@ -1,4 +1,10 @@
-"""The supervisor's rules: route the caller's request to one of its tools, or answer."""
+"""The supervisor's rules: route the caller's request to one of its tools, or answer.
+
+What each specialist's request sounds like lives with that specialist, in
+`offline_llm/specialists/` (`route`, `asks_for`, `menu_phrase`); here is what the
+supervisor does whoever its specialists are: a person, goodbye, the menu, and a yes or
+no to its own last line.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,6 @@ from livekit.agents import llm
 from customer_service.call.answers import (
     Phrases,
     acknowledgement_only,
-    declines_outright,
     explicit_answer,
     normalise,
     polarity,
@@ -18,15 +23,15 @@ from customer_service.call.answers import (
 from customer_service.call.wording import ANYTHING_ELSE, GREETING, HOW_CAN_I_HELP, offers_human
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
 from customer_service.offline_llm.fields import find_order_number, find_order_number_read_out
+from customer_service.offline_llm.specialists import registered
 from customer_service.offline_llm.speech import PERSON
 from customer_service.order_choice import mentions_current_order
-from customer_service.specialists.consent import ConsentTopic
 
 __all__ = [
     "ACCEPTED_OFFER",
     "ANYTHING_ELSE",
     "ASKED_FOR_PERSON",
-    "CONSENT_TOPICS_QUESTION",
+    "CORE_TOOLS",
     "DECLINED_OFFER",
     "GREETING",
     "HOW_CAN_I_HELP",
@@ -34,19 +39,18 @@ __all__ = [
     "YOU_ARE_WELCOME",
     "capabilities",
     "checks_in",
-    "consent_topic",
+    "menu",
+    "names_an_order",
     "new_request",
     "offered_colleague",
+    "order_arguments",
+    "order_in_discussion",
     "respond",
 ]
 
 WHAT_ELSE = "What else can I help you with?"
 YOU_ARE_WELCOME = "You're welcome."
 DECLINED_OFFER = f"All right. {ANYTHING_ELSE}"
-CONSENT_TOPICS_QUESTION = (
-    "I can change two choices for you: whether you get text message updates about your "
-    "orders, and whether this call is recorded. Which one would you like to change?"
-)
 ASKED_FOR_PERSON = "caller asked for a person"
 ACCEPTED_OFFER = "caller accepted the offer of a colleague"
 
@@ -70,112 +74,6 @@ _GOODBYE = Phrases(
         "talk later",
     ]
 )
-_ADDRESS_CHANGE = Phrases(
-    [
-        "address",
-        "moved",
-        "move",
-        "ship it to",
-        "deliver to",
-        "deliver it to",
-        "change where",
-        "somewhere else",
-        "elsewhere",
-        "different place",
-    ],
-    plurals=True,
-)
-_CANCEL = Phrases(
-    [
-        "cancel",
-        "cancellation",
-        "call off",
-        # "I don't want order 100102 any more": the order itself, not how it comes.
-        "don't want order",
-        "don't want that order",
-        "don't want this order",
-        "don't want it any more",
-        "don't want it anymore",
-        "no longer want",
-    ],
-    plurals=True,
-)
-_EMAIL_ADDRESS = Phrases(["email address", "e-mail address"], plurals=True)
-_TEXT_UPDATES = Phrases(
-    [
-        "text",
-        "texts",
-        "texting",
-        "texted",
-        "text message",
-        "text messages",
-        "sms",
-        "notification",
-        "notifications",
-        "order updates",
-    ]
-)
-_RECORDING = Phrases(
-    [
-        "recording",
-        "recordings",
-        "recorded",
-        "record this",
-        "record the call",
-        "record this call",
-        "record my call",
-        "record our call",
-        "record me",
-        "record calls",
-        "record it",
-    ]
-)
-# Consent words that name no topic the agent can record ("unsubscribe me").
-_OTHER_CONSENT = Phrases(
-    [
-        "marketing",
-        "newsletter",
-        "promotions",
-        "promotional",
-        "special offers",
-        "opt in",
-        "opt-in",
-        "opt out",
-        "opt-out",
-        "opt me in",
-        "opt me out",
-        "subscribe",
-        "unsubscribe",
-        "consent",
-        "preferences",
-        "preference",
-    ]
-)
-_ORDER = Phrases(
-    [
-        "order",
-        "package",
-        "parcel",
-        "delivery",
-        "deliveries",
-        "shipment",
-        "shipping",
-        "track",
-        "tracking",
-        "where is",
-        "where's",
-        "where are",
-        "where my",
-        "where our",
-        "status",
-    ],
-    plurals=True,
-)
-# "Will it still arrive this week?": a question about the order the call is about.
-_ARRIVAL = Phrases(["arrive", "arrives", "arriving", "arrival", "get here", "on its way"])
-_VERIFY = Phrases(["verify", "verification", "identity", "account", "who am i"], plurals=True)
-
-
 # "Hello? Are you still there?" while a tool runs: no request, only a check on the line.
 _CHECK_IN = Phrases(
     [
@@ -198,42 +96,63 @@ def checks_in(line: str) -> bool:
     return _CHECK_IN.found_in(said) and re.search(r"\w", _CHECK_IN.removed_from(said)) is None
 
 
+CORE_TOOLS = frozenset({"verify_identity", "lookup_order", "transfer_to_human", "end_call"})
+"""The tools every supervisor offers: their specialists are always on the menu."""
+
+
 def new_request(line: str) -> str | None:
     """The supervisor tool a caller's line plainly asks for, if it asks for one: a
-    goodbye that answers no question, or a request naming its order or topic. What a
-    specialist hears as a change of topic when it is not its own work."""
-    said = normalise(line)
-    number = find_order_number(line)
-    names_order = number is not None or mentions_current_order(line) or "order" in said.split()
-    if _GOODBYE.found_in(said) and explicit_answer(line) is None:
+    goodbye that answers no question, or a request a specialist module recognises
+    (`asks_for`). What a specialist hears as a change of topic when it is not its own
+    work."""
+    if _GOODBYE.found_in(normalise(line)) and explicit_answer(line) is None:
         return "end_call"
-    if _CANCEL.found_in(said) and names_order:
-        return "cancel_order"
-    if _ADDRESS_CHANGE.found_in(_EMAIL_ADDRESS.removed_from(said)) and names_order:
-        return "update_address"
-    if consent_topic(said) is not None:
-        return "request_consent"
-    if number is not None and _ORDER.found_in(said):
-        return "lookup_order"
+    for specialist in registered():
+        if specialist.asks_for is not None and specialist.asks_for(line):
+            return specialist.supervisor_tool
     return None
+
+
+def names_an_order(line: str) -> bool:
+    """Whether a caller's line names an order: its number, "that order" or the word."""
+    return (
+        find_order_number(line) is not None
+        or mentions_current_order(line)
+        or "order" in normalise(line).split()
+    )
+
+
+def menu(tools: frozenset[str]) -> str:
+    """What the supervisor offers to do, given the tools it is offered: the menu phrase
+    of each specialist it can start, in `menu_rank` order."""
+    on_menu = sorted(
+        (
+            specialist
+            for specialist in registered()
+            if specialist.menu_phrase is not None
+            and (specialist.supervisor_tool in tools or specialist.supervisor_tool in CORE_TOOLS)
+        ),
+        key=lambda specialist: specialist.menu_rank,
+    )
+    offers = [f"{specialist.menu_phrase}, " for specialist in on_menu]
+    return f"I can {''.join(offers)}or put you through to a person. What would you like to do?"
 
 
 def capabilities(conversation: Conversation) -> str:
-    offers = ["check the status of an order"]
-    if conversation.offers("update_address"):
-        offers.append("change a delivery address")
-    if conversation.offers("cancel_order"):
-        offers.append("cancel an order")
-    return f"I can {', '.join(offers)}, or put you through to a person. What would you like to do?"
+    return menu(conversation.tools)
 
 
-def consent_topic(said: str) -> ConsentTopic | None:
-    """The consent topic a normalised line is about, if it names one."""
-    if _RECORDING.found_in(said):
-        return ConsentTopic.CALL_RECORDING
-    if _TEXT_UPDATES.found_in(said):
-        return ConsentTopic.ORDER_UPDATES_SMS
-    return None
+def order_arguments(conversation: Conversation) -> dict[str, object]:
+    """The order the caller's latest line is about, as a tool's arguments: the number
+    they said, or the order just discussed when they say "that order"; else none."""
+    line = conversation.last_caller_line or ""
+    order = find_order_number(line)
+    if order is not None:
+        return {"order_id": order.digits}
+    if mentions_current_order(line):
+        discussed = order_in_discussion(conversation)
+        return {"order_id": discussed} if discussed else {}
+    return {}
 
 
 def order_in_discussion(conversation: Conversation) -> str | None:
@@ -294,40 +213,19 @@ def _answer_to_agent(conversation: Conversation, answer: bool) -> Reply:
 
 
 def respond(conversation: Conversation) -> Reply:
-    """The supervisor's answer to the caller's latest line."""
+    """The supervisor's answer to the caller's latest line: a person, goodbye, the first
+    offered specialist whose route takes the line, or an answer to the agent's line."""
     line = conversation.last_caller_line or ""
     said = normalise(line)
-    order = find_order_number(line)
-    order_arguments = {"order_id": order.digits} if order is not None else {}
-    if order is None and mentions_current_order(line):
-        # "Change the address for that order": the one just discussed.
-        discussed = order_in_discussion(conversation)
-        order_arguments = {"order_id": discussed} if discussed else {}
     if PERSON.found_in(said):
         return CallTool("transfer_to_human", {"reason": ASKED_FOR_PERSON})
     if _GOODBYE.found_in(said):
         return CallTool("end_call")
-    if conversation.offers("request_consent"):
-        # Before the address and order rules: "stop texting me about my order".
-        topic = consent_topic(said)
-        if topic is not None:
-            said_no = {"caller_said_no": True} if declines_outright(line) else {}
-            return CallTool("request_consent", {"topic": topic.value, **said_no})
-        if _OTHER_CONSENT.found_in(said):
-            return Say(CONSENT_TOPICS_QUESTION)
-    if conversation.offers("cancel_order") and _CANCEL.found_in(said):
-        return CallTool("cancel_order", order_arguments)
-    if conversation.offers("update_address") and _ADDRESS_CHANGE.found_in(
-        _EMAIL_ADDRESS.removed_from(said)
-    ):
-        return CallTool("update_address", order_arguments)
-    if order is None and _ARRIVAL.found_in(said):
-        discussed = order_in_discussion(conversation)
-        return CallTool("lookup_order", {"order_id": discussed} if discussed else {})
-    if order is not None or _ORDER.found_in(said):
-        return CallTool("lookup_order", order_arguments)
-    if _VERIFY.found_in(said):
-        return CallTool("verify_identity")
+    for specialist in registered():
+        if conversation.offers(specialist.supervisor_tool):
+            reply = specialist.route(conversation)
+            if reply is not None:
+                return reply
     if acknowledgement_only(line) and not _asked_or_offered(conversation):
         # "Okay, thanks" to something the agent said, not asked: nothing to act on.
         return Say(YOU_ARE_WELCOME)

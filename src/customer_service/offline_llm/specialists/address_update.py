@@ -1,0 +1,115 @@
+"""The address update specialist: records a new delivery address and confirms its read-back."""
+
+from __future__ import annotations
+
+from customer_service.call.answers import Phrases, normalise, polarity
+from customer_service.offline_llm.address_parsing import (
+    address_in_request,
+    field_in_problem,
+    parse_address,
+    parse_correction,
+)
+from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
+from customer_service.offline_llm.routing import names_an_order, order_arguments
+from customer_service.offline_llm.specialist_replies import leave, transfer
+from customer_service.offline_llm.specialists import OfflineSpecialist
+from customer_service.offline_llm.speech import REFUSALS
+
+__all__ = ["ADDRESS_AGAIN", "ADDRESS_QUESTION", "SPECIALIST"]
+
+ADDRESS_QUESTION = (
+    "Please tell me the full new address: the street, city, state or region, and postal code."
+)
+ADDRESS_AGAIN = "Please tell me the full new address again."
+
+_ADDRESS_CHANGE = Phrases(
+    [
+        "address",
+        "moved",
+        "move",
+        "ship it to",
+        "deliver to",
+        "deliver it to",
+        "change where",
+        "somewhere else",
+        "elsewhere",
+        "different place",
+    ],
+    plurals=True,
+)
+_EMAIL_ADDRESS = Phrases(["email address", "e-mail address"], plurals=True)
+
+
+def _address_said_before(conversation: Conversation) -> dict[str, object] | None:
+    """Before anything is recorded: the newest address the caller already said, in the
+    history this specialist was given (up front, with the request)."""
+    if conversation.last_arguments("record_address") is not None:
+        return None
+    for line in reversed(conversation.caller_lines()):
+        if (address := address_in_request(line)) is not None:
+            return address.arguments()
+    return None
+
+
+def respond(conversation: Conversation) -> Reply:
+    line = conversation.last_caller_line or ""
+    address = address_in_request(line) or parse_address(line)
+    if address is not None:
+        # A whole address is never a request for a person, whatever its street is called.
+        return CallTool("record_address", address.arguments())
+    if (handed_over := transfer(conversation)) is not None:
+        return handed_over
+    if (left := leave(conversation, own="update_address")) is not None:
+        return left
+    if REFUSALS.found_in(normalise(line)):
+        return CallTool("give_up")
+    if (said_before := _address_said_before(conversation)) is not None:
+        return CallTool("record_address", said_before)
+    answered = conversation.output_answered()
+    if answered is None or conversation.tool_name(answered) != "record_address":
+        return Say(ADDRESS_QUESTION)
+    # The caller is answering a read-back ("I have ... Is that right?") or a problem the
+    # tool found with one part ("The ZIP code 9410 doesn't look right: ...").
+    asked_for = field_in_problem(answered.output) if answered.is_error else None
+    correction = parse_correction(line, asked_for, after_read_back=not answered.is_error)
+    recorded = conversation.last_arguments("record_address")
+    if correction is not None and recorded is not None:
+        field, value = correction
+        return CallTool("record_address", {**recorded, field: value})
+    if not answered.is_error:
+        answer = polarity(line)
+        if answer is True:
+            return CallTool("confirm_address")
+        if answer is False:
+            return Say(ADDRESS_AGAIN)
+    return Say(ADDRESS_QUESTION)
+
+
+def _asks_to_move(said: str) -> bool:
+    # "Update my email address" is no delivery address.
+    return _ADDRESS_CHANGE.found_in(_EMAIL_ADDRESS.removed_from(said))
+
+
+def route(conversation: Conversation) -> Reply | None:
+    if _asks_to_move(normalise(conversation.last_caller_line or "")):
+        return CallTool("update_address", order_arguments(conversation))
+    return None
+
+
+def asks_for(line: str) -> bool:
+    return _asks_to_move(normalise(line)) and names_an_order(line)
+
+
+SPECIALIST = OfflineSpecialist(
+    name="address_update",
+    # confirm_address is offered only once an address is recorded.
+    markers=frozenset({"record_address", "confirm_address"}),
+    respond=respond,
+    prompt=lambda _conversation: ADDRESS_QUESTION,
+    supervisor_tool="update_address",
+    route=route,
+    route_rank=30,
+    menu_phrase="change a delivery address",
+    menu_rank=20,
+    asks_for=asks_for,
+)

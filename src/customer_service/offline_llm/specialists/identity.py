@@ -1,0 +1,64 @@
+"""The identity specialist: checks the caller's name, postal code and phone or email."""
+
+from __future__ import annotations
+
+from customer_service.call.answers import Phrases, normalise
+from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
+from customer_service.offline_llm.identity_details import (
+    IdentityDetails,
+    details_to_check,
+    missing_details_prompt,
+)
+from customer_service.offline_llm.specialist_replies import leave, transfer
+from customer_service.offline_llm.specialists import OfflineSpecialist
+from customer_service.offline_llm.speech import REFUSALS
+
+__all__ = ["SPECIALIST"]
+
+_VERIFY = Phrases(["verify", "verification", "identity", "account", "who am i"], plurals=True)
+
+
+def prompt(conversation: Conversation) -> str:
+    details, said_new = details_to_check(conversation)
+    return missing_details_prompt(details if said_new else IdentityDetails())
+
+
+def respond(conversation: Conversation) -> Reply:
+    if (handed_over := transfer(conversation)) is not None:
+        return handed_over
+    details, said_new = details_to_check(conversation)
+    if not said_new:
+        details = IdentityDetails()
+    if details.complete:
+        return CallTool(
+            "check_identity",
+            {
+                "full_name": details.full_name,
+                "postal_code": details.postal_code,
+                "phone_or_email": details.phone_or_email,
+            },
+        )
+    # Whatever else the caller asks for needs them verified: only a goodbye leaves.
+    if (left := leave(conversation, own="verify_identity", only_goodbye=True)) is not None:
+        return left
+    if REFUSALS.found_in(normalise(conversation.last_caller_line or "")):
+        return CallTool("give_up")
+    return Say(missing_details_prompt(details))
+
+
+def route(conversation: Conversation) -> Reply | None:
+    """The caller asks to be verified, and for nothing any other specialist does."""
+    if _VERIFY.found_in(normalise(conversation.last_caller_line or "")):
+        return CallTool("verify_identity")
+    return None
+
+
+SPECIALIST = OfflineSpecialist(
+    name="identity",
+    markers=frozenset({"check_identity"}),
+    respond=respond,
+    prompt=prompt,
+    supervisor_tool="verify_identity",
+    route=route,
+    route_rank=50,
+)

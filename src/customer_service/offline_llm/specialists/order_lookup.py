@@ -1,0 +1,136 @@
+"""The order lookup specialist: finds one of the caller's orders by number or by what it is."""
+
+from __future__ import annotations
+
+import re
+
+from livekit.agents import llm
+
+from customer_service.call.answers import Phrases, normalise, polarity
+from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
+from customer_service.offline_llm.fields import find_order_number
+from customer_service.offline_llm.routing import order_arguments, order_in_discussion
+from customer_service.offline_llm.specialist_replies import leave, transfer
+from customer_service.offline_llm.specialists import OfflineSpecialist
+from customer_service.offline_llm.speech import REFUSALS
+from customer_service.order_choice import means_current_order, read_choice
+
+__all__ = ["ORDER_QUESTION", "SPECIALIST"]
+
+ORDER_QUESTION = (
+    "What's the six-digit order number? If you don't have it, I can list your recent orders."
+)
+
+_ORDER = Phrases(
+    [
+        "order",
+        "package",
+        "parcel",
+        "delivery",
+        "deliveries",
+        "shipment",
+        "shipping",
+        "track",
+        "tracking",
+        "where is",
+        "where's",
+        "where are",
+        "where my",
+        "where our",
+        "status",
+    ],
+    plurals=True,
+)
+# "Will it still arrive this week?": a question about the order the call is about.
+_ARRIVAL = Phrases(["arrive", "arrives", "arriving", "arrival", "get here", "on its way"])
+_LIST_ORDERS = Phrases(
+    [
+        "don't know",
+        "do not know",
+        "don't have",
+        "do not have",
+        "recent",
+        "list",
+        "which orders",
+        "which order",
+        "not sure",
+        "don't remember",
+        "can't remember",
+        "forgot",
+    ],
+    plurals=True,
+)
+
+
+def respond(conversation: Conversation) -> Reply:
+    if (handed_over := transfer(conversation)) is not None:
+        return handed_over
+    if (left := leave(conversation, own="lookup_order")) is not None:
+        return left
+    line = conversation.last_caller_line or ""
+    order = find_order_number(line)
+    if order is not None:
+        return CallTool("lookup", {"order_id": order.span.text})
+    said = normalise(line)
+    if _LIST_ORDERS.found_in(said):
+        return CallTool("list_recent_orders")
+    if REFUSALS.found_in(said):
+        return CallTool("give_up")
+    if _picks_an_order(conversation, line):
+        # "The headphones", "the first one", "that order": the tool checks the pick.
+        return CallTool("choose_order", {"choice": line})
+    if polarity(line) is False:
+        # "No" to "what's the number? If you don't have it, I can list your orders."
+        return CallTool("list_recent_orders")
+    return Say(ORDER_QUESTION)
+
+
+def _picks_an_order(conversation: Conversation, line: str) -> bool:
+    """Whether the caller's line points at an order by what it is: the order just
+    discussed, a place in a list, a date or a status, or a word of an item's name that
+    a list the caller heard contains."""
+    if means_current_order(line):
+        return True
+    choice = read_choice(line)
+    if choice.position or choice.day or choice.status:
+        return True
+    heard = " ".join(
+        turn.output.lower()
+        for turn in conversation.turns
+        if isinstance(turn, llm.FunctionCallOutput)
+        and conversation.tool_name(turn) == "list_recent_orders"
+    )
+    heard_words = set(re.findall(r"[a-z0-9]+", heard))
+    return any(word in heard_words or word.rstrip("s") in heard_words for word in choice.words)
+
+
+def route(conversation: Conversation) -> Reply | None:
+    """An order's status, contents or delivery, or "will it arrive?" about the order the
+    call is about."""
+    line = conversation.last_caller_line or ""
+    said = normalise(line)
+    named = find_order_number(line) is not None
+    if not named and _ARRIVAL.found_in(said):
+        discussed = order_in_discussion(conversation)
+        return CallTool("lookup_order", {"order_id": discussed} if discussed else {})
+    if named or _ORDER.found_in(said):
+        return CallTool("lookup_order", order_arguments(conversation))
+    return None
+
+
+def asks_for(line: str) -> bool:
+    return find_order_number(line) is not None and _ORDER.found_in(normalise(line))
+
+
+SPECIALIST = OfflineSpecialist(
+    name="order_lookup",
+    markers=frozenset({"lookup", "list_recent_orders"}),
+    respond=respond,
+    prompt=lambda _conversation: ORDER_QUESTION,
+    supervisor_tool="lookup_order",
+    route=route,
+    route_rank=40,
+    menu_phrase="check the status of an order",
+    menu_rank=10,
+    asks_for=asks_for,
+)
