@@ -1,39 +1,37 @@
-"""The offline model itself: streaming, determinism, relaying tool outputs, greeting,
-and never calling a tool that was not offered."""
+"""The offline model itself: that it knows the real agents, streaming, determinism,
+relaying tool outputs, greeting, and never calling a tool that was not offered."""
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Sequence
+from collections import defaultdict
+from typing import Any
 
 import pytest
 from livekit.agents import Agent, AgentSession, RunResult, llm
 from livekit.agents.llm import function_tool
 
-from customer_service.call.code_steps import offered_to_the_model
-from customer_service.offline_llm import OfflineLLM
-from customer_service.specialists.address_update import AddressUpdateTask
-from customer_service.specialists.cancellation import CancellationTask
-from customer_service.specialists.consent import ConsentTask, ConsentTopic
-from customer_service.specialists.identity import VerifyIdentityTask
-from customer_service.specialists.order_lookup import OrderLookupResult, OrderLookupTask
-from customer_service.store.seed import DEMO_ORDERS
-from customer_service.supervisor import CustomerServiceAgent
+from customer_service.offline_llm import OfflineLLM, OfflineLLMStream
+from customer_service.offline_llm.profiles import profile_for
+from customer_service.offline_llm.routing import CORE_TOOLS
+from customer_service.offline_llm.specialists import registered
 from support.offline_chat import (
-    ADDRESS,
     ANYTHING_ELSE,
-    CANCELLATION,
     CAPABILITIES,
-    CONSENT,
     FULL_SUPERVISOR,
+    GOODBYE,
     GREETING,
     IDENTITY,
     IDENTITY_QUESTION,
+    JORDAN,
     ORDER_LOOKUP,
     ORDER_QUESTION,
     SUPERVISOR,
     answer,
     called,
+    chat,
+    names,
+    offered,
+    real_specialists,
     said,
     tool_round,
     user,
@@ -41,39 +39,66 @@ from support.offline_chat import (
 )
 
 
-def _signatures(tools: Sequence[llm.Tool | llm.Toolset]) -> dict[str, set[str]]:
-    """Each function tool's name and parameters (the run context left out)."""
-    return {
-        tool.id: set(inspect.signature(tool).parameters) - {"self", "context"}
-        for tool in tools
-        if isinstance(tool, llm.FunctionTool)
-    }
+class _RecordingOfflineLLM(OfflineLLM):
+    """The offline model, noting the tools offered with each request."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.offered: list[frozenset[str]] = []
+
+    def chat(
+        self, *, chat_ctx: llm.ChatContext, tools: list[llm.Tool] | None = None, **kwargs: Any
+    ) -> OfflineLLMStream:
+        self.offered.append(names(tools or []))
+        return super().chat(chat_ctx=chat_ctx, tools=tools, **kwargs)
 
 
-async def test_stand_in_tools_match_the_real_agents() -> None:
-    # Each stand-in offers what the real agent offers, with the same parameters; the
-    # address task offers confirm_address only after a record, so it is left out here.
-    processing = next(order for order in DEMO_ORDERS if order.order_id == "100102")
-    real = {
-        "supervisor": CustomerServiceAgent().tools,
-        "identity": VerifyIdentityTask().tools,
-        "order lookup": OrderLookupTask().tools,
-        "address": AddressUpdateTask(order_id="100102").tools,
-        "cancellation": CancellationTask(order=OrderLookupResult.from_order(processing)).tools,
-        "consent": ConsentTask(ConsentTopic.ORDER_UPDATES_SMS).tools,
-    }
-    stand_ins = {
-        "supervisor": FULL_SUPERVISOR,
-        "identity": IDENTITY,
-        "order lookup": ORDER_LOOKUP,
-        "address": without(ADDRESS, "confirm_address"),
-        "cancellation": CANCELLATION,
-        "consent": CONSENT,
-    }
-    for agent_name, tools in real.items():
-        # The steps an agent's code takes are tools the model is never offered.
-        offered = offered_to_the_model(tools)
-        assert _signatures(stand_ins[agent_name]) == _signatures(offered), agent_name
+def test_each_offline_specialist_plays_one_real_specialist() -> None:
+    # Each real task is recognised by exactly one offline module, by tools it really
+    # offers, and each module's supervisor tool is one the real supervisor offers.
+    played: dict[str, str] = {}
+    for task in real_specialists():
+        tools = names(offered(llm.find_function_tools(task)))
+        playing = [specialist.name for specialist in registered() if specialist.markers & tools]
+        assert len(playing) == 1, f"{task.__name__} is played by {playing}"
+        assert profile_for(tools).name == playing[0]
+        played[playing[0]] = task.__name__
+    assert set(played) == {specialist.name for specialist in registered()}
+    supervisor = names(FULL_SUPERVISOR)
+    assert supervisor >= CORE_TOOLS
+    assert {specialist.supervisor_tool for specialist in registered()} <= supervisor
+
+
+async def test_the_real_agents_offer_every_tool_the_offline_model_knows_them_by(
+    demo_database_url: str,
+) -> None:
+    # One chat through every specialist: while each is active, the real agent offers all
+    # of its marker tools (a confirm tool only once something is recorded), and the
+    # supervisor every specialist's tool.
+    model = _RecordingOfflineLLM()
+    said = (
+        await chat(
+            demo_database_url,
+            "I need to change the delivery address for order 100102",
+            JORDAN,
+            "1 Market Street, Suite 5, San Francisco, CA 94105",
+            "yes",
+            "no",
+            "I'd like to check an order",
+            "100101",
+            "I'd like to cancel order 100102",
+            "yes",
+            "bye",
+            model=model,
+        )
+    ).agent
+    assert said[-1] == GOODBYE
+    offered_while: dict[str, set[str]] = defaultdict(set)
+    for tools in model.offered:
+        offered_while[profile_for(tools).name] |= tools
+    for specialist in registered():
+        assert specialist.markers <= offered_while[specialist.name], specialist.name
+        assert specialist.supervisor_tool in offered_while["supervisor"], specialist.name
 
 
 async def test_names_itself_and_streams_one_chunk_of_text_or_one_call() -> None:

@@ -146,6 +146,15 @@ async def test_no_to_a_colleague_asks_what_else_then_no_ends_the_call() -> None:
 
 
 async def test_anything_else_lists_what_the_agent_can_do() -> None:
+    # The menu is built from the offered tools' phrases; these are its exact words.
+    assert CAPABILITIES == (
+        "I can check the status of an order, or put you through to a person. "
+        "What would you like to do?"
+    )
+    assert CAPABILITIES_WITH_ADDRESS == (
+        "I can check the status of an order, change a delivery address, cancel an order, or "
+        "put you through to a person. What would you like to do?"
+    )
     assert said(await answer(SUPERVISOR, user("What's the weather like?"))) == CAPABILITIES
     assert said(await answer(FULL_SUPERVISOR, user("What's the weather like?"))) == (
         CAPABILITIES_WITH_ADDRESS

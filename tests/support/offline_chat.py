@@ -1,39 +1,40 @@
 """Shared by the offline model's tests: the agents' tools, conversations, and whole chats.
 
 Rule tests build a conversation by hand and ask `OfflineLLM.chat` for one answer, with
-stand-in tools that have the real agents' names and parameters (`tests/offline_llm/
-test_offline_model.py` checks they still match). Walkthroughs run the real agent on
+the tools the real agents offer (taken from them, never run), found for each specialist
+module of the offline model by its marker tools. Walkthroughs run the real agent on
 the offline model through `customer_service.chat.converse`, as `make chat` does.
 """
 
 from __future__ import annotations
 
+import importlib
 import io
 import itertools
 import json
+import pkgutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from livekit.agents import llm
 from livekit.agents.llm import function_tool
+from livekit.agents.llm.tool_context import get_fnc_tool_names
 
+from customer_service import specialists
+from customer_service.call.code_steps import offered_to_the_model
+from customer_service.call.specialist import Specialist
 from customer_service.chat import converse
 from customer_service.domain import Order
 from customer_service.offline_llm import OfflineLLM
+from customer_service.offline_llm.routing import CORE_TOOLS, menu
+from customer_service.offline_llm.specialists import registered
 from customer_service.store import Store
 from customer_service.store.seed import DEMO_ORDERS
+from customer_service.supervisor import CustomerServiceAgent
 
 GREETING = "Hello, thanks for calling. How can I help you today?"
 ANYTHING_ELSE = "Is there anything else I can help you with?"
-CAPABILITIES = (
-    "I can check the status of an order, or put you through to a person. What would you like to do?"
-)
-CAPABILITIES_WITH_ADDRESS = (
-    "I can check the status of an order, change a delivery address, cancel an order, or "
-    "put you through to a person. What would you like to do?"
-)
-"""What the full supervisor (`FULL_SUPERVISOR`: address changes and cancellations too)
-says it can do."""
 ORDER_QUESTION = (
     "What's the six-digit order number? If you don't have it, I can list your recent orders."
 )
@@ -52,132 +53,70 @@ ASKED_FOR_PERSON = {"reason": "caller asked for a person"}
 ACCEPTED_OFFER = {"reason": "caller accepted the offer of a colleague"}
 
 
-# --- the agents' tools, with the real names and parameters (never run here) ------------
+# --- the agents' tools, taken from the real agents (never run here) -------------------
 
 
-class Supervisor:
-    @function_tool()
-    async def verify_identity(self) -> str:
-        """Verify the caller."""
-        return "verified"
-
-    @function_tool()
-    async def lookup_order(self, order_id: str | None = None) -> str:
-        """Look up an order."""
-        return "looked up"
-
-    @function_tool()
-    async def transfer_to_human(self, reason: str) -> str:
-        """Transfer to a person."""
-        return "transferring"
-
-    @function_tool()
-    async def end_call(self) -> None:
-        """End the call."""
+def names(tools: Sequence[llm.Tool | llm.Toolset]) -> frozenset[str]:
+    return frozenset(get_fnc_tool_names(tools))
 
 
-class FullSupervisor(Supervisor):
-    """The supervisor as it runs: address changes, cancellations and consent too."""
-
-    @function_tool()
-    async def update_address(self, order_id: str | None = None) -> str:
-        """Change an order's delivery address."""
-        return "updated"
-
-    @function_tool()
-    async def cancel_order(self, order_id: str | None = None) -> str:
-        """Cancel an order that has not shipped."""
-        return "cancelled"
-
-    @function_tool()
-    async def request_consent(self, topic: str, caller_said_no: bool = False) -> str:
-        """Ask for consent."""
-        return "asked"
+def offered(tools: Sequence[llm.Tool | llm.Toolset]) -> list[llm.Tool]:
+    """The tools the model is offered: the code's own steps left out."""
+    return [tool for tool in offered_to_the_model(tools) if isinstance(tool, llm.Tool)]
 
 
-class SpecialistTools:
-    """What every specialist offers: stopping, and handing the caller to a person."""
-
-    @function_tool()
-    async def give_up(self) -> None:
-        """The caller stops."""
-
-    @function_tool()
-    async def caller_wants_something_else(self, request: str) -> None:
-        """The caller asks for something else."""
-
-    @function_tool()
-    async def transfer_to_human(self, reason: str) -> None:
-        """Transfer to a person."""
+def without(tools: list[llm.Tool], *left_out: str) -> list[llm.Tool]:
+    return [tool for tool in tools if tool.id not in left_out]
 
 
-class Identity(SpecialistTools):
-    @function_tool()
-    async def check_identity(self, full_name: str, postal_code: str, phone_or_email: str) -> None:
-        """Check identity."""
+def real_specialists() -> list[type[Specialist[Any]]]:
+    """Every specialist task of the product (`customer_service.specialists`)."""
+    for module in pkgutil.iter_modules(specialists.__path__):
+        importlib.import_module(f"{specialists.__name__}.{module.name}")
+    found: list[type[Specialist[Any]]] = []
+    classes: list[type[Specialist[Any]]] = [Specialist]
+    while classes:
+        subclasses = classes.pop().__subclasses__()
+        found.extend(subclasses)
+        classes.extend(subclasses)
+    return [task for task in found if task.__module__.startswith(f"{specialists.__name__}.")]
 
 
-class OrderLookup(SpecialistTools):
-    @function_tool()
-    async def lookup(self, order_id: str) -> None:
-        """Look up one order."""
+def _offered_later(name: str) -> llm.Tool:
+    async def offered_later() -> None:
+        """Offered by the real task once it runs (a confirm tool after a record)."""
 
-    @function_tool()
-    async def list_recent_orders(self) -> str:
-        """List recent orders."""
-        return "listed"
-
-    @function_tool()
-    async def choose_order(self, choice: str) -> None:
-        """Choose an order by what it is."""
+    return function_tool(offered_later, name=name)
 
 
-class AddressUpdate(SpecialistTools):
-    @function_tool()
-    async def record_address(
-        self,
-        street: str,
-        city: str,
-        region: str,
-        postal_code: str,
-        country: str,
-        unit: str | None = None,
-    ) -> str:
-        """Record the new address."""
-        return "recorded"
-
-    @function_tool()
-    async def confirm_address(self) -> None:
-        """Confirm it (offered only after a record)."""
+def specialist_tools(name: str) -> list[llm.Tool]:
+    """The tools the model is offered by the real specialist the offline model plays as
+    `name`: its task's tools, and the marker tools the task adds only once it runs
+    (`confirm_address` after a record), by name (`tests/offline_llm/test_offline_model.py`
+    checks that a real chat offers them)."""
+    played = next(specialist for specialist in registered() if specialist.name == name)
+    tasks = [
+        task for task in real_specialists() if names(llm.find_function_tools(task)) & played.markers
+    ]
+    assert len(tasks) == 1, f"the markers of offline module {name!r} name tools of {tasks}"
+    task = tasks[0]
+    tools = offered(llm.find_function_tools(task))
+    return [*tools, *(_offered_later(tool) for tool in sorted(played.markers - names(tools)))]
 
 
-class Cancellation(SpecialistTools):
-    @function_tool()
-    async def confirm_cancellation(self) -> None:
-        """Cancel the order read back, after a clear yes."""
+FULL_SUPERVISOR = offered(CustomerServiceAgent().tools)
+"""The supervisor as it runs: address changes, cancellations and consent too."""
+SUPERVISOR = [tool for tool in FULL_SUPERVISOR if tool.id in CORE_TOOLS]
+"""A supervisor with only the tools every supervisor offers."""
+IDENTITY = specialist_tools("identity")
+ORDER_LOOKUP = specialist_tools("order_lookup")
+ADDRESS = specialist_tools("address_update")
+CANCELLATION = specialist_tools("cancellation")
+CONSENT = specialist_tools("consent")
 
-
-class Consent(SpecialistTools):
-    @function_tool()
-    async def record_consent(self, granted: bool) -> None:
-        """Record the answer."""
-
-
-def tools_of(owner: object) -> list[llm.Tool]:
-    return list(llm.find_function_tools(owner))
-
-
-def without(tools: list[llm.Tool], *names: str) -> list[llm.Tool]:
-    return [tool for tool in tools if tool.id not in names]
-
-
-SUPERVISOR = tools_of(Supervisor())
-FULL_SUPERVISOR = tools_of(FullSupervisor())
-IDENTITY = tools_of(Identity())
-ORDER_LOOKUP = tools_of(OrderLookup())
-ADDRESS = tools_of(AddressUpdate())
-CANCELLATION = tools_of(Cancellation())
-CONSENT = tools_of(Consent())
+CAPABILITIES = menu(names(SUPERVISOR))
+CAPABILITIES_WITH_ADDRESS = menu(names(FULL_SUPERVISOR))
+"""What the full supervisor (address changes and cancellations too) says it can do."""
 
 
 # --- building conversations and reading answers ----------------------------------------
@@ -267,12 +206,14 @@ class Transcript:
         return "\n".join(self.lines)
 
 
-async def chat(database_url: str, *caller_lines: str) -> Transcript:
+async def chat(
+    database_url: str, *caller_lines: str, model: OfflineLLM | None = None
+) -> Transcript:
     """One `make chat` call on the offline model: each argument is a line the caller
     types; returns when the input ends or the agent ends the call."""
     out = io.StringIO()
     status = await converse(
-        OfflineLLM(),
+        model or OfflineLLM(),
         database_url=database_url,
         lines=io.StringIO("".join(f"{line}\n" for line in caller_lines)),
         out=out,
