@@ -165,6 +165,13 @@ async def test_a_yes_that_names_another_order_hears_the_read_back_again() -> Non
     assert called(response) == ("confirm_cancellation", {})
 
 
+async def test_a_yes_to_this_order_that_mentions_texts_too_stays_a_yes() -> None:
+    # Naming this order to cancel reads before text updates: the caller stays here.
+    line = "yes, cancel order 100102 and the text updates too"
+    response = await answer(CANCELLATION, *read_back_then(line))
+    assert called(response) == ("confirm_cancellation", {})
+
+
 async def test_without_the_read_back_in_view_it_asks_for_a_clear_answer() -> None:
     assert said(await answer(CANCELLATION, user("hmm what?"))) == "Sorry, I need a clear yes or no."
 

@@ -107,7 +107,7 @@ def new_request(line: str) -> str | None:
     work."""
     if _GOODBYE.found_in(normalise(line)) and explicit_answer(line) is None:
         return "end_call"
-    for specialist in registered():
+    for specialist in sorted(registered(), key=lambda specialist: specialist.topic_rank):
         if specialist.asks_for is not None and specialist.asks_for(line):
             return specialist.supervisor_tool
     return None

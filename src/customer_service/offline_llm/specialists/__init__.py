@@ -42,6 +42,8 @@ class OfflineSpecialist:
     `menu_rank`: its place in the menu, lowest first.
     `asks_for`: whether a caller's line plainly asks for this work, so that another
         specialist hears it as a change of topic (None: never heard as one).
+    `asks_for_rank`: where `asks_for` is read, when not at `route_rank` (inside a
+        cancellation, "cancel order 100102 and no more texts" is still the cancellation).
     """
 
     name: str
@@ -54,6 +56,11 @@ class OfflineSpecialist:
     menu_phrase: str | None = None
     menu_rank: int = 0
     asks_for: Callable[[str], bool] | None = None
+    asks_for_rank: int | None = None
+
+    @property
+    def topic_rank(self) -> int:
+        return self.route_rank if self.asks_for_rank is None else self.asks_for_rank
 
 
 @cache

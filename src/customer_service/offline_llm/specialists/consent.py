@@ -145,4 +145,7 @@ SPECIALIST = OfflineSpecialist(
     route=route,
     route_rank=10,
     asks_for=asks_for,
+    # A request that names its order reads before text updates: after cancellation (20)
+    # and address change (30).
+    asks_for_rank=35,
 )
