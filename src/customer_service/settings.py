@@ -108,9 +108,18 @@ class Settings(BaseSettings):
     language: str = "en"
     deepgram_api_key: SecretStr = SecretStr("")
     openai_api_key: SecretStr = SecretStr("")
+    openai_base_url: str = ""
+    """An OpenAI-compatible endpoint (for example a local model server's
+    `http://localhost:8000/v1`) serving LLM_MODEL with MODEL_PROVIDER=plugins, and the
+    evals' judge; empty: OpenAI itself."""
     cartesia_api_key: SecretStr = SecretStr("")
     turn_detection: TurnDetection = TurnDetection.MULTILINGUAL
     noise_cancellation: NoiseCancellation = NoiseCancellation.AUTO
+
+    # Evals (`pytest -m evals`)
+    eval_judge_model: str = ""
+    """provider/model that judges the evals; never LLM_MODEL, the model under test.
+    Empty: the evals are skipped."""
 
     # Store
     database_url: str = Field(default_factory=default_database_url)

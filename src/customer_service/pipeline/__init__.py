@@ -16,6 +16,7 @@ from customer_service.pipeline.models import (
 from customer_service.pipeline.providers import (
     PLUGIN_PROVIDERS,
     PipelineError,
+    judge_llm,
     plugin_model_name,
     split_model,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "build_models",
     "build_noise_cancellation",
     "build_turn_detection",
+    "judge_llm",
     "llm_fallbacks",
     "load_vad",
     "plugin_model_name",

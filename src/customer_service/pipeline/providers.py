@@ -15,6 +15,7 @@ from livekit.agents import inference
 from livekit.agents.llm import LLM
 from livekit.agents.stt import STT
 from livekit.agents.tts import TTS
+from livekit.agents.types import NOT_GIVEN
 
 # Plugins register themselves on import, which must happen on the main thread: importing
 # them here, at module level, does that whenever the entry imports `pipeline`.
@@ -22,7 +23,12 @@ from livekit.plugins import cartesia, deepgram, openai
 
 from customer_service.settings import Settings
 
-PLUGIN_PROVIDERS = {"STT_MODEL": "deepgram", "LLM_MODEL": "openai", "TTS_MODEL": "cartesia"}
+PLUGIN_PROVIDERS = {
+    "STT_MODEL": "deepgram",
+    "LLM_MODEL": "openai",
+    "TTS_MODEL": "cartesia",
+    "EVAL_JUDGE_MODEL": "openai",
+}
 """The provider each model setting must name when MODEL_PROVIDER=plugins."""
 
 
@@ -104,11 +110,28 @@ def inference_llm(settings: Settings, model: str) -> LLM[Any]:
     )
 
 
-def openai_llm(settings: Settings) -> LLM[Any]:
+def openai_llm(settings: Settings, setting: str = "LLM_MODEL") -> LLM[Any]:
+    """The OpenAI plugin's LLM for a model setting, on OPENAI_BASE_URL when it is set."""
+    model = settings.eval_judge_model if setting == "EVAL_JUDGE_MODEL" else settings.llm_model
     return openai.LLM(
-        model=plugin_model_name("LLM_MODEL", settings.llm_model),
+        model=plugin_model_name(setting, model),
         api_key=settings.openai_api_key.get_secret_value(),
+        base_url=settings.openai_base_url or NOT_GIVEN,
     )
+
+
+def judge_llm(settings: Settings) -> LLM[Any]:
+    """The evals' judge (EVAL_JUDGE_MODEL), served like LLM_MODEL: through LiveKit
+    Inference with LiveKit credentials, else the OpenAI plugin (and OPENAI_BASE_URL)."""
+    if not settings.eval_judge_model:
+        raise PipelineError("EVAL_JUDGE_MODEL must be set to judge the evals.")
+    if settings.eval_judge_model == settings.llm_model:
+        raise PipelineError(
+            "EVAL_JUDGE_MODEL must differ from LLM_MODEL: a model does not judge itself."
+        )
+    if settings.has_livekit_credentials and settings.livekit_url:
+        return inference_llm(settings, settings.eval_judge_model)
+    return openai_llm(settings, "EVAL_JUDGE_MODEL")
 
 
 def split_model(model: str) -> tuple[str, str]:
