@@ -6,8 +6,8 @@
     scripts/with-postgres make bench ARGS='--calls 10,100,300 --store-scale'
 
 The default run takes about 10 minutes on 2 cores (`--quick`: about 3). PostgreSQL is
-measured too when TEST_POSTGRES_URL names a database the benchmark may empty (`scripts/with-postgres`
-makes a throwaway one). The 1M-order store is behind --store-scale: building its
+measured too when TEST_POSTGRES_URL names a database the benchmark may empty
+(`scripts/with-postgres` makes a throwaway one). The 1M-order store is behind --store-scale: building its
 SQLite file takes minutes the first time (it is kept under the temporary folder).
 """
 
