@@ -7,8 +7,9 @@
 
 The default run takes about 10 minutes on 2 cores (`--quick`: about 3). PostgreSQL is
 measured too when TEST_POSTGRES_URL names a database the benchmark may empty
-(`scripts/with-postgres` makes a throwaway one). The 1M-order store is behind --store-scale: building its
-SQLite file takes minutes the first time (it is kept under the temporary folder).
+(`scripts/with-postgres` makes a throwaway one). The 1M-order store is behind
+--store-scale: building its SQLite file takes minutes the first time (it is kept under
+the temporary folder).
 """
 
 from __future__ import annotations
