@@ -5,10 +5,11 @@
     .venv/bin/python -m benchmarks --calls 10,100,300 --store-scale
     scripts/with-postgres make bench ARGS='--calls 10,100,300 --store-scale'
 
-The default run takes a few minutes on 2 cores. PostgreSQL is measured too when
-TEST_POSTGRES_URL names a database the benchmark may empty (`scripts/with-postgres`
-makes a throwaway one). The 1M-order store is behind --store-scale: building its
-SQLite file takes minutes the first time (it is kept under the temporary folder).
+The default run takes about 10 minutes on 2 cores (`--quick`: about 3). PostgreSQL is
+measured too when TEST_POSTGRES_URL names a database the benchmark may empty
+(`scripts/with-postgres` makes a throwaway one). The 1M-order store is behind
+--store-scale: building its SQLite file takes minutes the first time (it is kept under
+the temporary folder).
 """
 
 from __future__ import annotations
@@ -18,7 +19,16 @@ import asyncio
 import time
 from collections.abc import Sequence
 
-from benchmarks import concurrency, prompt_growth, roundtrips, store_scale, turn_time
+from benchmarks import (
+    concurrency,
+    handoff_profile,
+    job_process,
+    load,
+    prompt_growth,
+    roundtrips,
+    store_scale,
+    turn_time,
+)
 from benchmarks.callers import Intent, Variant
 from benchmarks.common import machine, quiet_logs
 
@@ -58,6 +68,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     asyncio.run(concurrency.describe_postgres())
     levels, memory = asyncio.run(concurrency.measure(calls, pause_s=args.pause))
     targets.update(concurrency.report(levels, memory))
+    load_calls = 20 if args.quick else 100
+    targets.update(load.report_load(asyncio.run(load.measure_load(load_calls, args.pause, 1))))
+    targets[load.CPU_TARGET] = load.report_cpu(asyncio.run(load.cpu_per_flow(repeats)))
+    handoff_profile.report(*asyncio.run(handoff_profile.profile(5 if args.quick else 20)))
+    targets.update(job_process.report(job_process.measure(4 if args.quick else 8, args.pause)))
     if args.store_scale:
         targets[store_scale.TARGET] = store_scale.report(
             asyncio.run(store_scale.measure(args.customers, args.samples))

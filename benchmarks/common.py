@@ -114,6 +114,8 @@ class MeasuredLLM(ScriptedLLM):
         self.requests: list[Request] = []
         self.caller_turn = 0
         """Set by the conversation before each caller turn."""
+        self.offered: dict[int, set[frozenset[str]]] = {}
+        """Per caller turn, the tool sets offered (more than one: an agent hand-off)."""
 
     def _bounded(self, rule: Callable[[Turn], Decision]) -> Callable[[Turn], Decision]:
         def decide(turn: Turn) -> Decision:
@@ -142,10 +144,12 @@ class MeasuredLLM(ScriptedLLM):
         tool_choice: NotGivenOr[llm.ToolChoice] = NOT_GIVEN,
         extra_kwargs: NotGivenOr[dict[str, Any]] = NOT_GIVEN,
     ) -> llm.LLMStream:
+        offered = frozenset(tool.id for tool in tools or [])
+        self.offered.setdefault(self.caller_turn, set()).add(offered)
         if self.measure:
             self.requests.append(
                 Request(
-                    tool_names=frozenset(tool.id for tool in tools or []),
+                    tool_names=offered,
                     chars=request_chars(chat_ctx, tools or []),
                     caller_turn=self.caller_turn,
                 )

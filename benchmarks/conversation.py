@@ -34,6 +34,13 @@ from customer_service.testing.database_work import DatabaseWork, recording
 MAX_CALLER_TURNS = 12
 
 
+class TurnKind(enum.StrEnum):
+    VERIFICATION = "verification"
+    """The caller's words carried their identity details: the identity check ran."""
+    HAND_OFF = "hand-off"
+    """More than one agent answered within the turn (a specialist started or ended)."""
+
+
 class AgentKind(enum.StrEnum):
     SUPERVISED = "this agent (supervised)"
     SINGLE = "single-agent baseline"
@@ -52,6 +59,9 @@ class FlowRun:
     round_trips: int = 0
     prompt_tokens: int = 0
     turn_seconds: list[float] = field(default_factory=list)
+    turn_kinds: list[frozenset[TurnKind]] = field(default_factory=list)
+    """Per caller turn: whether the caller gave their identity details in it, and
+    whether the agent handed over between agents during it."""
     lines: list[str] = field(default_factory=list)
     failure: str | None = None
     exception: bool = False
@@ -97,11 +107,21 @@ async def converse(
         started = time.perf_counter()
         await session.run(user_input=says)
         run.turn_seconds.append(time.perf_counter() - started)
+        run.turn_kinds.append(turn_kind(caller, says, model.offered.get(run.caller_turns, set())))
         new_lines = spoken_lines(session)[heard_before:]
         says = caller.reply(new_lines[-1]) if new_lines else None
     run.lines = spoken_lines(session)
     run.round_trips = model.round_trips
     run.prompt_tokens = model.prompt_tokens
+
+
+def turn_kind(caller: Caller, says: str, offered: set[frozenset[str]]) -> frozenset[TurnKind]:
+    kinds = set()
+    if caller.email in says:
+        kinds.add(TurnKind.VERIFICATION)
+    if len(offered) > 1:
+        kinds.add(TurnKind.HAND_OFF)
+    return frozenset(kinds)
 
 
 def _session(

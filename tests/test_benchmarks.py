@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 
@@ -11,7 +12,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.callers import Intent, Variant, check_outcome, demo_caller
-from benchmarks.conversation import AgentKind, run_flow
+from benchmarks.conversation import AgentKind, TurnKind, run_flow
+from benchmarks.load import full_collections
 from benchmarks.roundtrips import Comparison, report
 
 from customer_service.store import AuditEvent
@@ -103,3 +105,26 @@ async def test_a_flow_counts_its_database_work_until_the_call_ends(agent: AgentK
     assert run.database.writes >= 1
     assert run.database.transactions >= run.database.writes
     assert run.database.statements >= 4
+
+
+async def test_turns_are_told_apart_by_verification_and_hand_off() -> None:
+    caller = demo_caller(Intent.CANCEL)
+    ours = await run_flow(AgentKind.SUPERVISED, caller, Intent.CANCEL, Variant.UP_FRONT)
+    theirs = await run_flow(AgentKind.SINGLE, caller, Intent.CANCEL, Variant.UP_FRONT)
+    assert ours.succeeded, ours.failure
+    assert theirs.succeeded, theirs.failure
+    # Details up front: the first turn verifies and hands over to the read-back; the yes
+    # hands back to the supervisor. The single agent never hands over.
+    assert ours.turn_kinds[0] == {TurnKind.VERIFICATION, TurnKind.HAND_OFF}
+    assert TurnKind.HAND_OFF in ours.turn_kinds[-1]
+    assert theirs.turn_kinds[0] == {TurnKind.VERIFICATION}
+    assert all(TurnKind.HAND_OFF not in kinds for kinds in theirs.turn_kinds)
+    assert len(ours.turn_kinds) == len(ours.turn_seconds)
+
+
+def test_full_collections_are_timed_and_others_are_not() -> None:
+    with full_collections() as seen:
+        gc.collect(0)
+        gc.collect(2)
+    assert len(seen.pauses) == 1
+    assert seen.longest >= 0

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -37,8 +40,27 @@ def offline_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iter
 
 def test_prewarm_loads_silero_once_per_process() -> None:
     process = SimpleNamespace(userdata={})
-    server.prewarm(process)  # type: ignore[arg-type]
-    assert type(process.userdata[server.VAD_KEY]).__module__.startswith("livekit.plugins.silero")
+    try:
+        server.prewarm(process)  # type: ignore[arg-type]
+        assert type(process.userdata[server.VAD_KEY]).__module__.startswith(
+            "livekit.plugins.silero"
+        )
+        # What it loaded is kept out of every later collection in the job process.
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+
+
+def test_job_processes_share_the_agents_modules_from_the_forkserver() -> None:
+    assert server.server._preload_modules == ["customer_service.server"]
+    # The forkserver imports it in a fresh interpreter: it must import cleanly alone.
+    completed = subprocess.run(
+        [sys.executable, "-c", "import customer_service.server"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
 
 
 async def test_entrypoint_starts_the_supervised_call_on_the_configured_store(

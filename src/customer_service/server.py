@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import logging
 from typing import Any, TypedDict
 
@@ -42,12 +43,22 @@ logger = logging.getLogger(__name__)
 VAD_KEY = "vad"
 
 
+PRELOADED_MODULES = ["customer_service.server"]
+"""Imported once in the forkserver that job processes are forked from (Linux), so every
+job process shares their pages instead of importing them again: less memory per call
+and a shorter start. The framework freezes them there (`gc.freeze`)."""
+
+
 def prewarm(proc: JobProcess) -> None:
     """Loads Silero once per worker process, before any call arrives."""
     proc.userdata[VAD_KEY] = load_vad()
+    # What is loaded by now lives as long as the process: no collection needs to walk
+    # it during a call, and walking it would copy the pages shared with the forkserver.
+    gc.collect()
+    gc.freeze()
 
 
-server = AgentServer(setup_fnc=prewarm)
+server = AgentServer(setup_fnc=prewarm, preload_modules=PRELOADED_MODULES)
 
 
 def call_id_for(ctx: JobContext) -> str:
