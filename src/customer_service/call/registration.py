@@ -5,8 +5,8 @@ the tool's name, docstring and arguments are what the supervisor's model is offe
 its body runs the specialist's task, checks the result and writes it, and the decorator
 adds what the supervisor says about it (`when_to_use`, a line of its instructions) and
 what the agent says it can do (`menu_phrase`). The supervisor's tools and instructions
-and the package's exports are built from these registrations (`customer_service.
-specialists.SPECIALISTS`, found by looking through the package), never listed by hand.
+and the package's exports are built from these registrations (`SPECIALISTS` in
+`customer_service.specialists`, found by looking through it), never listed by hand.
 
 The tool's first parameter is the `Desk`: what the supervisor lends it (the history, the
 verified caller's order, the consent questions it owes the caller). The supervisor binds
