@@ -323,3 +323,23 @@ def name_key(text: str) -> str:
     """The letters of a name that `names_match` compares: "María O'Brien-Lee" ->
     "mariaobrienlee". Stored with each customer, so a name is found by equality."""
     return _NAME_SEPARATORS.sub("", normalize_name(text))
+
+
+# Shapes, never values: the model reads the details, and the identity check decides.
+_EMAIL_LIKE = re.compile(
+    r"[^\s@,;]+@[^\s@,;]+|\b[^\W_]+ at [^\W_]+(?: (?:dot|period|point) [^\W_]+)+", re.I
+)
+_DIGIT_RUN = re.compile(
+    r"(?:(?:\d|\b(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|double|triple)\b)"
+    r"[\s().+-]*)+",
+    re.I,
+)
+_PHONE_DIGITS = 9  # the fewest in a number said without its country code (Spain)
+
+
+def holds_contact_detail(text: str) -> bool:
+    """Whether `text` holds something shaped like an email address or a phone number."""
+    return any(normalize_email(found.group()) for found in _EMAIL_LIKE.finditer(text)) or any(
+        len(digits_from_speech(found.group())) >= _PHONE_DIGITS
+        for found in _DIGIT_RUN.finditer(text)
+    )

@@ -1,14 +1,18 @@
 """The supervisor: keeps the conversation, routes work to specialists, enforces policy.
 
-Each tool is a short recipe of policy calls: who the caller is, which order, whether
-it may change, what the specialist returned, and the write. The checks and the writes
-themselves live with their specialist in `customer_service.specialists`.
+Its specialists' tools are not written here: each specialist's module registers its
+supervisor tool (`customer_service.call.registration`), a short recipe of policy calls
+(who the caller is, which order, whether it may change, what the specialist returned,
+and the write), and the supervisor offers every registered tool and lists it in its
+instructions. It lends those tools what is its own (`Desk`): the history, the verified
+caller's order, and the consent questions it owes the caller. Its own tools hand the
+call to a person, end it, and put those questions.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterable
+from collections.abc import AsyncIterable, Sequence
 from dataclasses import dataclass
 from textwrap import dedent
 
@@ -23,10 +27,10 @@ from livekit.agents import (
 )
 from livekit.agents.llm import ChatContext
 
-from customer_service.call.answers import declines_outright
 from customer_service.call.code_steps import calls_a_tool, code_step, for_the_model, step_call
+from customer_service.call.consent_wording import ConsentTopic
 from customer_service.call.guard import guarded
-from customer_service.call.heard import caller_messages
+from customer_service.call.registration import SpecialistRegistration
 from customer_service.call.specialist import LeftForNewRequest
 from customer_service.call.state import CallState
 from customer_service.call.wording import (
@@ -36,58 +40,28 @@ from customer_service.call.wording import (
     HOW_CAN_I_HELP,
     PERSONA,
     WELCOME,
-    quoted,
 )
 from customer_service.domain import Customer
 from customer_service.settings import RecordingConsent
-from customer_service.specialists.address_update import (
-    SavedAddress,
-    apply_address_change,
-    confirmed_address,
-    ensure_changeable,
-)
-from customer_service.specialists.cancellation import (
-    apply_cancellation,
-    confirmed_cancellation,
-    ensure_cancellable,
-)
-from customer_service.specialists.consent import (
-    Consent,
-    ConsentTopic,
-    ConsentTopicChoice,
-    consent_topic,
-    obtain_consent,
-    order_updates_offer_due,
-)
+from customer_service.specialists import SPECIALISTS
+from customer_service.specialists.consent import Consent, obtain_consent
 from customer_service.specialists.consent import confirmation as consent_confirmation
 from customer_service.specialists.identity import verified_customer
-from customer_service.specialists.order_lookup import (
-    OrderLookupResult,
-    callers_order,
-    disclosed,
-)
-from customer_service.store import StoreUnavailable
+from customer_service.specialists.order_lookup import OrderLookupResult, callers_order
 from customer_service.telephony.hangup import start_hang_up
 from customer_service.telephony.transfer import hand_to_person
 
 logger = logging.getLogger(__name__)
 
-SUPERVISOR_INSTRUCTIONS = PERSONA + dedent(
+OWN_TOOLS = dedent(
     """
-    You lead the call and hand focused work to specialist tools:
-    - lookup_order: the caller asks about an order's status, contents, tracking or
-      delivery. Pass order_id when the caller has already said the number.
-    - update_address: the caller wants an order delivered to a different address. Pass
-      order_id when the caller has already said the number.
-    - cancel_order: the caller wants to cancel an order. Pass order_id when the caller
-      has already said the number.
-    - request_consent: only when the caller asks to change their text-update preference
-      (topic order_updates_sms) or their call-recording choice (topic call_recording).
-    - verify_identity: the caller wants something done on their account and nothing
-      else fits. Other tools verify the caller themselves when needed.
     - transfer_to_human: the caller asks for a person, or a tool offers a colleague and
       the caller accepts.
     - end_call: the caller says goodbye or needs nothing else.
+    """
+).strip()
+HOW_TO_RELAY = dedent(
+    """
     When a tool stopped because the caller asked for something else, act on the caller's
     latest words at once, as a new request.
     Tool results are facts written for the caller: relay them briefly in your own words,
@@ -95,7 +69,17 @@ SUPERVISOR_INSTRUCTIONS = PERSONA + dedent(
     what it offers. Never state account or order details no tool returned, and never
     call the caller verified unless a tool said so.
     """
-)
+).strip()
+
+
+def supervisor_instructions(specialists: Sequence[SpecialistRegistration]) -> str:
+    """The supervisor's prompt: a line for each specialist's tool, then its own tools."""
+    routes = "\n".join(registration.instruction_line() for registration in specialists)
+    return (
+        f"{PERSONA}\nYou lead the call and hand focused work to specialist tools:\n"
+        f"{routes}\n{OWN_TOOLS}\n{HOW_TO_RELAY}\n"
+    )
+
 
 TEXT_UPDATES_NOT_SET = "I couldn't set up text updates just now, so nothing was set."
 NOT_RECORDED = "This call will not be recorded."
@@ -130,10 +114,22 @@ HISTORY_FOR_SPECIALISTS = 6
 
 
 class CustomerServiceAgent(Agent):
-    """The long-lived agent that owns the conversation for the whole call."""
+    """The long-lived agent that owns the conversation for the whole call; the `Desk` of
+    every specialist's supervisor tool."""
 
-    def __init__(self, *, chat_ctx: ChatContext | None = None) -> None:
-        super().__init__(instructions=SUPERVISOR_INSTRUCTIONS, chat_ctx=chat_ctx)
+    def __init__(
+        self,
+        *,
+        chat_ctx: ChatContext | None = None,
+        specialists: Sequence[SpecialistRegistration] | None = None,
+    ) -> None:
+        """`specialists`: every registered one unless given."""
+        specialists = SPECIALISTS if specialists is None else specialists
+        super().__init__(
+            instructions=supervisor_instructions(specialists),
+            chat_ctx=chat_ctx,
+            tools=[registration.bound_to(self) for registration in specialists],
+        )
         self._owed: list[OwedQuestion] = []
 
     async def on_enter(self) -> None:
@@ -172,99 +168,6 @@ class CustomerServiceAgent(Agent):
         if asking:
             yield step_call(ASK_OWED_QUESTION)
 
-    @function_tool()
-    @guarded(one_at_a_time=True)
-    async def verify_identity(self, context: RunContext[CallState]) -> str:
-        """Verify the caller's identity. Use only when no other tool fits the request."""
-        customer = await verified_customer(context.userdata, self._recent_history())
-        return f"Thank you, {quoted(customer.full_name)}, you are verified."
-
-    @function_tool()
-    @guarded(one_at_a_time=True)
-    async def lookup_order(
-        self, context: RunContext[CallState], order_id: str | None = None
-    ) -> str:
-        """Look up one of the caller's orders: status, contents, tracking, delivery.
-
-        Args:
-            order_id: The six-digit order number if the caller already said it, or the
-                order just discussed when they say "that order"; else omit.
-        """
-        state = context.userdata
-        _, order = await self._callers_order(state, order_id, disclosing=True)
-        return disclosed(state, order)
-
-    @function_tool()
-    @guarded(one_at_a_time=True)
-    async def update_address(
-        self, context: RunContext[CallState], order_id: str | None = None
-    ) -> str:
-        """Change the delivery address of one of the caller's orders that has not shipped.
-
-        Args:
-            order_id: The six-digit order number if the caller already said it, or the
-                order just discussed when they say "that order"; else omit.
-        """
-        state = context.userdata
-        customer, order = await self._callers_order(state, order_id)
-        ensure_changeable(order)
-        address = await confirmed_address(state, order.order_id, self._recent_history())
-        saved = await apply_address_change(state, order, address)
-        # The change is committed: nothing after this line may report it as failed.
-        await self._owe_text_update_offer(state, customer, context.function_call.call_id, saved)
-        return saved.reported
-
-    @function_tool()
-    @guarded(one_at_a_time=True)
-    async def cancel_order(
-        self, context: RunContext[CallState], order_id: str | None = None
-    ) -> str:
-        """Cancel one of the caller's orders that has not shipped yet.
-
-        Args:
-            order_id: The six-digit order number if the caller already said it, or the
-                order just discussed when they say "that order"; else omit.
-        """
-        state = context.userdata
-        _, order = await self._callers_order(state, order_id, disclosing=True)
-        ensure_cancellable(order)
-        await confirmed_cancellation(state, order)
-        return await apply_cancellation(state, order)
-
-    @function_tool()
-    @guarded(one_at_a_time=True)
-    async def request_consent(
-        self,
-        context: RunContext[CallState],
-        topic: ConsentTopicChoice,
-        caller_said_no: bool = False,
-    ) -> str | None:
-        """Record the caller's consent choice: a no they said outright ("stop texting me")
-        is recorded as said; otherwise the question is asked in its fixed wording.
-
-        Args:
-            topic: order_updates_sms for text updates about orders, call_recording for
-                recording this call.
-            caller_said_no: True when the caller's own words already refuse it.
-        """
-        state = context.userdata
-        chosen = consent_topic(topic)
-        # Read before any identity check adds lines: the words that asked for this.
-        asking = caller_messages(self.chat_ctx)[-1:]
-        said_no = (
-            caller_said_no and bool(asking) and declines_outright(asking[0].text_content or "")
-        )
-        if chosen is ConsentTopic.ORDER_UPDATES_SMS:
-            await verified_customer(state, self._recent_history())
-        # Asked now, at the caller's request: no longer owed for later.
-        self._owed = [owed for owed in self._owed if owed.topic is not chosen]
-        # The caller asked: a stored answer is theirs to change.
-        consent = await obtain_consent(state, chosen, ask_again=True, said_no=said_no)
-        if consent.spoken_over:
-            self._answer_first(OwedQuestion(chosen, puts=1))
-            return None
-        return consent_confirmation(consent)
-
     @code_step
     @function_tool()
     @guarded(count_repeats=False, one_at_a_time=True, notice_if_slow=False)
@@ -298,32 +201,31 @@ class CustomerServiceAgent(Agent):
         # the tool that is running. The call ends once the goodbye has played in full.
         start_hang_up(context.session, GOODBYE)
 
-    async def _callers_order(
+    async def callers_order(
         self, state: CallState, order_id: str | None, *, disclosing: bool = False
     ) -> tuple[Customer, OrderLookupResult]:
         """The verified caller (verifying them first if needed) and their order, checked
         (and its disclosure recorded when `disclosing`)."""
-        customer = await verified_customer(state, self._recent_history())
-        order = await callers_order(state, order_id, self._recent_history(), disclosing=disclosing)
+        customer = await verified_customer(state, self.recent_history())
+        order = await callers_order(state, order_id, self.recent_history(), disclosing=disclosing)
         return customer, order
 
-    async def _owe_text_update_offer(
-        self, state: CallState, customer: Customer, change_call_id: str, saved: SavedAddress
+    def owe_question(
+        self, topic: ConsentTopic, *, after_output_of: str | None = None, lead_in: str = ""
     ) -> None:
-        """Text updates are offered once after a saved change: a question of its own,
-        put after the change has been said (and any words over it answered)."""
-        try:
-            due = await order_updates_offer_due(state, customer)
-        except StoreUnavailable:
-            return  # no offer, and the change stands
-        if due:
-            state.consent_topics_asked.add(ConsentTopic.ORDER_UPDATES_SMS.value)
-            offer = OwedQuestion(
-                ConsentTopic.ORDER_UPDATES_SMS,
-                after_output_of=change_call_id,
-                lead_in=saved.spoken,
-            )
-            self._owed.append(offer)
+        self._owed.append(OwedQuestion(topic, after_output_of=after_output_of, lead_in=lead_in))
+
+    def asked_now(self, topic: ConsentTopic) -> None:
+        self._owed = [owed for owed in self._owed if owed.topic is not topic]
+
+    def answer_first(self, topic: ConsentTopic) -> None:
+        # Put once already, talked over: the caller's words first.
+        self._answer_first(OwedQuestion(topic, puts=1))
+
+    def recent_history(self) -> ChatContext:
+        return self.chat_ctx.copy(
+            exclude_instructions=True, exclude_function_call=True, exclude_handoff=True
+        ).truncate(max_items=HISTORY_FOR_SPECIALISTS)
 
     async def _put(self, owed: OwedQuestion, *, closing: str, lead_in: str = "") -> bool:
         """Puts an owed consent question to the caller now and says what was decided.
@@ -373,11 +275,6 @@ class CustomerServiceAgent(Agent):
         if owed is not None:
             self._owed.insert(0, owed)
         self.session.generate_reply(tool_choice="auto")
-
-    def _recent_history(self) -> ChatContext:
-        return self.chat_ctx.copy(
-            exclude_instructions=True, exclude_function_call=True, exclude_handoff=True
-        ).truncate(max_items=HISTORY_FOR_SPECIALISTS)
 
 
 def _relays_only(chat_ctx: ChatContext, call_id: str | None) -> bool:

@@ -26,9 +26,11 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 from customer_service.addresses import AddressProblem, read_back, validated_address
 from customer_service.call import audit
 from customer_service.call.answers import confirms
+from customer_service.call.consent_wording import ConsentTopic
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
 from customer_service.call.heard import SpokenQuestion, caller_messages
+from customer_service.call.registration import Desk, supervisor_tool
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import (
@@ -38,10 +40,11 @@ from customer_service.call.wording import (
     quoted,
     spaced_digits,
 )
-from customer_service.domain import ORDER_ID_PATTERN, OrderStatus, PostalAddress
+from customer_service.domain import ORDER_ID_PATTERN, Customer, OrderStatus, PostalAddress
 from customer_service.privacy import mask_address
+from customer_service.specialists.consent import order_updates_offer_due
 from customer_service.specialists.order_lookup import OrderLookupResult, not_found_message
-from customer_service.store import AddressChangeOutcome, AuditEvent
+from customer_service.store import AddressChangeOutcome, AuditEvent, StoreUnavailable
 
 ADDRESS_INSTRUCTIONS = PERSONA + dedent(
     """
@@ -326,3 +329,47 @@ async def apply_address_change(
     if outcome is AddressChangeOutcome.ORDER_CANCELLED:
         raise ToolError(not_changeable_message(order.order_id, OrderStatus.CANCELLED))
     raise ToolError(not_found_message(order.order_id))
+
+
+@supervisor_tool(
+    AddressUpdateTask,
+    AddressUpdateResult,
+    when_to_use=(
+        "the caller wants an order delivered to a different address. Pass order_id when "
+        "the caller has already said the number."
+    ),
+    menu_phrase="change a delivery address",
+)
+async def update_address(
+    desk: Desk, context: RunContext[CallState], order_id: str | None = None
+) -> str:
+    """Change the delivery address of one of the caller's orders that has not shipped.
+
+    Args:
+        order_id: The six-digit order number if the caller already said it, or the
+            order just discussed when they say "that order"; else omit.
+    """
+    state = context.userdata
+    customer, order = await desk.callers_order(state, order_id)
+    ensure_changeable(order)
+    address = await confirmed_address(state, order.order_id, desk.recent_history())
+    saved = await apply_address_change(state, order, address)
+    # The change is committed: nothing after this line may report it as failed.
+    await owe_text_update_offer(desk, state, customer, context.function_call.call_id, saved)
+    return saved.reported
+
+
+async def owe_text_update_offer(
+    desk: Desk, state: CallState, customer: Customer, change_call_id: str, saved: SavedAddress
+) -> None:
+    """Text updates are offered once after a saved change: a question of its own, put
+    after the change has been said (and any words over it answered)."""
+    try:
+        due = await order_updates_offer_due(state, customer)
+    except StoreUnavailable:
+        return  # no offer, and the change stands
+    if due:
+        state.consent_topics_asked.add(ConsentTopic.ORDER_UPDATES_SMS.value)
+        desk.owe_question(
+            ConsentTopic.ORDER_UPDATES_SMS, after_output_of=change_call_id, lead_in=saved.spoken
+        )

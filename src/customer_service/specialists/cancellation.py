@@ -21,6 +21,7 @@ from customer_service.call.answers import confirms
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
 from customer_service.call.heard import SpokenQuestion
+from customer_service.call.registration import Desk, supervisor_tool
 from customer_service.call.speakable import spaced_digits, spoken_items
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
@@ -181,3 +182,28 @@ async def apply_cancellation(state: CallState, order: OrderLookupResult) -> str:
         # It shipped while the caller was deciding.
         raise ToolError(not_cancellable_message(order.order_id, OrderStatus.SHIPPED))
     raise ToolError(not_found_message(order.order_id))
+
+
+@supervisor_tool(
+    CancellationTask,
+    CancellationResult,
+    when_to_use=(
+        "the caller wants to cancel an order. Pass order_id when the caller has already "
+        "said the number."
+    ),
+    menu_phrase="cancel an order",
+)
+async def cancel_order(
+    desk: Desk, context: RunContext[CallState], order_id: str | None = None
+) -> str:
+    """Cancel one of the caller's orders that has not shipped yet.
+
+    Args:
+        order_id: The six-digit order number if the caller already said it, or the
+            order just discussed when they say "that order"; else omit.
+    """
+    state = context.userdata
+    _, order = await desk.callers_order(state, order_id, disclosing=True)
+    ensure_cancellable(order)
+    await confirmed_cancellation(state, order)
+    return await apply_cancellation(state, order)

@@ -18,36 +18,28 @@ import logging
 from collections.abc import AsyncIterable
 from dataclasses import dataclass
 from textwrap import dedent
-from typing import Annotated
 
-from livekit.agents import (
-    FlushSentinel,
-    ModelSettings,
-    RunContext,
-    ToolError,
-    function_tool,
-    llm,
-)
+from livekit.agents import FlushSentinel, ModelSettings, RunContext, function_tool, llm
 from livekit.agents.llm import ToolFlag
-from pydantic import (
-    AwareDatetime,
-    BaseModel,
-    ConfigDict,
-    JsonValue,
-    ValidationError,
-    WithJsonSchema,
-)
+from pydantic import AwareDatetime, BaseModel, ConfigDict, JsonValue, ValidationError
 
 from customer_service.call import audit
-from customer_service.call.answers import acknowledgement_only, explicit_answer
+from customer_service.call.answers import acknowledgement_only, declines_outright, explicit_answer
 from customer_service.call.code_steps import calls_a_tool, code_step, for_the_model, step_call
+from customer_service.call.consent_wording import CONSENT_CONFIRMATIONS as CONSENT_CONFIRMATIONS
+from customer_service.call.consent_wording import CONSENT_WORDING as CONSENT_WORDING
+from customer_service.call.consent_wording import UNCLEAR_CONFIRMATIONS as UNCLEAR_CONFIRMATIONS
+from customer_service.call.consent_wording import ConsentTopic as ConsentTopic
+from customer_service.call.consent_wording import ConsentTopicChoice, ConsentWording, consent_topic
 from customer_service.call.delegation import delegate
 from customer_service.call.guard import guarded
 from customer_service.call.heard import SpokenQuestion, caller_messages
+from customer_service.call.registration import Desk, supervisor_tool
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import PERSONA, STILL_THERE
 from customer_service.domain import Customer
+from customer_service.specialists.identity import verified_customer
 from customer_service.store import AuditEvent, ConsentRecord
 
 logger = logging.getLogger(__name__)
@@ -57,58 +49,6 @@ MAX_ANSWERS = 2
 more."""
 SETTLE = "settle_in_code"
 IS_THAT_A_YES = "is_that_a_yes"
-
-
-class ConsentTopic(enum.StrEnum):
-    CALL_RECORDING = "call_recording"
-    ORDER_UPDATES_SMS = "order_updates_sms"
-
-
-ConsentTopicChoice = Annotated[
-    str, WithJsonSchema({"type": "string", "enum": [topic.value for topic in ConsentTopic]})
-]
-"""A consent topic as a tool argument. The schema the model sees lists the topics;
-anything else still reaches `consent_topic`, which refuses it in words a caller can
-hear (the framework's own validation error would quote the model's input back)."""
-
-UNKNOWN_CONSENT_TOPIC = "I can only record choices about call recording or text updates."
-
-
-def consent_topic(choice: str) -> ConsentTopic:
-    try:
-        return ConsentTopic(choice)
-    except ValueError:
-        raise ToolError(UNKNOWN_CONSENT_TOPIC) from None
-
-
-@dataclass(frozen=True)
-class ConsentWording:
-    version: str
-    question: str
-    is_that_a_yes: str
-    """Put after a caller only acknowledged the question ("okay, thanks"), which they heard
-    in full: short, and answered as the question itself."""
-
-
-# The only place consent questions are worded. Changing a question means a new version,
-# so every recorded answer can be traced to the exact words the caller heard.
-CONSENT_WORDING: dict[ConsentTopic, ConsentWording] = {
-    ConsentTopic.CALL_RECORDING: ConsentWording(
-        version="call_recording/2026-11-26",
-        question=(
-            "May we record this call to check and improve our service? Please say yes or no."
-        ),
-        is_that_a_yes="Is that a yes to recording this call?",
-    ),
-    ConsentTopic.ORDER_UPDATES_SMS: ConsentWording(
-        version="order_updates_sms/2026-11-01",
-        question=(
-            "Would you like text message updates about your orders sent to the phone "
-            "number on your account? Message and data rates may apply. Please say yes or no."
-        ),
-        is_that_a_yes="Is that a yes to text updates?",
-    ),
-}
 
 
 class ConsentAnswer(enum.StrEnum):
@@ -263,22 +203,6 @@ class ConsentTask(Specialist[ConsentResult]):
         )
 
 
-CONSENT_CONFIRMATIONS = {
-    (ConsentTopic.CALL_RECORDING, True): "This call may be recorded.",
-    (ConsentTopic.CALL_RECORDING, False): "This call will not be recorded.",
-    (ConsentTopic.ORDER_UPDATES_SMS, True): "You'll get text updates about your orders.",
-    (ConsentTopic.ORDER_UPDATES_SMS, False): "You won't get text updates about your orders.",
-}
-UNCLEAR_CONFIRMATIONS = {
-    ConsentTopic.CALL_RECORDING: (
-        "I didn't get a clear yes or no, so this call will not be recorded."
-    ),
-    ConsentTopic.ORDER_UPDATES_SMS: (
-        "I didn't get a clear yes or no, so I haven't set up text updates."
-    ),
-}
-
-
 @dataclass(frozen=True)
 class Consent:
     """The answer in force after asking (or finding it on record)."""
@@ -397,3 +321,42 @@ async def order_updates_offer_due(state: CallState, customer: Customer) -> bool:
     if not customer.phone or ConsentTopic.ORDER_UPDATES_SMS.value in state.consent_topics_asked:
         return False
     return await stored_answer(state, ConsentTopic.ORDER_UPDATES_SMS) is None
+
+
+@supervisor_tool(
+    ConsentTask,
+    ConsentResult,
+    when_to_use=(
+        "only when the caller asks to change their text-update preference (topic "
+        "order_updates_sms) or their call-recording choice (topic call_recording)."
+    ),
+)
+async def request_consent(
+    desk: Desk,
+    context: RunContext[CallState],
+    topic: ConsentTopicChoice,
+    caller_said_no: bool = False,
+) -> str | None:
+    """Record the caller's consent choice: a no they said outright ("stop texting me")
+    is recorded as said; otherwise the question is asked in its fixed wording.
+
+    Args:
+        topic: order_updates_sms for text updates about orders, call_recording for
+            recording this call.
+        caller_said_no: True when the caller's own words already refuse it.
+    """
+    state = context.userdata
+    chosen = consent_topic(topic)
+    # Read before any identity check adds lines: the words that asked for this.
+    asking = caller_messages(desk.chat_ctx)[-1:]
+    said_no = caller_said_no and bool(asking) and declines_outright(asking[0].text_content or "")
+    if chosen is ConsentTopic.ORDER_UPDATES_SMS:
+        await verified_customer(state, desk.recent_history())
+    # Asked now, at the caller's request: no longer owed for later.
+    desk.asked_now(chosen)
+    # The caller asked: a stored answer is theirs to change.
+    consent = await obtain_consent(state, chosen, ask_again=True, said_no=said_no)
+    if consent.spoken_over:
+        desk.answer_first(chosen)
+        return None
+    return confirmation(consent)

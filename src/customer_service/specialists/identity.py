@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import logging
-import re
 from collections.abc import Coroutine
 from textwrap import dedent
 from typing import Any
@@ -19,15 +18,15 @@ from customer_service.call import audit
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
 from customer_service.call.heard import caller_messages
+from customer_service.call.registration import Desk, supervisor_tool
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallerLine, CallState
-from customer_service.call.wording import OFFER_HUMAN, PERSONA
+from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
 from customer_service.domain import Customer
 from customer_service.normalize import (
-    digits_from_speech,
     emails_match,
+    holds_contact_detail,
     names_match,
-    normalize_email,
     phones_match,
     postal_codes_match,
 )
@@ -95,30 +94,13 @@ MISSING_DETAILS = (
 )
 
 
-# Shapes, never values: the model reads the details, and the check decides.
-_EMAIL_LIKE = re.compile(
-    r"[^\s@,;]+@[^\s@,;]+|\b[^\W_]+ at [^\W_]+(?: (?:dot|period|point) [^\W_]+)+", re.I
-)
-_DIGIT_RUN = re.compile(
-    r"(?:(?:\d|\b(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|double|triple)\b)"
-    r"[\s().+-]*)+",
-    re.I,
-)
-_PHONE_DIGITS = 9  # the fewest in a number said without its country code (Spain)
-
-
 def offers_contact_detail(history: ChatContext) -> bool:
     """Whether the caller's words in `history` hold something shaped like an email or a
     phone number: they have begun giving their details. (A name alone cannot be told
     apart from other words here; the caller is then asked, as before.)"""
-    for message in caller_messages(history):
-        text = message.text_content or ""
-        if any(normalize_email(found.group()) for found in _EMAIL_LIKE.finditer(text)) or any(
-            len(digits_from_speech(found.group())) >= _PHONE_DIGITS
-            for found in _DIGIT_RUN.finditer(text)
-        ):
-            return True
-    return False
+    return any(
+        holds_contact_detail(message.text_content or "") for message in caller_messages(history)
+    )
 
 
 def mismatch_message(attempts_left: int) -> str:
@@ -398,3 +380,17 @@ async def verified_customer(state: CallState, history: ChatContext) -> Customer:
     if outcome is IdentityOutcome.LOCKED:
         raise ToolError(VERIFICATION_LOCKED)
     raise ToolError(VERIFICATION_DECLINED)
+
+
+@supervisor_tool(
+    VerifyIdentityTask,
+    IdentityResult,
+    when_to_use=(
+        "the caller wants something done on their account and nothing else fits. Other "
+        "tools verify the caller themselves when needed."
+    ),
+)
+async def verify_identity(desk: Desk, context: RunContext[CallState]) -> str:
+    """Verify the caller's identity. Use only when no other tool fits the request."""
+    customer = await verified_customer(context.userdata, desk.recent_history())
+    return f"Thank you, {quoted(customer.full_name)}, you are verified."
