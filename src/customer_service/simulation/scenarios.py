@@ -8,12 +8,14 @@ from, the state it must leave, and the scripted caller of the offline replay.
 
 from __future__ import annotations
 
+import json
 import pkgutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import yaml
+from livekit.agents import simulation
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from customer_service import specialists
@@ -52,7 +54,7 @@ class ScenarioUserdata(BaseModel):
 
     start: StartState = StartState()
     expect: ExpectedState = ExpectedState()
-    caller: tuple[str, ...] = Field(min_length=1)
+    caller: tuple[str, ...] = ()
 
 
 class Scenario(BaseModel):
@@ -67,14 +69,28 @@ class Scenario(BaseModel):
     userdata: ScenarioUserdata
 
     @model_validator(mode="after")
-    def _names_a_specialist(self) -> Scenario:
+    def _complete(self) -> Scenario:
         if SPECIALIST_TAG not in self.tags:
             raise ValueError(f"tags must name the {SPECIALIST_TAG!r} it exercises")
+        if not self.userdata.caller:
+            raise ValueError("userdata.caller must hold the replay's caller lines")
         return self
 
     @property
     def specialist(self) -> str:
         return self.tags[SPECIALIST_TAG]
+
+    def to_livekit(self) -> simulation.Scenario:
+        """The scenario as LiveKit's simulator sends it to the agent: `userdata` as the
+        JSON string that `SimulationContext.userdata()` decodes."""
+        return simulation.Scenario(
+            id=self.id or "",
+            label=self.label,
+            instructions=self.instructions,
+            agent_expectations=self.agent_expectations,
+            tags=self.tags,
+            userdata=json.dumps(self.userdata.model_dump(mode="json")),
+        )
 
 
 class ScenarioFile(BaseModel):
