@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from customer_service.domain import OrderStatus, PostalAddress
 from customer_service.store import Store
-from customer_service.store.seed import DEMO_CUSTOMERS, DEMO_ORDERS
+from customer_service.store.seed import DEMO_CUSTOMERS
 
 __all__ = [
     "ExpectedConsent",
@@ -33,6 +33,8 @@ _SCENARIO_CALL_ID = "scenario-start"
 """The call id of what a scenario's starting state adds before its call begins."""
 
 _LONG_AGO = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
+_EVERY_ORDER = 1000
+"""More orders than any demo customer has: `recent_orders` needs a limit."""
 
 
 class _Spec(BaseModel):
@@ -96,10 +98,12 @@ class StoreState(_Spec):
 
 async def prepare_start(store: Store, start: StartState) -> None:
     """Applies a scenario's starting changes to a freshly seeded demo store."""
-    by_id = {order.order_id: order for order in DEMO_ORDERS}
     for order_id in start.cancelled_orders:
+        order = await store.get_order(order_id)
+        if order is None:
+            raise ValueError(f"the scenario cancels order {order_id}, which is not in the store")
         await store.cancel_order(
-            order_id=order_id, customer_id=by_id[order_id].customer_id, call_id=_SCENARIO_CALL_ID
+            order_id=order_id, customer_id=order.customer_id, call_id=_SCENARIO_CALL_ID
         )
     earlier = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=5)
     for customer_id, count in start.identity_failures.items():
@@ -108,15 +112,21 @@ async def prepare_start(store: Store, start: StartState) -> None:
 
 
 async def read_state(store: Store, order_ids: tuple[str, ...] = ()) -> StoreState:
-    """The demo orders (and `order_ids`), every stored consent answer, the failed identity
-    checks of the demo customers, and the number of escalations."""
-    orders: dict[str, OrderState] = {}
-    for order_id in dict.fromkeys((*(o.order_id for o in DEMO_ORDERS), *order_ids)):
+    """The demo customers' orders (and `order_ids`), every stored consent answer, the
+    failed identity checks of the demo customers, and the number of escalations."""
+    found = [
+        order
+        for customer in DEMO_CUSTOMERS
+        for order in await store.recent_orders(customer.customer_id, _EVERY_ORDER)
+    ]
+    for order_id in order_ids:
         order = await store.get_order(order_id)
         if order is not None:
-            orders[order_id] = OrderState(
-                status=order.status, shipping_address=order.shipping_address
-            )
+            found.append(order)
+    orders = {
+        order.order_id: OrderState(status=order.status, shipping_address=order.shipping_address)
+        for order in found
+    }
     consents = tuple(
         ExpectedConsent(
             topic=str(event.detail["topic"]),
