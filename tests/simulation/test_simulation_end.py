@@ -127,3 +127,36 @@ async def test_a_store_outage_scenario_fails_the_simulated_calls_store(
             await session.run(user_input=line)
         assert "1Z999AA10123456784" not in str(session.history.to_dict())
         assert await graded(ctx) is None
+
+
+async def test_a_job_shut_down_before_the_simulation_ends_is_graded_as_the_call_left_it(
+    offline_environment: Path,
+) -> None:
+    async with simulated_call(scenario_labelled(CANCEL).to_livekit()) as ctx:
+        session = ctx.primary_session
+        for line in ["I want to cancel order 100102", JORDAN, "no, keep it"]:
+            await session.run(user_input=line)
+    # The job's shutdown ran first: its scratch store is closed and removed.
+    verdict = await graded(ctx)
+    assert verdict == simulation.SimulationVerdict(
+        success=False, reason="order 100102: status is processing, expected cancelled"
+    )
+
+
+async def test_a_scenario_whose_userdata_cannot_be_read_fails_saying_why(
+    offline_environment: Path,
+) -> None:
+    broken = simulation.Scenario(
+        label="Broken",
+        instructions="Ask for order 100101.",
+        agent_expectations="Helps.",
+        userdata='{"expect": {"orders": {"100101": {"status": "lost"}}}}',
+    )
+    async with simulated_call(broken) as ctx:
+        state = ctx.primary_session.userdata
+        assert isinstance(state, CallState)
+        assert await state.store.get_order("100101") is not None  # the call still runs
+        verdict = await graded(ctx)
+    assert verdict is not None
+    assert verdict.reason.startswith("the scenario's userdata cannot be read: ")
+    assert "expect.orders.100101.status" in verdict.reason

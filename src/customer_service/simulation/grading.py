@@ -20,6 +20,7 @@ from typing import Any
 
 from livekit.agents import JobContext
 from livekit.agents.simulation import SimulationContext
+from pydantic import ValidationError
 from sqlalchemy import event
 from sqlalchemy.engine import Connection
 
@@ -54,6 +55,7 @@ class ScenarioStore:
         self._cleanup = cleanup
         self._end_outage: Callable[[], None] | None = None
         self._closed = False
+        self._final: list[str] | None = None
 
     @classmethod
     async def open(
@@ -78,6 +80,17 @@ class ScenarioStore:
             self._end_outage()
         end = await read_state(self.store, tuple(self.userdata.expect.orders))
         return differences(self.userdata.expect, self.start, end)
+
+    async def settle(self) -> list[str]:
+        """The differences as the call left them, then the store closed; the same list
+        every time after. The job's shutdown and the simulation's end both settle, in
+        whichever order the framework runs them."""
+        if self._final is None:
+            try:
+                self._final = await self.differences()
+            finally:
+                await self.close()
+        return self._final
 
     async def close(self) -> None:
         if self._closed:
@@ -110,10 +123,19 @@ def _fail_every_statement(store: Store) -> Callable[[], None]:
 _simulated_calls: weakref.WeakKeyDictionary[JobContext, ScenarioStore] = weakref.WeakKeyDictionary()
 
 
+_unreadable_userdata: weakref.WeakKeyDictionary[JobContext, str] = weakref.WeakKeyDictionary()
+
+
 async def simulation_store(ctx: JobContext, simulation: SimulationContext) -> Store:
     """The store of a simulated call: a scratch SQLite file prepared as the dispatched
-    scenario says, removed when the job ends. Returns the call's handle on it."""
-    userdata = parse_userdata(simulation.userdata())
+    scenario says, removed when the job ends. Returns the call's handle on it. A
+    scenario whose userdata cannot be read still gets its call, on the demo data, and
+    fails at its end saying why."""
+    try:
+        userdata = parse_userdata(simulation.userdata())
+    except (ValueError, ValidationError) as error:
+        _unreadable_userdata[ctx] = str(error)
+        userdata = ScenarioUserdata()
     scratch = Path(tempfile.mkdtemp(prefix="customer-service-scenario-"))
     scenario_store = await ScenarioStore.open(
         userdata,
@@ -121,26 +143,31 @@ async def simulation_store(ctx: JobContext, simulation: SimulationContext) -> St
         cleanup=lambda: shutil.rmtree(scratch, ignore_errors=True),
     )
     _simulated_calls[ctx] = scenario_store
-    ctx.add_shutdown_callback(scenario_store.close)
+
+    async def settle() -> None:
+        await scenario_store.settle()
+
+    ctx.add_shutdown_callback(settle)
     return scenario_store.store.for_call()
 
 
 async def on_simulation_end(simulation: SimulationContext) -> None:
     """Grades a simulated call by the state it left: `fail(reason)` on any difference
     from the scenario's expected state. Passing leaves the simulator's verdict to stand."""
-    scenario_store = _simulated_calls.pop(simulation.job_context, None)
+    ctx = simulation.job_context
+    scenario_store = _simulated_calls.pop(ctx, None)
     if scenario_store is None:
         simulation.fail("the call never started, so its store was not prepared")
         return
-    if not simulation.userdata():
+    problems = await scenario_store.settle()
+    unreadable = _unreadable_userdata.pop(ctx, None)
+    if unreadable is not None:
+        simulation.fail(f"the scenario's userdata cannot be read: {unreadable}")
+        return
+    if not simulation.scenario.userdata:
         # A scenario that is not ours (one LiveKit generated, say) says nothing about
         # the store: the simulator's verdict alone stands.
-        await scenario_store.close()
         return
-    try:
-        problems = await scenario_store.differences()
-    finally:
-        await scenario_store.close()
     logger.info(
         "simulation graded by state",
         extra={"scenario": simulation.scenario.label, "differences": len(problems)},
