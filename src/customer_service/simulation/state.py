@@ -18,7 +18,7 @@ from customer_service.store import Store
 from customer_service.store.seed import DEMO_CUSTOMERS
 
 __all__ = [
-    "ExpectedConsent",
+    "ConsentAnswer",
     "ExpectedOrder",
     "ExpectedState",
     "OrderState",
@@ -61,11 +61,13 @@ class ExpectedOrder(_Spec):
     shipping_address: PostalAddress | None = None
 
 
-class ExpectedConsent(_Spec):
+class ConsentAnswer(_Spec):
+    """A stored consent answer, or one a scenario expects to be stored."""
+
     topic: str
     granted: bool
     customer_id: str | None = None
-    """Whose answer it is; left out, the answer may be stored with or without one."""
+    """Whose answer it is; in an expectation left out, any owner (or none) matches."""
 
 
 class ExpectedState(_Spec):
@@ -75,7 +77,7 @@ class ExpectedState(_Spec):
     ones the call stored, no more; failed identity checks and escalations likewise."""
 
     orders: dict[str, ExpectedOrder] = Field(default_factory=dict)
-    consents: tuple[ExpectedConsent, ...] = ()
+    consents: tuple[ConsentAnswer, ...] = ()
     identity_failures: dict[str, int] = Field(default_factory=dict)
     """New failed identity checks counted against each customer id during the call."""
     escalated: bool = False
@@ -91,7 +93,7 @@ class StoreState(_Spec):
     """What the store holds that a scenario can speak about."""
 
     orders: dict[str, OrderState]
-    consents: tuple[ExpectedConsent, ...]
+    consents: tuple[ConsentAnswer, ...]
     identity_failures: dict[str, int]
     escalations: int
 
@@ -128,7 +130,7 @@ async def read_state(store: Store, order_ids: tuple[str, ...] = ()) -> StoreStat
         for order in found
     }
     consents = tuple(
-        ExpectedConsent(
+        ConsentAnswer(
             topic=str(event.detail["topic"]),
             granted=bool(event.detail["granted"]),
             customer_id=event.customer_id,
@@ -196,7 +198,7 @@ def _order_differences(
 
 def _consent_differences(expected: ExpectedState, start: StoreState, end: StoreState) -> list[str]:
     stored = list(end.consents[len(start.consents) :])
-    missing: list[ExpectedConsent] = []
+    missing: list[ConsentAnswer] = []
     for wanted in expected.consents:
         match = next((got for got in stored if _same_answer(wanted, got)), None)
         if match is None:
@@ -209,13 +211,13 @@ def _consent_differences(expected: ExpectedState, start: StoreState, end: StoreS
     return problems
 
 
-def _same_answer(wanted: ExpectedConsent, got: ExpectedConsent) -> bool:
+def _same_answer(wanted: ConsentAnswer, got: ConsentAnswer) -> bool:
     return (wanted.topic, wanted.granted) == (got.topic, got.granted) and (
         wanted.customer_id is None or wanted.customer_id == got.customer_id
     )
 
 
-def _describe(consent: ExpectedConsent) -> str:
+def _describe(consent: ConsentAnswer) -> str:
     answer = "yes" if consent.granted else "no"
     owner = f" of {consent.customer_id}" if consent.customer_id else ""
     return f"{consent.topic} consent ({answer}){owner}"
