@@ -10,13 +10,14 @@ IMAGE ?= customer-service-agent
 ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install chat test bench console dev start download-files migrate seed-demo \
+.PHONY: help install chat test scenarios bench console dev start download-files migrate seed-demo \
 	docker-build clean
 
 help:
 	@echo "make install         create .venv and install the project with its dev tools"
 	@echo "make chat            talk to the agent in this terminal (stdin may be piped)"
 	@echo "make test            lint, type-check and run the tests (what CI runs)"
+	@echo "make scenarios       replay scenarios.yaml offline, graded by store state (ARGS=--help)"
 	@echo "make bench           benchmarks with baselines and targets (ARGS=--help)"
 	@echo "make console         talk to the agent through this machine's audio devices"
 	@echo "make dev | start     register with a LiveKit server (LIVEKIT_* in .env.local)"
@@ -49,6 +50,9 @@ test: install
 	$(BIN)/ruff format --check src tests examples benchmarks
 	$(BIN)/mypy
 	$(BIN)/pytest -q
+
+scenarios: install
+	@$(BIN)/python -m customer_service.simulation $(ARGS)
 
 bench: install
 	$(BIN)/python -m benchmarks $(ARGS)

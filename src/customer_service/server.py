@@ -29,6 +29,7 @@ from customer_service.call.state import CallState
 from customer_service.call.transcripts import save_transcript
 from customer_service.pipeline import build_models, load_vad
 from customer_service.settings import RecordingConsent, Settings, get_settings
+from customer_service.simulation.grading import on_simulation_end, simulation_store
 from customer_service.store import StoreMisconfigured, StoreUnavailable
 from customer_service.store.errors import store_problem
 from customer_service.store.shared import StoreConfig, shared_store
@@ -146,17 +147,26 @@ def room_options(settings: Settings, *, text_only: bool, call_id: str) -> room_i
     )
 
 
-@server.rtc_session(agent_name=get_settings().agent_name, on_session_end=report_session_end)
+@server.rtc_session(
+    agent_name=get_settings().agent_name,
+    on_session_end=report_session_end,
+    on_simulation_end=on_simulation_end,
+)
 async def entrypoint(ctx: JobContext) -> None:
     settings = get_settings()
     models = build_models(settings, vad=ctx.proc.userdata.get(VAD_KEY))
     logger.info(models.describe())
 
     # The process's one engine and pool, opened by its first call; this call's handle
-    # is closed with the call, the engine when the process ends.
+    # is closed with the call, the engine when the process ends. A simulated call gets a
+    # scratch store of its own, prepared as its scenario starts and graded at its end.
     config = StoreConfig.from_settings(settings)
+    simulation = ctx.simulation_context()
     try:
-        store = await shared_store(ctx.proc.userdata, config).for_call()
+        if simulation is not None:
+            store = await simulation_store(ctx, simulation)
+        else:
+            store = await shared_store(ctx.proc.userdata, config).for_call()
     except (StoreUnavailable, StoreMisconfigured) as error:
         logger.error("the call cannot start: %s", store_problem(error, config.database_url))
         ctx.shutdown(reason="store unavailable")

@@ -1,0 +1,223 @@
+"""What a scenario says about the store: the state it starts from, the state it must
+leave, and the comparison of the two with what a call really left.
+
+The same comparison grades a simulation on LiveKit Cloud (`grading.on_simulation_end`)
+and an offline replay (`replay`), so a scenario that passes offline is judged by the same
+rule online. Everything is read through the `Store`'s own methods.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from customer_service.domain import OrderStatus, PostalAddress
+from customer_service.store import Store
+from customer_service.store.seed import DEMO_CUSTOMERS
+
+__all__ = [
+    "ConsentAnswer",
+    "ExpectedOrder",
+    "ExpectedState",
+    "OrderState",
+    "StartState",
+    "StoreState",
+    "differences",
+    "prepare_start",
+    "read_state",
+]
+
+_SCENARIO_CALL_ID = "scenario-start"
+"""The call id of what a scenario's starting state adds before its call begins."""
+
+_LONG_AGO = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
+_EVERY_ORDER = 1000
+"""More orders than any demo customer has: `recent_orders` needs a limit."""
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class StartState(_Spec):
+    """The store a scenario's call begins with: the demo data, plus these changes."""
+
+    cancelled_orders: tuple[str, ...] = ()
+    """Demo orders already cancelled before the call."""
+    identity_failures: dict[str, int] = Field(default_factory=dict)
+    """Failed identity checks already counted against these customer ids (near misses
+    from earlier calls)."""
+    store_outage: bool = False
+    """Every statement of the store fails for the whole call, reads included. Honoured
+    only by the scenario's own scratch store (replay and simulation), never elsewhere."""
+
+
+class ExpectedOrder(_Spec):
+    """What must hold of one order at the end; a field left out must be as it started."""
+
+    status: OrderStatus | None = None
+    shipping_address: PostalAddress | None = None
+
+
+class ConsentAnswer(_Spec):
+    """A stored consent answer, or one a scenario expects to be stored."""
+
+    topic: str
+    granted: bool
+    customer_id: str | None = None
+    """Whose answer it is; in an expectation left out, any owner (or none) matches."""
+
+
+class ExpectedState(_Spec):
+    """The state a scenario's call must leave, as changes from where it started.
+
+    An order not listed must end exactly as it started; the consents listed must be the
+    ones the call stored, no more; failed identity checks and escalations likewise."""
+
+    orders: dict[str, ExpectedOrder] = Field(default_factory=dict)
+    consents: tuple[ConsentAnswer, ...] = ()
+    identity_failures: dict[str, int] = Field(default_factory=dict)
+    """New failed identity checks counted against each customer id during the call."""
+    escalated: bool = False
+    """Whether the call left an escalation (a transfer to a colleague or a callback)."""
+
+
+class OrderState(_Spec):
+    status: OrderStatus
+    shipping_address: PostalAddress
+
+
+class StoreState(_Spec):
+    """What the store holds that a scenario can speak about."""
+
+    orders: dict[str, OrderState]
+    consents: tuple[ConsentAnswer, ...]
+    identity_failures: dict[str, int]
+    escalations: int
+
+
+async def prepare_start(store: Store, start: StartState) -> None:
+    """Applies a scenario's starting changes to a freshly seeded demo store."""
+    for order_id in start.cancelled_orders:
+        order = await store.get_order(order_id)
+        if order is None:
+            raise ValueError(f"the scenario cancels order {order_id}, which is not in the store")
+        await store.cancel_order(
+            order_id=order_id, customer_id=order.customer_id, call_id=_SCENARIO_CALL_ID
+        )
+    earlier = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=5)
+    for customer_id, count in start.identity_failures.items():
+        for _ in range(count):
+            await store.record_identity_failure([customer_id], _SCENARIO_CALL_ID, at=earlier)
+
+
+async def read_state(store: Store, order_ids: tuple[str, ...] = ()) -> StoreState:
+    """The demo customers' orders (and `order_ids`), every stored consent answer, the
+    failed identity checks of the demo customers, and the number of escalations."""
+    found = [
+        order
+        for customer in DEMO_CUSTOMERS
+        for order in await store.recent_orders(customer.customer_id, _EVERY_ORDER)
+    ]
+    for order_id in order_ids:
+        order = await store.get_order(order_id)
+        if order is not None:
+            found.append(order)
+    orders = {
+        order.order_id: OrderState(status=order.status, shipping_address=order.shipping_address)
+        for order in found
+    }
+    consents = tuple(
+        ConsentAnswer(
+            topic=str(event.detail["topic"]),
+            granted=bool(event.detail["granted"]),
+            customer_id=event.customer_id,
+        )
+        for event in await store.audit_events(kind="consent_recorded")
+    )
+    failures = {
+        customer.customer_id: await store.identity_failures_since(customer.customer_id, _LONG_AGO)
+        for customer in DEMO_CUSTOMERS
+    }
+    return StoreState(
+        orders=orders,
+        consents=consents,
+        identity_failures=failures,
+        escalations=len(await store.escalations()),
+    )
+
+
+def differences(expected: ExpectedState, start: StoreState, end: StoreState) -> list[str]:
+    """Every way the call's end state differs from what the scenario expects, one
+    sentence each; empty when it matches."""
+    problems: list[str] = []
+    for order_id in sorted(set(start.orders) | set(expected.orders)):
+        problems += _order_differences(order_id, expected, start, end)
+    problems += _consent_differences(expected, start, end)
+    for customer_id in sorted(set(end.identity_failures) | set(expected.identity_failures)):
+        added = end.identity_failures.get(customer_id, 0) - start.identity_failures.get(
+            customer_id, 0
+        )
+        wanted = expected.identity_failures.get(customer_id, 0)
+        if added != wanted:
+            problems.append(
+                f"customer {customer_id}: {added} failed identity checks recorded, "
+                f"expected {wanted}"
+            )
+    escalated = end.escalations > start.escalations
+    if escalated != expected.escalated:
+        problems.append(
+            "the call was escalated, expected no escalation"
+            if escalated
+            else "the call was not escalated, expected an escalation"
+        )
+    return problems
+
+
+def _order_differences(
+    order_id: str, expected: ExpectedState, start: StoreState, end: StoreState
+) -> list[str]:
+    before, after = start.orders.get(order_id), end.orders.get(order_id)
+    if after is None or before is None:
+        return [f"order {order_id} is not in the store"]
+    wanted = expected.orders.get(order_id, ExpectedOrder())
+    status = wanted.status or before.status
+    address = wanted.shipping_address or before.shipping_address
+    problems: list[str] = []
+    if after.status != status:
+        problems.append(f"order {order_id}: status is {after.status}, expected {status}")
+    if after.shipping_address != address:
+        problems.append(
+            f"order {order_id}: ships to {after.shipping_address.one_line()}, "
+            f"expected {address.one_line()}"
+        )
+    return problems
+
+
+def _consent_differences(expected: ExpectedState, start: StoreState, end: StoreState) -> list[str]:
+    stored = list(end.consents[len(start.consents) :])
+    missing: list[ConsentAnswer] = []
+    for wanted in expected.consents:
+        match = next((got for got in stored if _same_answer(wanted, got)), None)
+        if match is None:
+            missing.append(wanted)
+        else:
+            stored.remove(match)
+    problems = [f"no {_describe(consent)} was stored" for consent in missing]
+    extra = Counter(_describe(consent) for consent in stored)
+    problems += [f"an unexpected {described} was stored" for described in sorted(extra)]
+    return problems
+
+
+def _same_answer(wanted: ConsentAnswer, got: ConsentAnswer) -> bool:
+    return (wanted.topic, wanted.granted) == (got.topic, got.granted) and (
+        wanted.customer_id is None or wanted.customer_id == got.customer_id
+    )
+
+
+def _describe(consent: ConsentAnswer) -> str:
+    answer = "yes" if consent.granted else "no"
+    owner = f" of {consent.customer_id}" if consent.customer_id else ""
+    return f"{consent.topic} consent ({answer}){owner}"

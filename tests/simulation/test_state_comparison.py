@@ -1,0 +1,162 @@
+"""The comparison that grades a scenario by the state its call left: it fails, with a
+reason that names the difference, whenever the store is not what the scenario expects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from customer_service.domain import OrderStatus, PostalAddress
+from customer_service.simulation.grading import ScenarioStore
+from customer_service.simulation.scenarios import ScenarioUserdata
+from customer_service.store import CancellationOutcome, EscalationRecord, StoreUnavailable
+from customer_service.store.consents import ConsentRecord
+from customer_service.store.tables import utc_now
+from customer_service.testing import sqlite_url
+
+MARKET_STREET = PostalAddress(
+    street="1 Market Street",
+    unit="Suite 5",
+    city="San Francisco",
+    region="CA",
+    postal_code="94105",
+    country="US",
+)
+
+
+def scenario(**userdata: object) -> ScenarioUserdata:
+    return ScenarioUserdata.model_validate({"caller": ["hello"], **userdata})
+
+
+async def opened(tmp_path: Path, userdata: ScenarioUserdata) -> ScenarioStore:
+    return await ScenarioStore.open(userdata, sqlite_url(tmp_path / "store.sqlite3"))
+
+
+async def test_a_wrong_expected_state_fails_with_its_reason(tmp_path: Path) -> None:
+    # Deliberately wrong: the call changes nothing, the scenario expects a cancellation.
+    expects_cancelled = scenario(expect={"orders": {"100102": {"status": "cancelled"}}})
+    scenario_store = await opened(tmp_path, expects_cancelled)
+    try:
+        assert await scenario_store.differences() == [
+            "order 100102: status is processing, expected cancelled"
+        ]
+        outcome = await scenario_store.store.cancel_order(
+            order_id="100102", customer_id="C-1001", call_id="call-1"
+        )
+        assert outcome is CancellationOutcome.CANCELLED
+        assert await scenario_store.differences() == []
+    finally:
+        await scenario_store.close()
+
+
+async def test_an_order_the_scenario_does_not_name_must_be_unchanged(tmp_path: Path) -> None:
+    scenario_store = await opened(tmp_path, scenario())
+    try:
+        await scenario_store.store.change_shipping_address(
+            order_id="100102",
+            customer_id="C-1001",
+            new_address=MARKET_STREET,
+            call_id="call-1",
+            change_key="change-1",
+        )
+        [problem] = await scenario_store.differences()
+        assert problem == (
+            "order 100102: ships to 1 Market Street, Suite 5, San Francisco, CA 94105, US, "
+            "expected 500 Howard St, Apt 4B, San Francisco, CA 94107, US"
+        )
+    finally:
+        await scenario_store.close()
+
+
+async def test_an_address_other_than_the_expected_one_fails(tmp_path: Path) -> None:
+    elsewhere = MARKET_STREET.model_copy(update={"postal_code": "94110"})
+    expects = scenario(expect={"orders": {"100102": {"shipping_address": elsewhere.model_dump()}}})
+    scenario_store = await opened(tmp_path, expects)
+    try:
+        await scenario_store.store.change_shipping_address(
+            order_id="100102",
+            customer_id="C-1001",
+            new_address=MARKET_STREET,
+            call_id="call-1",
+            change_key="change-1",
+        )
+        [problem] = await scenario_store.differences()
+        assert problem.startswith("order 100102: ships to 1 Market Street, Suite 5,")
+        assert problem.endswith("expected 1 Market Street, Suite 5, San Francisco, CA 94110, US")
+    finally:
+        await scenario_store.close()
+
+
+async def test_consents_failures_and_escalations_are_compared(tmp_path: Path) -> None:
+    expects = scenario(
+        expect={
+            "consents": [{"topic": "order_updates_sms", "granted": True, "customer_id": "C-1001"}],
+            "identity_failures": {"C-1002": 1},
+        }
+    )
+    scenario_store = await opened(tmp_path, expects)
+    store = scenario_store.store
+    try:
+        assert await scenario_store.differences() == [
+            "no order_updates_sms consent (yes) of C-1001 was stored",
+            "customer C-1002: 0 failed identity checks recorded, expected 1",
+        ]
+        await store.record_consent(
+            ConsentRecord(
+                topic="order_updates_sms",
+                granted=False,
+                wording_version="v1",
+                asked_at=utc_now(),
+                call_id="call-1",
+                customer_id="C-1001",
+            )
+        )
+        await store.record_identity_failure(["C-1002", "C-1003"], "call-1")
+        await store.add_escalation(
+            EscalationRecord(
+                call_id="call-1",
+                reason="caller asked for a person",
+                verified=False,
+                customer_id=None,
+                collected={},
+                failed_specialist=None,
+                failure=None,
+                summary="",
+            )
+        )
+        assert await scenario_store.differences() == [
+            "no order_updates_sms consent (yes) of C-1001 was stored",
+            "an unexpected order_updates_sms consent (no) of C-1001 was stored",
+            "customer C-1003: 1 failed identity checks recorded, expected 0",
+            "the call was escalated, expected no escalation",
+        ]
+    finally:
+        await scenario_store.close()
+
+
+async def test_the_starting_changes_are_the_baseline(tmp_path: Path) -> None:
+    starts_changed = scenario(
+        start={"cancelled_orders": ["100102"], "identity_failures": {"C-1002": 5}}
+    )
+    scenario_store = await opened(tmp_path, starts_changed)
+    try:
+        order = await scenario_store.store.get_order("100102")
+        assert order is not None
+        assert order.status is OrderStatus.CANCELLED
+        assert scenario_store.start.identity_failures["C-1002"] == 5
+        # What the scenario started with is not a change the call made.
+        assert await scenario_store.differences() == []
+    finally:
+        await scenario_store.close()
+
+
+async def test_a_store_outage_lasts_until_the_grade(tmp_path: Path) -> None:
+    scenario_store = await opened(tmp_path, scenario(start={"store_outage": True}))
+    try:
+        with pytest.raises(StoreUnavailable):
+            await scenario_store.store.get_order("100101")
+        assert await scenario_store.differences() == []
+        assert await scenario_store.store.get_order("100101") is not None
+    finally:
+        await scenario_store.close()
