@@ -47,9 +47,10 @@ RETURN_NUMBER_DIGITS = 8
 so neither is taken for the other. Drawn at random: a sequential number would tell a
 caller how many returns exist and which numbers are others'."""
 
-_NUMBER_ATTEMPTS = 3
-"""Transactions tried when a drawn return number is already taken (1 in 10 million
-per request at a million requests) before the write is given up."""
+_NUMBER_ATTEMPTS = 5
+"""Transactions tried, each with a new draw, while the drawn return number is taken,
+before the write is given up: at a million stored requests one draw in 90 is taken,
+five in a row about one request in six billion."""
 
 
 class ReturnReason(enum.StrEnum):
