@@ -1,5 +1,5 @@
 """Data access: customers, orders, address changes, cancellations, consents, escalations,
-failed identity checks and audit events behind one async `Store`.
+failed identity checks, return requests and audit events behind one async `Store`.
 
 Nothing outside this package writes SQL. `Store.open(url)` works with
 `sqlite+aiosqlite:///path/to/file`, `sqlite+aiosqlite:///:memory:` and
@@ -24,10 +24,19 @@ from customer_service.store.escalations import EscalationRecord
 from customer_service.store.identity_failures import IdentityCandidate, IdentityHoldRelease
 from customer_service.store.orders import CancellationOutcome
 from customer_service.store.repository import Store
+from customer_service.store.returns import (
+    RETURN_WINDOW_DAYS,
+    ReturnOutcome,
+    ReturnReason,
+    ReturnRequest,
+    last_return_day,
+    return_refusal,
+)
 from customer_service.store.seed import DemoDataAdded
 
 __all__ = [
     "MIGRATE_COMMAND",
+    "RETURN_WINDOW_DAYS",
     "AddressChange",
     "AddressChangeOutcome",
     "AuditEvent",
@@ -39,8 +48,13 @@ __all__ = [
     "IdentityCandidate",
     "IdentityHoldRelease",
     "PoolSize",
+    "ReturnOutcome",
+    "ReturnReason",
+    "ReturnRequest",
     "SchemaNotCurrent",
     "Store",
     "StoreMisconfigured",
     "StoreUnavailable",
+    "last_return_day",
+    "return_refusal",
 ]

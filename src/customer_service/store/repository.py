@@ -23,6 +23,7 @@ from customer_service.store.errors import StoreUnavailable, database_errors
 from customer_service.store.escalations import EscalationStore
 from customer_service.store.identity_failures import IdentityFailureStore
 from customer_service.store.orders import OrderStore
+from customer_service.store.returns import ReturnRequestStore
 from customer_service.store.schema import check_schema, upgrade_schema
 from customer_service.store.seed import DemoDataAdded, add_missing_demo_data
 
@@ -45,16 +46,17 @@ class Store(
     ConsentStore,
     EscalationStore,
     IdentityFailureStore,
+    ReturnRequestStore,
     AuditStore,
 ):
-    """Customers, orders, address changes, consents, escalations, failed identity checks
-    and audit events behind one async interface.
+    """Customers, orders, address changes, consents, escalations, failed identity checks,
+    return requests and audit events behind one async interface.
 
     Every method opens its own short transaction. Any database or I/O failure is
     raised as `StoreUnavailable`, with the original error as its `__cause__`. Each
     concern's table, record and methods live in their own module (`customers`,
-    `orders`, `addresses`, `consents`, `escalations`, `identity_failures`, `audit`); this
-    class is the one to use.
+    `orders`, `addresses`, `consents`, `escalations`, `identity_failures`, `returns`,
+    `audit`); this class is the one to use.
     """
 
     @classmethod

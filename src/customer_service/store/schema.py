@@ -36,6 +36,7 @@ from customer_service.store import (  # noqa: F401
     escalations,
     identity_failures,
     orders,
+    returns,
 )
 from customer_service.store.engine import create_store_engine
 from customer_service.store.errors import MIGRATE_COMMAND, SchemaNotCurrent, database_errors

@@ -18,21 +18,12 @@ from collections.abc import Callable, Sequence
 import sqlalchemy as sa
 from alembic import op
 
+from customer_service.store.migrations.helpers import serial_id
+
 revision: str = "0001"
 down_revision: str | Sequence[str] | None = None
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
-
-
-def _serial_id() -> sa.Column[int]:
-    """An auto-incrementing key: SQLite only auto-increments an INTEGER primary key;
-    PostgreSQL gets 64 bits."""
-    return sa.Column(
-        "id",
-        sa.BigInteger().with_variant(sa.Integer(), "sqlite"),
-        primary_key=True,
-        autoincrement=True,
-    )
 
 
 def _timestamp(name: str) -> sa.Column[dt.datetime]:
@@ -82,7 +73,7 @@ def create_orders() -> None:
 def create_audit_events() -> None:
     op.create_table(
         "audit_events",
-        _serial_id(),
+        serial_id(),
         sa.Column("call_id", sa.String(128), nullable=False),
         sa.Column("kind", sa.String(64), nullable=False),
         sa.Column("customer_id", sa.String(32), nullable=True),
@@ -98,7 +89,7 @@ def create_audit_events() -> None:
 def create_address_changes() -> None:
     op.create_table(
         "address_changes",
-        _serial_id(),
+        serial_id(),
         sa.Column("change_key", sa.String(128), nullable=False, unique=True),
         sa.Column("order_id", sa.String(6), sa.ForeignKey("orders.order_id"), nullable=False),
         sa.Column(
@@ -119,7 +110,7 @@ def create_address_changes() -> None:
 def create_consents() -> None:
     op.create_table(
         "consents",
-        _serial_id(),
+        serial_id(),
         sa.Column("topic", sa.String(64), nullable=False),
         sa.Column("granted", sa.Boolean(), nullable=False),
         sa.Column("wording_version", sa.String(32), nullable=False),
@@ -154,7 +145,7 @@ def create_escalations() -> None:
 def create_identity_failures() -> None:
     op.create_table(
         "identity_failures",
-        _serial_id(),
+        serial_id(),
         sa.Column("customer_id", sa.String(32), nullable=False),
         _timestamp("failed_at"),
         sa.Column("call_id", sa.String(128), nullable=False),
