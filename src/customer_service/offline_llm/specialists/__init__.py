@@ -1,9 +1,11 @@
 """The offline model's specialists: one module each, found here, listed nowhere else.
 
-A module in this package is one specialist as the offline model plays it. It defines
-`SPECIALIST`, an `OfflineSpecialist` holding everything the model needs for it: the
-specialist's own rules (`markers`, `respond`, `prompt`) and the supervisor's side of
-it (`supervisor_tool`, `menu_phrase`, `route`, `asks_for`). The profiles, the
+A module in this package is one specialist as the offline model plays it, named like
+the specialist's module in `customer_service.specialists`. It defines `SPECIALIST`, an
+`OfflineSpecialist` holding the model's rules for it: the specialist's own (`markers`,
+`respond`, `prompt`) and the supervisor's side of it (`route`, `asks_for`). Its
+supervisor tool and menu phrase are the specialist's registration's
+(`customer_service.call.registration`), never written again here. The profiles, the
 supervisor's routing and its menu are built from the modules found here
 (`registered`), so adding a specialist is adding one module.
 """
@@ -13,7 +15,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 from customer_service.offline_llm.conversation import Conversation, Reply
@@ -30,7 +32,8 @@ class OfflineSpecialist:
         real task offers only later (a confirm tool after a record) count too.
     `respond`: the specialist's answer to the caller's latest line.
     `prompt`: what it says when nothing better fits (its question).
-    `supervisor_tool`: the supervisor's tool that starts it ("cancel_order").
+    `supervisor_tool`: the supervisor's tool that starts it ("cancel_order"); taken
+        from the registration of the specialist of the same name.
     `route`: the supervisor's rule: the reply to the caller's latest line when it asks
         for this work (normally a call to `supervisor_tool`), else None. Only consulted
         while `supervisor_tool` is offered.
@@ -38,7 +41,7 @@ class OfflineSpecialist:
         lowest first: a narrower request reads before a wider one that shares its words
         ("stop texting me about my order" is consent, not an order question).
     `menu_phrase`: how the supervisor's menu offers it ("cancel an order"); None when
-        the menu does not list it.
+        the menu does not list it. Taken from the registration, like `supervisor_tool`.
     `menu_rank`: its place in the menu, lowest first.
     `asks_for`: whether a caller's line plainly asks for this work, so that another
         specialist hears it as a change of topic (None: never heard as one).
@@ -50,9 +53,9 @@ class OfflineSpecialist:
     markers: frozenset[str]
     respond: Callable[[Conversation], Reply]
     prompt: Callable[[Conversation], str]
-    supervisor_tool: str
     route: Callable[[Conversation], Reply | None]
     route_rank: int
+    supervisor_tool: str = ""
     menu_phrase: str | None = None
     menu_rank: int = 0
     asks_for: Callable[[str], bool] | None = None
@@ -65,12 +68,24 @@ class OfflineSpecialist:
 
 @cache
 def registered() -> tuple[OfflineSpecialist, ...]:
-    """Every specialist module in this package, in `route_rank` order."""
+    """Every specialist module in this package, in `route_rank` order, each with its
+    specialist's supervisor tool and menu phrase."""
+    from customer_service.specialists import SPECIALISTS
+
+    registrations = {entry.task.__module__.rpartition(".")[2]: entry for entry in SPECIALISTS}
     found = []
     for module_info in pkgutil.iter_modules(__path__):
         module = importlib.import_module(f"{__name__}.{module_info.name}")
         specialist = getattr(module, "SPECIALIST", None)
         if not isinstance(specialist, OfflineSpecialist):
             raise TypeError(f"{module.__name__} defines no SPECIALIST = OfflineSpecialist(...)")
+        if (registration := registrations.get(module_info.name)) is not None:
+            specialist = replace(
+                specialist,
+                supervisor_tool=registration.tool_name,
+                menu_phrase=registration.menu_phrase,
+            )
+        if not specialist.supervisor_tool:
+            raise LookupError(f"{module.__name__} plays no registered specialist")
         found.append(specialist)
     return tuple(sorted(found, key=lambda specialist: specialist.route_rank))

@@ -106,10 +106,8 @@ SPECIALIST = OfflineSpecialist(
     markers=frozenset({"record_address", "confirm_address"}),
     respond=respond,
     prompt=lambda _conversation: ADDRESS_QUESTION,
-    supervisor_tool="update_address",
     route=route,
     route_rank=30,
-    menu_phrase="change a delivery address",
     menu_rank=20,
     asks_for=asks_for,
 )

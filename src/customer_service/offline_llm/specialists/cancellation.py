@@ -70,10 +70,8 @@ SPECIALIST = OfflineSpecialist(
     markers=frozenset({"confirm_cancellation"}),
     respond=respond,
     prompt=first_question,
-    supervisor_tool="cancel_order",
     route=route,
     route_rank=20,
-    menu_phrase="cancel an order",
     menu_rank=30,
     asks_for=asks_for,
 )

@@ -141,7 +141,6 @@ SPECIALIST = OfflineSpecialist(
     markers=frozenset({"record_consent"}),
     respond=respond,
     prompt=first_question,
-    supervisor_tool="request_consent",
     route=route,
     route_rank=10,
     asks_for=asks_for,

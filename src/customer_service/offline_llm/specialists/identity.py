@@ -58,7 +58,6 @@ SPECIALIST = OfflineSpecialist(
     markers=frozenset({"check_identity"}),
     respond=respond,
     prompt=prompt,
-    supervisor_tool="verify_identity",
     route=route,
     route_rank=50,
 )

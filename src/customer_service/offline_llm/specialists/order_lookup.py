@@ -127,10 +127,8 @@ SPECIALIST = OfflineSpecialist(
     markers=frozenset({"lookup", "list_recent_orders"}),
     respond=respond,
     prompt=lambda _conversation: ORDER_QUESTION,
-    supervisor_tool="lookup_order",
     route=route,
     route_rank=40,
-    menu_phrase="check the status of an order",
     menu_rank=10,
     asks_for=asks_for,
 )
