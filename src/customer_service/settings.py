@@ -10,6 +10,7 @@ because the LiveKit framework and its plugins read their own keys from there.
 from __future__ import annotations
 
 import enum
+import json
 import logging
 import os
 from functools import lru_cache
@@ -18,7 +19,7 @@ from typing import Annotated, Literal
 
 import annotated_types
 from dotenv import load_dotenv
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -70,6 +71,28 @@ class NoiseCancellation(enum.StrEnum):
     """The standard model for every caller (on LiveKit Cloud only)."""
     BVC_TELEPHONY = "bvc_telephony"
     """The telephony model for every caller (on LiveKit Cloud only)."""
+
+
+class ModelPrice(BaseModel):
+    """What one model costs, in US dollars; each kind of use that does not apply is 0."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input_per_1m_tokens: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+    output_per_1m_tokens: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+    per_1m_characters: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+    """Text-to-speech, by characters synthesised."""
+    per_minute: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+    """Speech-to-text, by minutes of audio heard."""
+
+
+DEFAULT_MODEL_PRICES: dict[str, ModelPrice] = {
+    "openai/gpt-4.1-mini": ModelPrice(input_per_1m_tokens=0.40, output_per_1m_tokens=1.60),
+    "deepgram/nova-3": ModelPrice(per_minute=0.0077),
+    "cartesia/sonic-3": ModelPrice(per_1m_characters=50.0),
+}
+"""List prices of the default models (pay as you go, late 2025): an estimate, which a
+team replaces with its own rates in MODEL_PRICES."""
 
 
 def default_database_url() -> str:
@@ -143,6 +166,11 @@ class Settings(BaseSettings):
     recording_consent: RecordingConsent = RecordingConsent.NOT_ASKED
     transcript_dir: Path | None = None
     """Where each call's transcript is written when the call may be recorded; unset keeps none."""
+    report_dir: Path | None = None
+    """Where each call's report (`customer_service.reports`) is written; unset writes none."""
+    model_prices: Annotated[dict[str, ModelPrice], NoDecode] = Field(default_factory=dict)
+    """Prices by model (as STT_MODEL, LLM_MODEL, TTS_MODEL name it), as JSON; each one given
+    replaces the default's (`DEFAULT_MODEL_PRICES`) for that model."""
 
     # Guardrails: every delegation and tool loop is bounded
     specialist_max_attempts: int = Field(default=3, ge=1, le=10)
@@ -189,11 +217,19 @@ class Settings(BaseSettings):
             return tuple(part.strip() for part in value.split(",") if part.strip())
         return value
 
-    @field_validator("transcript_dir", mode="before")
+    @field_validator("transcript_dir", "report_dir", mode="before")
     @classmethod
     def _empty_means_unset(cls, value: object) -> object:
-        # `TRANSCRIPT_DIR=` copied from .env.example must not mean the current directory.
+        # `TRANSCRIPT_DIR=` or `REPORT_DIR=` from .env.example must not mean this directory.
         return None if value == "" else value
+
+    @field_validator("model_prices", mode="before")
+    @classmethod
+    def _prices_from_json(cls, value: object) -> object:
+        # Empty (as copied from .env.example) is no price of our own; JSON otherwise.
+        if isinstance(value, str):
+            return json.loads(value) if value.strip() else {}
+        return value
 
     @field_validator("auto_migrate", mode="before")
     @classmethod
@@ -224,6 +260,11 @@ class Settings(BaseSettings):
             if not isinstance(logging.getLevelName(value), int):
                 raise ValueError(f"unknown log level {value!r}")
         return value
+
+    @property
+    def price_table(self) -> dict[str, ModelPrice]:
+        """The default models' prices, with MODEL_PRICES over them."""
+        return {**DEFAULT_MODEL_PRICES, **self.model_prices}
 
     @property
     def uses_embedded_store(self) -> bool:

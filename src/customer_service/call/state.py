@@ -68,6 +68,10 @@ class DelegationOutcome(enum.StrEnum):
 class Delegation:
     specialist: str
     outcome: DelegationOutcome
+    result: object = None
+    """What the specialist returned, as it returned it (personal data unmasked: for the
+    call report, which masks it); None when it ended without a result."""
+    duration_ms: int | None = None
 
 
 @dataclass
