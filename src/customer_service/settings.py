@@ -19,8 +19,10 @@ from typing import Annotated, Literal
 
 import annotated_types
 from dotenv import load_dotenv
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from customer_service.reports.prices import DEFAULT_MODEL_PRICES, ModelPrice
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 ENV_FILE_NAMES = (".env.local", ".env")
@@ -71,28 +73,6 @@ class NoiseCancellation(enum.StrEnum):
     """The standard model for every caller (on LiveKit Cloud only)."""
     BVC_TELEPHONY = "bvc_telephony"
     """The telephony model for every caller (on LiveKit Cloud only)."""
-
-
-class ModelPrice(BaseModel):
-    """What one model costs, in US dollars; each kind of use that does not apply is 0."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    input_per_1m_tokens: float = Field(default=0.0, ge=0, allow_inf_nan=False)
-    output_per_1m_tokens: float = Field(default=0.0, ge=0, allow_inf_nan=False)
-    per_1m_characters: float = Field(default=0.0, ge=0, allow_inf_nan=False)
-    """Text-to-speech, by characters synthesised."""
-    per_minute: float = Field(default=0.0, ge=0, allow_inf_nan=False)
-    """Speech-to-text, by minutes of audio heard."""
-
-
-DEFAULT_MODEL_PRICES: dict[str, ModelPrice] = {
-    "openai/gpt-4.1-mini": ModelPrice(input_per_1m_tokens=0.40, output_per_1m_tokens=1.60),
-    "deepgram/nova-3": ModelPrice(per_minute=0.0077),
-    "cartesia/sonic-3": ModelPrice(per_1m_characters=50.0),
-}
-"""List prices of the default models (pay as you go, late 2025): an estimate, which a
-team replaces with its own rates in MODEL_PRICES."""
 
 
 def default_database_url() -> str:
@@ -169,8 +149,7 @@ class Settings(BaseSettings):
     report_dir: Path | None = None
     """Where each call's report (`customer_service.reports`) is written; unset writes none."""
     model_prices: Annotated[dict[str, ModelPrice], NoDecode] = Field(default_factory=dict)
-    """Prices by model (as STT_MODEL, LLM_MODEL, TTS_MODEL name it), as JSON; each one given
-    replaces the default's (`DEFAULT_MODEL_PRICES`) for that model."""
+    """Prices by model (as *_MODEL names it), as JSON; each replaces that model's default."""
 
     # Guardrails: every delegation and tool loop is bounded
     specialist_max_attempts: int = Field(default=3, ge=1, le=10)

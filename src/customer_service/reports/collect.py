@@ -117,13 +117,14 @@ def tag(tagger: Tagger, state: CallState, outcome: Outcome) -> None:
 
 
 async def call_events(state: CallState) -> tuple[list[AuditEvent], bool]:
-    """The call's audit events, after its last write (`audit.end_of_call`, which the
-    shutdown runs again harmlessly), and whether the store could give them."""
-    await audit.end_of_call(state)
+    """The call's audit events, the kept ones written first (the shutdown's
+    `audit.end_of_call` still closes the call's writes), and whether the store gave them;
+    when it cannot, the events still kept, which the shutdown tries to write again."""
     try:
+        await audit.flush(state)
         return await state.store.audit_events(call_id=state.call_id), True
     except StoreUnavailable:
-        return [], False
+        return list(state.audit_backlog.events), False
 
 
 @dataclass(frozen=True)
@@ -216,7 +217,19 @@ async def report_call(
         report.content["tags"] = sorted({*report.content["tags"], *tagger.tags})
     directory = state.settings.report_dir
     if directory is not None:
-        path = report.write(directory)
+        try:
+            path = report.write(directory)
+        except OSError as error:
+            # The call is over either way; its outcome is on the tagger and in this line.
+            logger.error(
+                "call report not written",
+                extra={
+                    "call_id": state.call_id,
+                    "outcome": report.outcome.value,
+                    "error": type(error).__name__,
+                },
+            )
+            return report
         logger.info(
             "call report written",
             extra={"call_id": state.call_id, "outcome": report.outcome.value, "path": str(path)},

@@ -139,7 +139,7 @@ def table(headers: list[str], rows: list[list[str]]) -> str:
 
 
 def _is_number(cell: str) -> bool:
-    return cell.replace(".", "", 1).replace("$", "", 1).isdigit()
+    return cell.removeprefix("$").removesuffix("%").replace(".", "", 1).isdigit()
 
 
 def seconds(value: float) -> str:

@@ -18,7 +18,7 @@ from livekit.agents.metrics import (
     TTSModelUsage,
 )
 
-from customer_service.settings import ModelPrice
+from customer_service.reports.prices import ModelPrice
 
 STEPS = (
     "end_of_utterance_delay_s",
@@ -145,10 +145,13 @@ def price_of(provider: str, model: str, prices: dict[str, ModelPrice]) -> ModelP
 def cost(entry: dict[str, Any], price: ModelPrice) -> float:
     """US dollars for one model's amounts (`_amounts`) at `price`."""
     if entry["kind"] == "llm":
-        return float(
-            entry["input_tokens"] * price.input_per_1m_tokens
-            + entry["output_tokens"] * price.output_per_1m_tokens
-        ) / 1e6
+        return (
+            float(
+                entry["input_tokens"] * price.input_per_1m_tokens
+                + entry["output_tokens"] * price.output_per_1m_tokens
+            )
+            / 1e6
+        )
     if entry["kind"] == "tts":
         return float(entry["characters"] * price.per_1m_characters / 1e6)
     if entry["kind"] == "stt":
