@@ -123,3 +123,27 @@ def test_the_outcome_comes_from_the_calls_state_and_events(
     kept = [AuditEvent(call_id=state.call_id, kind=kind) for kind in events]
     assert outcome_of(state, kept) is expected
     assert expected.success is (expected in (Outcome.RESOLVED, Outcome.TRANSFERRED))
+
+
+async def test_a_report_the_framework_cannot_make_still_tags_the_outcome(
+    report_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with fake_job_context(job_id="job-recording") as ctx:
+        ctx.proc.userdata[server.VAD_KEY] = None
+        await server.entrypoint(ctx)
+        session = ctx.primary_session
+        try:
+            await session.run(user_input="I want to talk to a person")
+        finally:
+            await session.aclose()
+
+        def still_recording(*_: object) -> None:
+            raise RuntimeError("the RecorderIO is still recording")
+
+        monkeypatch.setattr(ctx, "make_session_report", still_recording)
+        await server.report_session_end(ctx)
+        for shutdown_callback in ctx._shutdown_callbacks:
+            await shutdown_callback("test over")
+        assert (ctx.tagger.outcome, ctx.tagger.outcome_reason) == ("fail", "escalated")
+        assert "outcome:escalated" in ctx.tagger.tags
+    assert not list(report_dir.parent.glob("reports"))

@@ -246,7 +246,15 @@ async def report_job(ctx: JobContext) -> CallReport | None:
     state = session.userdata
     if not isinstance(state, CallState):
         return None
-    return await report_call(state, ctx.make_session_report(session), tagger=ctx.tagger)
+    try:
+        session_report = ctx.make_session_report(session)
+    except RuntimeError:
+        # The recorder has not finished closing: no report, but the outcome still counts.
+        events, _ = await call_events(state)
+        tag(ctx.tagger, state, outcome_of(state, events))
+        logger.warning("call report not made", extra={"call_id": state.call_id})
+        return None
+    return await report_call(state, session_report, tagger=ctx.tagger)
 
 
 class SessionEvents:

@@ -101,6 +101,8 @@ def masked_history(
     kept = []
     for item in items:
         item = dict(item)
+        # Whatever a plugin or the framework attached, unread: it may quote the caller.
+        item.pop("extra", None)
         kind = item.get("type")
         if kind == "message":
             item["content"] = [
