@@ -7,6 +7,7 @@ python src/agent.py download-files   fetch the turn-detector model files once
 python src/agent.py migrate          bring the database (DATABASE_URL) to the latest schema
 python src/agent.py seed-demo        add the demo customers and orders to the database
 python src/agent.py identity-release CUSTOMER_ID   let a held account verify by phone again
+python src/agent.py report DIR       summarise a folder of call reports (--html FILE: a page)
 
 `lk agent dev|console|start` and `python -m livekit.agents start src/agent.py` import this
 file and take the module-level `server` (the framework looks for `app`, `server` or
@@ -110,6 +111,7 @@ Commands:
   migrate         bring the database at DATABASE_URL to the latest schema
   seed-demo       add the demo customers and orders to the database at DATABASE_URL
   identity-release  CUSTOMER_ID: clear a held account's failed identity checks (audited)
+  report          DIR: summarise a folder of call reports (REPORT_DIR); --html FILE for a page
 
 `python src/agent.py COMMAND --help` lists a command's options.
 LiveKit's CLI runs the same agent: `lk agent dev`, `lk agent console`, `lk agent start`.
@@ -142,6 +144,10 @@ def main(argv: list[str]) -> int:
         from livekit.agents.__main__ import main as livekit_agents_main
 
         return livekit_agents_main(["download-files"])
+    if command == "report":
+        from customer_service.reports.command import main as report_main
+
+        return report_main(argv[argv.index(command) + 1 :])
     if command in STORE_COMMANDS:
         return run_store_command(argv, get_settings())
 

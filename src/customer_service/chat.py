@@ -2,7 +2,8 @@
 
 Reads caller lines from standard input (typed, or piped) and prints the conversation.
 It runs the same supervisor, specialists and store as a phone call; the model is the
-offline stand-in unless provider keys or LiveKit credentials are configured.
+offline stand-in unless provider keys or LiveKit credentials are configured. With
+REPORT_DIR set, the call leaves its report there, as a call in a room does.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from customer_service.call.wording import GOODBYE
 from customer_service.entry import MISCONFIGURED_EXIT_CODE
 from customer_service.log_privacy import install_log_privacy
 from customer_service.pipeline import build_models
+from customer_service.reports.collect import SessionEvents, report_call
 from customer_service.settings import ModelProvider, Settings, get_settings
 from customer_service.store import Store, StoreMisconfigured, StoreUnavailable
 from customer_service.store.errors import store_problem
@@ -80,6 +82,7 @@ async def converse(
             show(greeting)
         session.on("conversation_item_added", lambda event: show(event.item))
         session.on("close", closed)
+        recorded = SessionEvents(session)
         while not (ended.is_set() or session.userdata.ending):
             if not echo_caller:
                 print(PROMPT, end="", file=out, flush=True)
@@ -94,6 +97,12 @@ async def converse(
             if echo_caller:
                 print(f"{PROMPT}{text}", file=out, flush=True)
             await session.run(user_input=text)
+        # As a job's `on_session_end` does, once the session has closed: the report needs
+        # the store, which `call_session` may close on the way out.
+        state = session.userdata
+        await session.aclose()
+        if state.settings.report_dir is not None:
+            await report_call(state, recorded.session_report(session, call_id=state.call_id))
     return 0
 
 

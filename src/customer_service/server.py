@@ -28,6 +28,8 @@ from customer_service.call.idle import IdleCaller
 from customer_service.call.state import CallState
 from customer_service.call.transcripts import save_transcript
 from customer_service.pipeline import build_models, load_vad
+from customer_service.reports.collect import report_job
+from customer_service.reports.live import log_metrics
 from customer_service.settings import RecordingConsent, Settings, get_settings
 from customer_service.simulation.grading import on_simulation_end, simulation_store
 from customer_service.store import StoreMisconfigured, StoreUnavailable
@@ -67,21 +69,22 @@ def call_id_for(ctx: JobContext) -> str:
 
 
 async def report_session_end(ctx: JobContext) -> None:
-    """Logs the shape of the finished call; the transcript stays out of the logs."""
-    try:
-        report = ctx.make_session_report()
-    except RuntimeError as error:
-        if "no AgentSession" not in str(error):
-            raise
+    """The framework's `on_session_end`: puts the call's outcome on the job's tagger
+    (uploaded to LiveKit Cloud next), writes its report when REPORT_DIR is set, and logs
+    the shape of the finished call; the transcript stays out of the logs."""
+    call = await report_job(ctx)
+    if call is None:
         return  # no session started (the store could not be opened): nothing to report
+    report = call.content
     logger.info(
         "call ended",
         extra={
             "call_id": call_id_for(ctx),
-            "job_id": report.job_id,
-            "duration_s": round(report.duration or 0.0, 1),
-            "history_items": len(report.chat_history.items),
-            "tags": report.tags,
+            "job_id": report["job_id"],
+            "duration_s": round((report["duration_ms"] or 0) / 1000, 1),
+            "history_items": len(report["chat_history"]),
+            "outcome": call.outcome.value,
+            "tags": report["tags"],
         },
     )
 
@@ -133,6 +136,7 @@ def build_session(
     # A caller who goes quiet is asked once more, then the call ends the way end_call does.
     IdleCaller(session, functools.partial(hang_up, session))
     audit.write_kept_each_turn(session)
+    log_metrics(session, call_id=state.call_id)
     return session
 
 

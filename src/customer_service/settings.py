@@ -10,6 +10,7 @@ because the LiveKit framework and its plugins read their own keys from there.
 from __future__ import annotations
 
 import enum
+import json
 import logging
 import os
 from functools import lru_cache
@@ -20,6 +21,8 @@ import annotated_types
 from dotenv import load_dotenv
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from customer_service.reports.prices import DEFAULT_MODEL_PRICES, ModelPrice
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 ENV_FILE_NAMES = (".env.local", ".env")
@@ -152,6 +155,10 @@ class Settings(BaseSettings):
     recording_consent: RecordingConsent = RecordingConsent.NOT_ASKED
     transcript_dir: Path | None = None
     """Where each call's transcript is written when the call may be recorded; unset keeps none."""
+    report_dir: Path | None = None
+    """Where each call's report (`customer_service.reports`) is written; unset writes none."""
+    model_prices: Annotated[dict[str, ModelPrice], NoDecode] = Field(default_factory=dict)
+    """Prices by model (as *_MODEL names it), as JSON; each replaces that model's default."""
 
     # Guardrails: every delegation and tool loop is bounded
     specialist_max_attempts: int = Field(default=3, ge=1, le=10)
@@ -198,11 +205,19 @@ class Settings(BaseSettings):
             return tuple(part.strip() for part in value.split(",") if part.strip())
         return value
 
-    @field_validator("transcript_dir", mode="before")
+    @field_validator("transcript_dir", "report_dir", mode="before")
     @classmethod
     def _empty_means_unset(cls, value: object) -> object:
-        # `TRANSCRIPT_DIR=` copied from .env.example must not mean the current directory.
+        # `TRANSCRIPT_DIR=` or `REPORT_DIR=` from .env.example must not mean this directory.
         return None if value == "" else value
+
+    @field_validator("model_prices", mode="before")
+    @classmethod
+    def _prices_from_json(cls, value: object) -> object:
+        # Empty (as copied from .env.example) is no price of our own; JSON otherwise.
+        if isinstance(value, str):
+            return json.loads(value) if value.strip() else {}
+        return value
 
     @field_validator("auto_migrate", mode="before")
     @classmethod
@@ -233,6 +248,11 @@ class Settings(BaseSettings):
             if not isinstance(logging.getLevelName(value), int):
                 raise ValueError(f"unknown log level {value!r}")
         return value
+
+    @property
+    def price_table(self) -> dict[str, ModelPrice]:
+        """The default models' prices, with MODEL_PRICES over them."""
+        return {**DEFAULT_MODEL_PRICES, **self.model_prices}
 
     @property
     def uses_embedded_store(self) -> bool:

@@ -123,7 +123,9 @@ async def delegate(
             outcome = DelegationOutcome.LEFT
         else:
             outcome = DelegationOutcome.FAILED
-        state.guardrails.delegations.append(Delegation(specialist, outcome))
+        state.guardrails.delegations.append(
+            Delegation(specialist, outcome, duration_ms=_elapsed_ms(started))
+        )
         if outcome is DelegationOutcome.CANCELLED:
             logger.info("delegation cancelled", extra=log_context)
             # Nobody is left to hear a reply.
@@ -136,7 +138,9 @@ async def delegate(
         timer.cancel()
         state.leave_specialist()
     outcome = DelegationOutcome.FAILED if is_failure(result) else DelegationOutcome.COMPLETED
-    state.guardrails.delegations.append(Delegation(specialist, outcome))
+    state.guardrails.delegations.append(
+        Delegation(specialist, outcome, result=result, duration_ms=_elapsed_ms(started))
+    )
     await _record(state, specialist, outcome, started)
     return result
 
@@ -150,5 +154,9 @@ async def _record(
         "delegation",
         specialist=specialist,
         outcome=outcome.value,
-        duration_ms=round((time.monotonic() - started) * 1000),
+        duration_ms=_elapsed_ms(started),
     )
+
+
+def _elapsed_ms(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)

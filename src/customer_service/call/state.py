@@ -68,6 +68,11 @@ class DelegationOutcome(enum.StrEnum):
 class Delegation:
     specialist: str
     outcome: DelegationOutcome
+    # What a run returned and how long it took are for the call report (which masks the
+    # result), not part of what the bounds compare.
+    result: object = field(default=None, compare=False)
+    """As the specialist returned it; None when it ended without a result."""
+    duration_ms: int | None = field(default=None, compare=False)
 
 
 @dataclass

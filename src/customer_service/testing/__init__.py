@@ -36,6 +36,7 @@ from livekit.agents import AgentSession, llm
 from customer_service.call import audit
 from customer_service.call.state import CallState
 from customer_service.pipeline.resilience import speak_failures
+from customer_service.reports.live import log_metrics
 from customer_service.settings import Settings, get_settings
 from customer_service.store import Store
 from customer_service.supervisor import CustomerServiceAgent
@@ -122,6 +123,7 @@ async def call_session(
             )
             # As `server.build_session` does: a killed call loses at most its current turn.
             audit.write_kept_each_turn(session)
+            log_metrics(session, call_id=state.call_id)
             # Waiting for the greeting's run keeps the first caller turn after it.
             greeting = await session.start(CustomerServiceAgent(), capture_run=True)
             await greeting

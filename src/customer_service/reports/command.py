@@ -1,0 +1,37 @@
+"""`python src/agent.py report DIR [--html FILE]`: a folder of call reports summarised."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from customer_service.reports.summary import NoReports, as_text, load, summarise
+
+DESCRIPTION = (
+    "Summarise a folder of call reports (REPORT_DIR): calls by outcome, specialist runs by "
+    "outcome, latency medians and 95th percentiles per step, usage and estimated cost."
+)
+NO_REPORTS_EXIT_CODE = 1
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="agent.py report", description=DESCRIPTION)
+    parser.add_argument("directory", type=Path, metavar="DIR", help="the folder of reports")
+    parser.add_argument(
+        "--html", type=Path, metavar="FILE", help="also write the summary as one page with charts"
+    )
+    arguments = parser.parse_args(argv)
+    try:
+        summary = summarise(load(arguments.directory))
+    except NoReports as problem:
+        print(problem, file=sys.stderr)
+        return NO_REPORTS_EXIT_CODE
+    print(as_text(summary), end="")
+    if arguments.html is not None:
+        # Imported here: the plotting library is needed for the page alone.
+        from customer_service.reports.html import page
+
+        arguments.html.write_text(page(summary), encoding="utf-8")
+        print(f"\nwrote {arguments.html}")
+    return 0

@@ -1,0 +1,195 @@
+"""`python src/agent.py report DIR`: a folder of call reports summarised.
+
+Calls by outcome, specialist runs by specialist and outcome, the median and 95th
+percentile of each timed step, and usage and estimated cost per model, as plain-text
+tables (or one HTML page with charts, `html`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from customer_service.reports.turns import STEPS
+
+USAGE_AMOUNTS = ("input_tokens", "output_tokens", "characters", "audio_s")
+
+
+class NoReports(Exception):
+    """The folder holds no call report."""
+
+
+@dataclass(frozen=True)
+class StepLatency:
+    step: str
+    count: int
+    median_s: float
+    p95_s: float
+
+
+@dataclass
+class ModelTotals:
+    kind: str
+    provider: str
+    model: str
+    amounts: dict[str, float] = field(default_factory=dict)
+    cost_usd: float | None = 0.0
+    """None when some call could not price this model (no entry in the price table)."""
+
+
+@dataclass(frozen=True)
+class Summary:
+    calls: int
+    outcomes: Counter[str]
+    delegations: Counter[tuple[str, str]]
+    latencies: list[StepLatency]
+    usage: list[ModelTotals]
+
+    @property
+    def cost_usd(self) -> float:
+        return sum(model.cost_usd or 0.0 for model in self.usage)
+
+
+def load(directory: Path) -> list[dict[str, Any]]:
+    """Every call report in `directory` (files that are not one are left alone)."""
+    reports = []
+    for path in sorted(directory.glob("*.json")):
+        try:
+            content = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(content, dict) and "report_version" in content:
+            reports.append(content)
+    if not reports:
+        raise NoReports(f"{directory} holds no call report (REPORT_DIR writes them).")
+    return reports
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    """The nearest-rank percentile: a value that was measured, never an interpolation."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
+
+
+def summarise(reports: Iterable[dict[str, Any]]) -> Summary:
+    reports = list(reports)
+    samples: dict[str, list[float]] = defaultdict(list)
+    delegations: Counter[tuple[str, str]] = Counter()
+    usage: dict[tuple[str, str, str], ModelTotals] = {}
+    for report in reports:
+        for turn in report.get("turns", []):
+            for step in STEPS:
+                if isinstance(value := turn.get(step), int | float):
+                    samples[step].append(float(value))
+            for tool in turn.get("tools", []):
+                if isinstance(value := tool.get("duration_s"), int | float):
+                    samples["tool_s"].append(float(value))
+        for run in report.get("specialists", []):
+            delegations[(run["specialist"], run["outcome"])] += 1
+            if isinstance(value := run.get("duration_ms"), int | float):
+                samples["specialist_s"].append(value / 1000)
+        for entry in report.get("usage", []):
+            key = (entry["kind"], entry["provider"], entry["model"])
+            totals = usage.setdefault(key, ModelTotals(*key))
+            for amount in USAGE_AMOUNTS:
+                if amount in entry:
+                    totals.amounts[amount] = totals.amounts.get(amount, 0) + entry[amount]
+            if entry.get("cost_usd") is None:
+                totals.cost_usd = None
+            elif totals.cost_usd is not None:
+                totals.cost_usd += entry["cost_usd"]
+    latencies = [
+        StepLatency(
+            step,
+            len(samples[step]),
+            statistics.median(samples[step]),
+            percentile(samples[step], 0.95),
+        )
+        for step in STEPS
+        if samples[step]
+    ]
+    return Summary(
+        calls=len(reports),
+        outcomes=Counter(report["outcome"] for report in reports),
+        delegations=delegations,
+        latencies=latencies,
+        usage=sorted(usage.values(), key=lambda m: (m.kind, m.provider, m.model)),
+    )
+
+
+def table(headers: list[str], rows: list[list[str]]) -> str:
+    """Columns padded to their widest cell; numbers right-aligned."""
+    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows, strict=True)]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            cell.rjust(width) if _is_number(cell) else cell.ljust(width)
+            for cell, width in zip(cells, widths, strict=True)
+        ).rstrip()
+
+    return "\n".join(
+        [line(headers), line(["-" * width for width in widths])] + [line(row) for row in rows]
+    )
+
+
+def _is_number(cell: str) -> bool:
+    return cell.removeprefix("$").removesuffix("%").replace(".", "", 1).isdigit()
+
+
+def seconds(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def dollars(value: float | None) -> str:
+    return "not priced" if value is None else f"${value:.4f}"
+
+
+def usage_rows(summary: Summary) -> list[list[str]]:
+    return [
+        [
+            model.kind,
+            f"{model.provider}/{model.model}".strip("/"),
+            *(_amount(model.amounts.get(amount)) for amount in USAGE_AMOUNTS),
+            dollars(model.cost_usd),
+        ]
+        for model in summary.usage
+    ]
+
+
+def _amount(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
+
+
+def as_text(summary: Summary) -> str:
+    outcome_rows = [
+        [outcome, str(count), f"{100 * count / summary.calls:.0f}%"]
+        for outcome, count in summary.outcomes.most_common()
+    ]
+    delegation_rows = [
+        [specialist, outcome, str(count)]
+        for (specialist, outcome), count in sorted(summary.delegations.items())
+    ]
+    latency_rows = [
+        [step.step, str(step.count), seconds(step.median_s), seconds(step.p95_s)]
+        for step in summary.latencies
+    ]
+    parts = [
+        f"{summary.calls} calls",
+        table(["outcome", "calls", "share"], outcome_rows),
+        table(["specialist", "outcome", "runs"], delegation_rows or [["-", "-", "0"]]),
+        table(["step", "samples", "median_s", "p95_s"], latency_rows or [["-", "0", "-", "-"]]),
+        table(
+            ["kind", "model", *USAGE_AMOUNTS, "cost"],
+            usage_rows(summary) or [["-", "-", "-", "-", "-", "-", "-"]],
+        ),
+        f"estimated cost: {dollars(summary.cost_usd)}",
+    ]
+    return "\n\n".join(parts) + "\n"

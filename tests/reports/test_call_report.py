@@ -1,0 +1,163 @@
+"""The report a call leaves in REPORT_DIR, from a whole `make chat` call on the offline
+model: every field checked, and no personal detail in the file."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from customer_service.chat import converse
+from customer_service.offline_llm import OfflineLLM
+from customer_service.reports.masking import WITHHELD
+from customer_service.reports.prices import ModelPrice
+from customer_service.settings import RecordingConsent, Settings
+from customer_service.testing import sqlite_url
+from support.offline_chat import JORDAN
+
+JORDANS_DETAILS = ("Jordan", "jordan.lee", "4155550134", "415 555 0134", "Howard", "Market")
+"""What must never be in a report of Jordan's calls: name, email, phone, street."""
+
+
+async def chat_report(tmp_path: Path, *lines: str, **settings: Any) -> tuple[dict[str, Any], str]:
+    """The one report a chat call wrote, parsed, and the file's text."""
+    directory = tmp_path / "reports"
+    await converse(
+        OfflineLLM(),
+        database_url=sqlite_url(tmp_path / "store.sqlite3"),
+        lines=io.StringIO("".join(f"{line}\n" for line in lines)),
+        out=io.StringIO(),
+        echo_caller=True,
+        settings=Settings(report_dir=directory, **settings),
+    )
+    [path] = directory.glob("*.json")
+    text = path.read_text()
+    report = json.loads(text)
+    assert path.stem == report["call_id"]
+    return report, text
+
+
+def assert_no_personal_data(text: str) -> None:
+    for detail in JORDANS_DETAILS:
+        assert detail.lower() not in text.lower(), detail
+    assert not re.search(r"\bLee\b", text)
+
+
+async def test_the_report_of_a_resolved_call_field_by_field(tmp_path: Path) -> None:
+    prices = {"customer-service/offline-rules": ModelPrice(input_per_1m_tokens=2.0)}
+    report, text = await chat_report(
+        tmp_path, "Where is my order 100101?", JORDAN, "bye", model_prices=prices
+    )
+    assert report["report_version"] == 1
+    assert report["call_id"].startswith("call-")
+    assert report["outcome"] == "resolved"
+    assert report["success"] is True
+    assert report["tags"] == [
+        "outcome:resolved",
+        "specialist:verify_identity_task:completed",
+        "verified:true",
+    ]
+    assert report["verified_customer_id"] == "C-1001"
+    assert report["identity_failed_checks"] == 0
+    assert report["disclosed_order_ids"] == ["100101"]
+    assert report["transcript_included"] is True
+    # The framework's part.
+    assert report["close_reason"] == "CR_USER_INITIATED"
+    assert report["user_turns"] == 3
+    assert report["errors"] == {"llm": 0, "stt": 0, "tts": 0, "realtime": 0, "interruption": 0}
+    assert report["sdk_version"] == "1.8.9"
+    assert report["options"]["max_tool_steps"] == 2
+    assert report["ended_at"] >= report["started_at"]
+    assert report["duration_ms"] >= 0
+    assert report["events"][-1]["type"] == "close"
+    assert {event["type"] for event in report["events"]} >= {"agent_state_changed", "close"}
+    # The specialist that ran, with its typed result masked.
+    [identity] = report["specialists"]
+    assert identity["specialist"] == "verify_identity_task"
+    assert identity["outcome"] == "completed"
+    assert identity["duration_ms"] >= 0
+    assert identity["result"] == {
+        "outcome": "verified",
+        "customer_id": "C-1001",
+        "full_name": "J. L.",
+    }
+    # The audit events of the call, as stored.
+    assert [event["kind"] for event in report["audit_events"]] == [
+        "identity_verified",
+        "delegation",
+        "order_disclosed",
+        "call_ended_by_agent",
+    ]
+    assert report["audit_events_stored"] is True
+    # Per turn: the caller's three turns, with the tools each one ran.
+    assert [turn["turn"] for turn in report["turns"]] == [1, 2, 3]
+    assert [[tool["name"] for tool in turn["tools"]] for turn in report["turns"]] == [
+        [],
+        ["check_identity", "lookup_order"],
+        ["end_call"],
+    ]
+    assert all(tool["duration_s"] >= 0 for turn in report["turns"] for tool in turn["tools"])
+    assert isinstance(report["turns"][1]["llm_ttft_s"], float)
+    # A text call has no audio: those steps are not measured.
+    assert all(turn["tts_ttfb_s"] is None for turn in report["turns"])
+    assert all(turn["end_of_utterance_delay_s"] is None for turn in report["turns"])
+    # Usage per model, priced from MODEL_PRICES.
+    assert report["usage"] == [
+        {
+            "kind": "llm",
+            "provider": "customer-service",
+            "model": "offline-rules",
+            "input_tokens": 0,
+            "output_tokens": 0,
+            "cost_usd": 0.0,
+        }
+    ]
+    assert report["cost_usd"] == 0.0
+    # The words, masked as logs mask them.
+    said = [item for item in report["chat_history"] if item["type"] == "message"]
+    assert said[0]["content"] == ["Hello, thanks for calling. How can I help you today?"]
+    assert said[3]["content"] == ["J. L., 94107, j***@example.com"]
+    assert "going to 500***" in said[4]["content"][0]
+    assert_no_personal_data(text)
+
+
+async def test_an_address_change_by_phone_keeps_no_personal_detail(tmp_path: Path) -> None:
+    report, text = await chat_report(
+        tmp_path,
+        "I need to change the delivery address for order 100102",
+        "Jordan Lee, 94107, 415 555 0134",
+        "1 Market Street, Suite 5, San Francisco, CA 94105",
+        "yes",
+        "no",
+    )
+    assert report["outcome"] == "resolved"
+    address = next(
+        run for run in report["specialists"] if run["specialist"] == "address_update_task"
+    )
+    assert address["outcome"] == "completed"
+    assert address["result"] == {"order_id": "100102", "address": "1 M***"}
+    assert "address_changed" in [event["kind"] for event in report["audit_events"]]
+    assert_no_personal_data(text)
+
+
+async def test_a_caller_who_declined_recording_leaves_no_words(tmp_path: Path) -> None:
+    report, text = await chat_report(
+        tmp_path,
+        "no",
+        "Where is my order 100101?",
+        JORDAN,
+        recording_consent=RecordingConsent.ASK,
+    )
+    assert report["transcript_included"] is False
+    said = [item for item in report["chat_history"] if item["type"] == "message"]
+    assert said
+    assert all(item["content"] == [WITHHELD] for item in said)
+    calls = [item for item in report["chat_history"] if item["type"] == "function_call"]
+    assert calls
+    assert all(item["arguments"] == WITHHELD for item in calls)
+    # What happened is still there: who ran, with what outcome, and the masked results.
+    assert report["outcome"] == "resolved"
+    assert "94107" not in text
+    assert_no_personal_data(text)
