@@ -9,7 +9,6 @@ because the LiveKit framework and its plugins read their own keys from there.
 
 from __future__ import annotations
 
-import enum
 import json
 import logging
 import os
@@ -23,56 +22,16 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from customer_service.reports.prices import DEFAULT_MODEL_PRICES, ModelPrice
+from customer_service.setting_choices import ModelProvider as ModelProvider
+from customer_service.setting_choices import NoiseCancellation as NoiseCancellation
+from customer_service.setting_choices import RecordingConsent as RecordingConsent
+from customer_service.setting_choices import TurnDetection as TurnDetection
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 ENV_FILE_NAMES = (".env.local", ".env")
 IGNORE_ENV_FILES_VARIABLE = "CUSTOMER_SERVICE_IGNORE_ENV_FILES"
 """Set to 1 to read the environment alone: the test suite sets it so that a developer's
 `.env.local` can neither fail it nor point it at their store."""
-
-
-class ModelProvider(enum.StrEnum):
-    """Where STT, LLM and TTS come from."""
-
-    AUTO = "auto"
-    """LiveKit Inference when LiveKit credentials are set, else plugins with provider keys,
-    else the offline model."""
-    INFERENCE = "inference"
-    PLUGINS = "plugins"
-    OFFLINE = "offline"
-
-
-class TurnDetection(enum.StrEnum):
-    MULTILINGUAL = "multilingual"
-    """The multilingual turn-detector model (files fetched by `download-files`)."""
-    ENGLISH = "english"
-    """The English-only turn-detector model (files fetched by `download-files`)."""
-    LOCAL = "local"
-    """LiveKit's on-device detector whose weights ship inside its wheel; works offline."""
-    VAD = "vad"
-    """End of turn when Silero hears silence."""
-    STT = "stt"
-    """End of turn from the speech-to-text provider's endpointing."""
-
-
-class RecordingConsent(enum.StrEnum):
-    ASK = "ask"
-    """Ask for consent to record before anything else; a no turns recording off."""
-    NOT_ASKED = "not_asked"
-    """Do not ask (recording is off, or consent is obtained elsewhere)."""
-
-
-class NoiseCancellation(enum.StrEnum):
-    """LiveKit's caller-audio filter, which works only in rooms on LiveKit Cloud."""
-
-    AUTO = "auto"
-    """On LiveKit Cloud: the telephony model for a SIP caller, the standard one for anyone
-    else. Off on any other server."""
-    OFF = "off"
-    BVC = "bvc"
-    """The standard model for every caller (on LiveKit Cloud only)."""
-    BVC_TELEPHONY = "bvc_telephony"
-    """The telephony model for every caller (on LiveKit Cloud only)."""
 
 
 def default_database_url() -> str:
