@@ -17,8 +17,8 @@ from customer_service.specialists.cancellation import CancellationTask
 from customer_service.specialists.consent import ConsentTask, ConsentTopic
 from customer_service.specialists.identity import VerifyIdentityTask
 from customer_service.specialists.order_lookup import OrderLookupResult, OrderLookupTask
-from customer_service.store.seed import DEMO_ORDERS
 from customer_service.supervisor import CustomerServiceAgent
+from support.clock import DEMO_ORDERS
 from support.offline_chat import (
     ADDRESS,
     ANYTHING_ELSE,

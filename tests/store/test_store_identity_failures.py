@@ -11,6 +11,7 @@ from sqlalchemy import event, func, inspect, select, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from customer_service.clock import FixedClock
 from customer_service.domain import Customer
 from customer_service.store import AuditEvent, Store, StoreUnavailable
 from customer_service.store.customers import customer_to_row
@@ -307,11 +308,11 @@ async def test_timestamps_in_any_timezone_count_by_their_instant(store: Store) -
     assert await store.identity_failures_since("C-1001", NOON + dt.timedelta(microseconds=1)) == 0
 
 
-async def test_default_time_is_now(store: Store) -> None:
-    before = dt.datetime.now(dt.UTC)
+async def test_default_time_is_the_stores_clocks_now(store: Store, clock: FixedClock) -> None:
+    clock.advance(dt.timedelta(hours=5))
     await store.record_identity_failure(["C-1001"], "call-1")
     [(_, failed_at, _)] = await _rows(store)
-    assert before <= failed_at <= dt.datetime.now(dt.UTC)
+    assert failed_at == clock.now()
 
 
 async def test_write_failure_is_unavailable_and_records_nothing(store: Store) -> None:

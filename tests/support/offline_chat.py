@@ -21,7 +21,7 @@ from customer_service.chat import converse
 from customer_service.domain import Order
 from customer_service.offline_llm import OfflineLLM
 from customer_service.store import Store
-from customer_service.store.seed import DEMO_ORDERS
+from support.clock import DEMO_ORDERS
 
 GREETING = "Hello, thanks for calling. How can I help you today?"
 ANYTHING_ELSE = "Is there anything else I can help you with?"
