@@ -7,7 +7,7 @@ import datetime as dt
 from typing import Any
 
 import pytest
-from sqlalchemy import event, func, inspect, select, text
+from sqlalchemy import event, func, inspect, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -23,7 +23,7 @@ from customer_service.store.identity_failures import (
 from customer_service.testing import open_demo_store
 from customer_service.testing.database_work import recording
 from support.faults import fail_everything, fail_writes
-from support.schema_history import drop_columns_added_after_the_first_revision
+from support.schema_history import made_before_migrations
 
 NOON = dt.datetime(2026, 11, 20, 12, 0, tzinfo=dt.UTC)
 DAY_BEFORE = NOON - dt.timedelta(hours=24)
@@ -352,9 +352,7 @@ async def test_opening_a_database_from_before_the_table_adds_it(database_url: st
     # A database made before migrations, by a version without this table (and with the
     # first revision's columns, which lack the customers' lookup keys).
     async with await open_demo_store(database_url) as old, old.engine.begin() as connection:
-        await connection.execute(text("DROP TABLE identity_failures"))
-        await drop_columns_added_after_the_first_revision(connection)
-        await connection.execute(text("DROP TABLE alembic_version"))
+        await made_before_migrations(connection, lacking={"identity_failures"})
         assert "identity_failures" not in await connection.run_sync(_table_names)
 
     async with await open_demo_store(database_url) as store:

@@ -48,14 +48,14 @@ class Store(
     IdentityFailureStore,
     AuditStore,
 ):
-    """Customers, orders, address changes, consents, escalations, failed identity checks
-    and audit events behind one async interface.
+    """Every concern of the store (customers, orders, address changes, ...) behind one
+    async interface.
 
     Every method opens its own short transaction. Any database or I/O failure is
     raised as `StoreUnavailable`, with the original error as its `__cause__`. Each
-    concern's table, record and methods live in their own module (`customers`,
-    `orders`, `addresses`, `consents`, `escalations`, `identity_failures`, `audit`); this
-    class is the one to use.
+    concern's table, record and methods live in their own module, as one `StoreCore`
+    part listed in the bases above (a test fails while a part of the package is left
+    out; its records are imported from its module); this class is the one to use.
     """
 
     @classmethod
