@@ -50,12 +50,12 @@ async def ask_sms(session: AgentSession[CallState], *caller_answers: str) -> Non
 
 
 async def test_the_answer_is_stored_as_asked_at_the_calls_clocks_time(
-    settings: Settings, clock: FixedClock
+    settings: Settings,
 ) -> None:
-    clock.advance(dt.timedelta(days=40, hours=3, minutes=21))
-    asked_at = clock.now()
+    asked_at = dt.datetime(2027, 1, 5, 8, 21, tzinfo=dt.UTC)
+    clock = FixedClock(asked_at)
     model = ScriptedLLM(sms_script(Call("record_consent", {"granted": True})))
-    async with call_session(model, settings=settings) as session:
+    async with call_session(model, settings=settings, clock=clock) as session:
         await session.run(user_input="Can you send me text updates?")
         # Time passes while the caller thinks: the question was asked before.
         clock.advance(dt.timedelta(seconds=30))

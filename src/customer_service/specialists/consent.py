@@ -165,8 +165,7 @@ class ConsentTask(Specialist[ConsentResult]):
         self._question.ask(f"{STILL_THERE} {self._wording.question}")
 
     async def opening(self) -> None:
-        state: CallState = self.session.userdata
-        self._asked_at = state.clock.now()
+        self._asked_at = self.session.userdata.clock.now()
         # Whatever leads in is spoken by the task itself: while a tool's own speech plays
         # and a task starts, the framework drops the caller's words.
         self._question.ask(f"{self._lead_in} {self._wording.question}".strip())

@@ -16,10 +16,10 @@ database of their own, removed afterwards: a temporary SQLite file, unless a blo
 `with scratch_databases(new_database):` says where new scratch databases come from (as
 a test suite that runs its conversations on another database server does).
 
-The stores they open run on the system's clock unless given `clock=` (a
-`customer_service.clock.FixedClock` pins every "now" and the demo orders' dates), or
-opened inside a block `with pinned_clock(clock):`, as a test suite that must not depend
-on the real date does.
+The stores they open run on the system's clock, unless `call_session` is given `clock=`
+(a `customer_service.clock.FixedClock` pins every "now" and the demo orders' dates) or
+either is opened inside a block `with pinned_clock(clock):`, as a test suite that must
+not depend on the real date does.
 """
 
 from __future__ import annotations

@@ -68,7 +68,6 @@ from livekit.agents.voice.turn import (
 from customer_service.call import audit
 from customer_service.call.caller_timeline import CallerTimeline
 from customer_service.call.state import CallState
-from customer_service.clock import Clock
 from customer_service.pipeline.resilience import speak_failures
 from customer_service.server import SessionTimers, build_session
 from customer_service.settings import Settings, get_settings
@@ -379,19 +378,17 @@ async def voice_call_session(
     settings: Settings | None = None,
     database_url: str | None = None,
     speed: float = DEFAULT_SPEED,
-    clock: Clock | None = None,
 ) -> AsyncIterator[VoiceCall]:
     """A voice call answered by `CustomerServiceAgent`, the caller following `caller`.
 
     The script starts as the session starts (the greeting plays first); the call is
-    closed when the block ends. The store, its `clock` and `settings` work as in
-    `call_session`.
+    closed when the block ends. The store and `settings` work as in `call_session`.
     """
     settings = settings or get_settings()
     async with AsyncExitStack() as scratch:
         if not database_url:
             database_url = await scratch.enter_async_context(scratch_database())
-        store = await open_demo_store(database_url, clock=clock)
+        store = await open_demo_store(database_url)
         try:
             call = VoiceCall(CallState(store=store, settings=settings), llm, caller, speed=speed)
             await call.start()
