@@ -115,7 +115,7 @@ class SingleAgent(Agent):
         if state.failed_checks >= settings.identity_max_attempts:
             raise ToolError(LOCKED)
         window = dt.timedelta(hours=settings.identity_account_window_h)
-        since = dt.datetime.now(dt.UTC) - window
+        since = store.clock.now() - window
         candidates = await store.identity_candidates(postal_code, since)
         match = next(
             (
@@ -299,7 +299,7 @@ class SingleAgent(Agent):
                 topic=chosen.value,
                 granted=granted,
                 wording_version=CONSENT_WORDING[chosen].version,
-                asked_at=dt.datetime.now(dt.UTC),
+                asked_at=state.store.clock.now(),
                 call_id=state.call_id,
                 customer_id=customer.customer_id,
             )

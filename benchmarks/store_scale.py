@@ -57,7 +57,7 @@ from customer_service.privacy import mask_name
 from customer_service.store import AuditEvent, Store
 from customer_service.store.customers import CustomerRow
 from customer_service.store.orders import OrderRow
-from customer_service.store.seed import DEMO_ORDERS
+from customer_service.store.seed import DEMO_ORDER_IDS
 from customer_service.store.tables import Base
 from customer_service.testing import open_demo_store, sqlite_url
 
@@ -84,7 +84,7 @@ def population(customers: int) -> BenchPopulation:
         customers=customers - 3,
         orders_each=ORDERS_EACH,
         first_order=0,
-        skip_orders=frozenset(int(order.order_id) for order in DEMO_ORDERS),
+        skip_orders=frozenset(int(order_id) for order_id in DEMO_ORDER_IDS),
     )
 
 

@@ -13,14 +13,16 @@ import pytest
 # The shared helpers assert too: give their failures pytest's detailed messages.
 pytest.register_assert_rewrite("support")
 
+from customer_service.clock import FixedClock  # noqa: E402
 from customer_service.settings import (  # noqa: E402 (after the rewrite hook)
     IGNORE_ENV_FILES_VARIABLE,
     ModelProvider,
     Settings,
     get_settings,
 )
-from customer_service.testing import scratch_databases  # noqa: E402
+from customer_service.testing import pinned_clock, scratch_databases  # noqa: E402
 from support.backends import opens_the_default_store  # noqa: E402
+from support.clock import TEST_NOW  # noqa: E402
 from support.databases import (  # noqa: E402
     BACKENDS,
     POSTGRES_REQUIRED,
@@ -53,6 +55,20 @@ def isolated_from_the_developers_world() -> Iterator[Path]:
             os.environ.clear()
             os.environ.update(saved)
             get_settings.cache_clear()
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    """The test's time, standing at `TEST_NOW` until the test moves it."""
+    return FixedClock(TEST_NOW)
+
+
+@pytest.fixture(autouse=True)
+def stores_on_the_tests_clock(clock: FixedClock) -> Iterator[None]:
+    """Every store the test seams open runs on the test's `clock`: dates spoken from the
+    demo data, time windows and recorded times never depend on the real date."""
+    with pinned_clock(clock):
+        yield
 
 
 @pytest.fixture

@@ -11,13 +11,13 @@ from customer_service.addresses import (
 from customer_service.addresses.country_rules import country_code, country_rules
 from customer_service.addresses.regions import COUNTRY_ALIASES, SPOKEN_COUNTRY_NAMES
 from customer_service.domain import Order, PostalAddress
-from customer_service.store.seed import DEMO_ORDERS
 from support.address_fixtures import (
     address_problem,
     assert_problem,
     checked_address,
     postal_code_in,
 )
+from support.clock import DEMO_ORDERS
 
 
 def test_valid_address_is_normalised() -> None:

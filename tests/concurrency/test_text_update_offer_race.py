@@ -4,7 +4,6 @@ asks. The caller confirmed a new address and must still hear it said as changed.
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 from pathlib import Path
 from typing import Any
@@ -39,7 +38,7 @@ def answer_meanwhile(handle: Store, shared: Store) -> None:
                     topic=SMS.value,
                     granted=False,
                     wording_version=CONSENT_WORDING[SMS].version,
-                    asked_at=dt.datetime.now(dt.UTC),
+                    asked_at=shared.clock.now(),
                     call_id="call-another-one",
                     customer_id="C-1001",
                 )

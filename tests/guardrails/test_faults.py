@@ -20,8 +20,8 @@ from customer_service.settings import Settings
 from customer_service.specialists.consent import ConsentTopic
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.store import Store
-from customer_service.store.seed import DEMO_ORDERS
 from customer_service.testing import call_session
+from support.clock import DEMO_ORDERS
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, audit_kinds, check_identity
 from support.demo_addresses import MARKET_ST_ARGUMENTS
 from support.faults import fail_everything, fail_writes

@@ -10,7 +10,7 @@ from livekit.agents import llm
 from customer_service.offline_llm import OfflineLLM
 from customer_service.specialists.cancellation import NOT_A_CLEAR_YES, read_back
 from customer_service.specialists.order_lookup import OrderLookupResult
-from customer_service.store.seed import DEMO_ORDERS
+from support.clock import DEMO_ORDERS
 from support.offline_chat import (
     ASKED_FOR_PERSON,
     CANCELLATION,

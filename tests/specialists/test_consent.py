@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from livekit.agents.llm.utils import build_legacy_openai_schema, build_strict_op
 from customer_service.call.state import CallState
 from customer_service.call.transcripts import save_transcript
 from customer_service.call.wording import HOW_CAN_I_HELP, WELCOME
+from customer_service.clock import FixedClock
 from customer_service.settings import RecordingConsent, Settings
 from customer_service.specialists.consent import (
     CONSENT_WORDING,
@@ -45,6 +47,25 @@ async def ask_sms(session: AgentSession[CallState], *caller_answers: str) -> Non
     await session.run(user_input=JORDAN_SAYS)
     for answer in caller_answers:
         await session.run(user_input=answer)
+
+
+async def test_the_answer_is_stored_as_asked_at_the_calls_clocks_time(
+    settings: Settings,
+) -> None:
+    asked_at = dt.datetime(2027, 1, 5, 8, 21, tzinfo=dt.UTC)
+    clock = FixedClock(asked_at)
+    model = ScriptedLLM(sms_script(Call("record_consent", {"granted": True})))
+    async with call_session(model, settings=settings, clock=clock) as session:
+        await session.run(user_input="Can you send me text updates?")
+        # Time passes while the caller thinks: the question was asked before.
+        clock.advance(dt.timedelta(seconds=30))
+        await session.run(user_input=JORDAN_SAYS)
+        clock.advance(dt.timedelta(seconds=30))
+        await session.run(user_input="Yes please")
+        record = await session.userdata.store.latest_consent(topic=SMS, customer_id="C-1001")
+    assert record is not None
+    assert record.granted
+    assert record.asked_at == asked_at + dt.timedelta(seconds=30)
 
 
 async def test_granted_is_stored_and_not_asked_again_in_a_later_call(

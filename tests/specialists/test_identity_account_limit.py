@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from customer_service.call.wording import offers_human
+from customer_service.clock import FixedClock
 from customer_service.entry import run_store_command
 from customer_service.settings import Settings
 from customer_service.specialists.identity import (
@@ -26,6 +27,7 @@ from customer_service.specialists.identity import (
 )
 from customer_service.store import Store
 from customer_service.testing import call_session
+from support.clock import TEST_NOW
 from support.conversation import (
     JORDAN,
     PRIYA,
@@ -55,7 +57,8 @@ def database_url(demo_database_url: str) -> str:
 
 
 def _hours_ago(hours: float) -> dt.datetime:
-    return dt.datetime.now(dt.UTC) - dt.timedelta(hours=hours)
+    """Before the calls' time: the tests' clock stands at `TEST_NOW` (`clock`)."""
+    return TEST_NOW - dt.timedelta(hours=hours)
 
 
 async def _seed_failures(database_url: str, count: int, *, hours_ago: float) -> None:
@@ -302,6 +305,31 @@ async def test_a_lower_limit_from_settings_applies(settings: Settings, database_
         await session.run(user_input="I'd like to check something on my account")
         await session.run(user_input="Jordan Lee, 94107, jordan.lee@example.com")
         assert session.userdata.verified_customer is None
+
+
+async def test_a_hold_ends_when_the_calls_clock_passes_the_window(
+    settings: Settings, database_url: str, clock: FixedClock
+) -> None:
+    # Failures written by the calls themselves, at the calls' clock's time.
+    limit = settings.identity_account_max_failures
+    wrong = dict(JORDAN, postal_code="94108")
+    for _ in range(-(-limit // settings.identity_max_attempts)):
+        await _call(_three_tries(wrong), database_url=database_url, settings=settings)
+    lines, _ = await _held_call(_right_details_call(), database_url=database_url, settings=settings)
+    assert lines[-1] == ACCOUNT_HELD
+
+    clock.advance(dt.timedelta(hours=settings.identity_account_window_h, seconds=-1))
+    lines, _ = await _held_call(_right_details_call(), database_url=database_url, settings=settings)
+    assert lines[-1] == ACCOUNT_HELD
+
+    clock.advance(dt.timedelta(seconds=2))
+    model = ScriptedLLM([Call("verify_identity"), check_identity(JORDAN), relay])
+    async with call_session(model, database_url=database_url, settings=settings) as session:
+        await session.run(user_input="I'd like to check something on my account")
+        await session.run(user_input="Jordan Lee, 94107, jordan.lee@example.com")
+        customer = session.userdata.verified_customer
+        assert customer is not None
+        assert customer.customer_id == JORDAN_ID
 
 
 NEAR_MISSES = {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -10,6 +10,7 @@ import pytest
 from customer_service.store import Store
 from customer_service.testing import open_demo_store
 from support.databases import backend_params, new_database
+from support.new_table import new_table
 
 
 @pytest.fixture(params=backend_params())
@@ -25,3 +26,17 @@ async def store(database_url: str) -> AsyncIterator[Store]:
     opened = await open_demo_store(database_url)
     yield opened
     await opened.close()
+
+
+@pytest.fixture
+def new_table_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A new table's module in the store package, listed nowhere, without its revision."""
+    with new_table(tmp_path, monkeypatch, with_revision=False) as table:
+        yield table
+
+
+@pytest.fixture
+def new_table_with_its_revision(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A new table as the recipe adds it: its module and its revision, nothing else."""
+    with new_table(tmp_path, monkeypatch, with_revision=True) as table:
+        yield table

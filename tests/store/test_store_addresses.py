@@ -8,6 +8,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from customer_service.clock import FixedClock
 from customer_service.domain import PostalAddress
 from customer_service.store import (
     AddressChange,
@@ -63,8 +64,10 @@ async def _assert_nothing_written(store: Store) -> None:
     assert await store.audit_events() == []
 
 
-async def test_change_updates_the_order_and_records_old_and_new(store: Store) -> None:
-    before = dt.datetime.now(dt.UTC)
+async def test_change_updates_the_order_and_records_old_and_new(
+    store: Store, clock: FixedClock
+) -> None:
+    clock.advance(dt.timedelta(days=3, minutes=7))
     outcome, change = await _change(store)
 
     assert outcome is AddressChangeOutcome.CHANGED
@@ -77,7 +80,8 @@ async def test_change_updates_the_order_and_records_old_and_new(store: Store) ->
         "old_address": JORDAN_ADDRESS.model_dump(),
         "new_address": MARKET_ST.model_dump(),
     }
-    assert before <= change.changed_at <= dt.datetime.now(dt.UTC)
+    # When it changed is the store's clock's time.
+    assert change.changed_at == clock.now()
     assert await _address_of(store, "100102") == MARKET_ST
     # The other orders, including the same customer's, keep their address.
     assert await _address_of(store, "100101") == JORDAN_ADDRESS

@@ -7,10 +7,11 @@ import datetime as dt
 from typing import Any
 
 import pytest
-from sqlalchemy import event, func, inspect, select, text
+from sqlalchemy import event, func, inspect, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from customer_service.clock import FixedClock
 from customer_service.domain import Customer
 from customer_service.store import AuditEvent, Store, StoreUnavailable
 from customer_service.store.customers import customer_to_row
@@ -22,7 +23,7 @@ from customer_service.store.identity_failures import (
 from customer_service.testing import open_demo_store
 from customer_service.testing.database_work import recording
 from support.faults import fail_everything, fail_writes
-from support.schema_history import undo_revisions_after_the_first
+from support.schema_history import made_before_migrations
 
 NOON = dt.datetime(2026, 11, 20, 12, 0, tzinfo=dt.UTC)
 DAY_BEFORE = NOON - dt.timedelta(hours=24)
@@ -307,11 +308,11 @@ async def test_timestamps_in_any_timezone_count_by_their_instant(store: Store) -
     assert await store.identity_failures_since("C-1001", NOON + dt.timedelta(microseconds=1)) == 0
 
 
-async def test_default_time_is_now(store: Store) -> None:
-    before = dt.datetime.now(dt.UTC)
+async def test_default_time_is_the_stores_clocks_now(store: Store, clock: FixedClock) -> None:
+    clock.advance(dt.timedelta(hours=5))
     await store.record_identity_failure(["C-1001"], "call-1")
     [(_, failed_at, _)] = await _rows(store)
-    assert before <= failed_at <= dt.datetime.now(dt.UTC)
+    assert failed_at == clock.now()
 
 
 async def test_write_failure_is_unavailable_and_records_nothing(store: Store) -> None:
@@ -351,9 +352,7 @@ async def test_opening_a_database_from_before_the_table_adds_it(database_url: st
     # A database made before migrations, by a version without this table (and with the
     # first revision's columns, which lack the customers' lookup keys).
     async with await open_demo_store(database_url) as old, old.engine.begin() as connection:
-        await connection.execute(text("DROP TABLE identity_failures"))
-        await undo_revisions_after_the_first(connection)
-        await connection.execute(text("DROP TABLE alembic_version"))
+        await made_before_migrations(connection, lacking={"identity_failures"})
         assert "identity_failures" not in await connection.run_sync(_table_names)
 
     async with await open_demo_store(database_url) as store:

@@ -26,13 +26,14 @@ from customer_service.store import (
     Store,
 )
 from customer_service.store import schema as schema_module
+from customer_service.store.core import StoreCore
 from customer_service.store.engine import create_store_engine
 from customer_service.store.schema import (
     FIRST_REVISION,
     head_revision,
     migrate_database,
-    migrations_config,
     recorded_revision,
+    store_metadata,
 )
 from customer_service.store.tables import Base
 
@@ -58,7 +59,7 @@ async def _on(database_url: str, work: Callable[[Connection], T]) -> T:
 
 
 def _upgrade_to(revision: str) -> Callable[[Connection], None]:
-    return lambda connection: command.upgrade(migrations_config(connection), revision)
+    return lambda connection: command.upgrade(schema_module.migrations_config(connection), revision)
 
 
 def _tables(connection: Connection) -> set[str]:
@@ -89,14 +90,67 @@ async def _made_before_migrations(database_url: str, *dropped: str) -> None:
 # The revisions
 
 
+def _differences(connection: Connection) -> list[Any]:
+    """How the database differs from the models' tables, every table module's."""
+    context = MigrationContext.configure(connection, opts={"compare_type": True})
+    return list(compare_metadata(context, store_metadata()))
+
+
 async def test_the_latest_revision_is_the_models_schema(database_url: str) -> None:
     await _on(database_url, _upgrade_to("head"))
+    assert await _on(database_url, _differences) == []
 
-    def differences(connection: Connection) -> list[Any]:
-        context = MigrationContext.configure(connection, opts={"compare_type": True})
-        return list(compare_metadata(context, Base.metadata))
 
-    assert await _on(database_url, differences) == []
+def test_a_new_table_module_is_found_and_fails_the_check_until_its_revision(
+    new_table_module: str,
+) -> None:
+    assert new_table_module not in Base.metadata.tables
+    assert new_table_module in store_metadata().tables
+
+    engine = sa.create_engine("sqlite://")
+    try:
+        with engine.begin() as connection:
+            _upgrade_to("head")(connection)
+            differences = _differences(connection)
+    finally:
+        engine.dispose()
+    assert [(kind, table.name) for kind, table in differences] == [("add_table", new_table_module)]
+
+
+async def test_a_new_table_is_its_module_and_its_revision(
+    database_url: str, new_table_with_its_revision: str
+) -> None:
+    await _on(database_url, _upgrade_to("head"))
+    assert new_table_with_its_revision in await _on(database_url, _tables)
+    assert await _on(database_url, _differences) == []
+    # A store that only checks the schema takes it for the latest.
+    async with await Store.open(database_url, migrate=False, seed_demo_data=True) as store:
+        assert await store.get_order("100101") is not None
+
+
+def test_every_part_of_the_store_is_assembled_into_store() -> None:
+    store_metadata()  # imports every module of the store package
+
+    def parts(cls: type[StoreCore]) -> set[type[StoreCore]]:
+        below = set(cls.__subclasses__())
+        return below.union(*(parts(sub) for sub in below))
+
+    in_the_package = {
+        part for part in parts(StoreCore) if part.__module__.startswith("customer_service.store.")
+    }
+    assert in_the_package - set(Store.__mro__) == set()
+
+
+async def test_every_revision_undoes_itself(database_url: str) -> None:
+    # Tests make older databases by downgrading (`support.schema_history`).
+    await _on(database_url, _upgrade_to("head"))
+    await _on(
+        database_url,
+        lambda connection: command.downgrade(schema_module.migrations_config(connection), "base"),
+    )
+    assert await _on(database_url, _tables) == {"alembic_version"}
+    await _on(database_url, _upgrade_to("head"))
+    assert await _on(database_url, _differences) == []
 
 
 def _first_revision_rows(connection: Connection) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from sqlalchemy import inspect, text
+from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
 
 from customer_service.domain import PostalAddress
@@ -15,12 +15,11 @@ from customer_service.store import (
     Store,
     StoreUnavailable,
 )
+from customer_service.store.schema import first_revision_tables, store_metadata
 from customer_service.testing import open_demo_store
 from support.faults import fail_everything, fail_writes
-from support.schema_history import TABLES_OF_LATER_REVISIONS, undo_revisions_after_the_first
+from support.schema_history import ORIGINAL_TABLES, made_before_migrations
 
-ORIGINAL_TABLES = {"customers", "orders", "audit_events"}
-NEW_TABLES = {"address_changes", "consents", "escalations", "identity_failures"}
 NEW_ADDRESS = PostalAddress(
     street="2 Mission St", city="San Francisco", region="CA", postal_code="94105", country="US"
 )
@@ -35,22 +34,28 @@ async def _tables(store: Store) -> set[str]:
         return await connection.run_sync(_table_names)
 
 
-async def test_opening_an_older_database_adds_the_new_tables(database_url: str) -> None:
+@pytest.mark.parametrize(
+    "with_a_new_table", [False, True], ids=["today's tables", "and a new table with its revision"]
+)
+async def test_opening_an_older_database_adds_the_new_tables(
+    database_url: str, with_a_new_table: bool, request: pytest.FixtureRequest
+) -> None:
+    if with_a_new_table:
+        new_table = request.getfixturevalue("new_table_with_its_revision")
+        assert new_table in store_metadata().tables
     async with await open_demo_store(database_url) as old:
         await old.add_audit_event(AuditEvent(call_id="call-0", kind="identity_verified"))
-        # What a database created before these tables, and before migrations, looks like
-        # (its customers also lack the lookup keys of revision 0002, and it has no table
-        # of a later revision).
+        # What a database created before the later tables, and before migrations, looks
+        # like: every revision after the first undone (the customers lose the lookup keys
+        # of revision 0002), and the first revision's tables the models gained later gone.
         async with old.engine.begin() as connection:
-            await undo_revisions_after_the_first(connection)
-            for table in sorted(NEW_TABLES | {"alembic_version"}):
-                await connection.execute(text(f"DROP TABLE {table}"))
+            await made_before_migrations(
+                connection, lacking=first_revision_tables() - ORIGINAL_TABLES
+            )
         assert await _tables(old) == ORIGINAL_TABLES
 
     async with await open_demo_store(database_url) as store:
-        assert await _tables(store) == (
-            ORIGINAL_TABLES | NEW_TABLES | {*TABLES_OF_LATER_REVISIONS, "alembic_version"}
-        )
+        assert await _tables(store) == set(store_metadata().tables) | {"alembic_version"}
         # The old data is kept and the demo data is not seeded again.
         assert [event.kind for event in await store.audit_events()] == ["identity_verified"]
         assert len(await store.customers_with_postal_code("94107")) == 1

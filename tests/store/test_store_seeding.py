@@ -4,23 +4,25 @@ other database only with SEED_DEMO_DATA (and AUTO_MIGRATE); seeding is idempoten
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from customer_service.clock import FixedClock
 from customer_service.domain import Customer, OrderStatus
 from customer_service.entry import MISCONFIGURED_EXIT_CODE, run_store_command, store_startup_problem
 from customer_service.settings import Settings, default_database_url
 from customer_service.store import DemoDataAdded, DemoDataRefused, SchemaNotCurrent, Store
 from customer_service.store.customers import customer_to_row
 from customer_service.store.errors import shown_url, store_problem
-from customer_service.store.seed import DEMO_CUSTOMERS, DEMO_ORDERS
+from customer_service.store.seed import DEMO_CUSTOMERS, DEMO_ORDER_IDS
 from customer_service.store.shared import StoreConfig
 from customer_service.testing import sqlite_url
 
-ALL_DEMO_DATA = DemoDataAdded(customers=len(DEMO_CUSTOMERS), orders=len(DEMO_ORDERS))
+ALL_DEMO_DATA = DemoDataAdded(customers=len(DEMO_CUSTOMERS), orders=len(DEMO_ORDER_IDS))
 
 
 def _settings(**values: Any) -> Settings:
@@ -120,6 +122,49 @@ async def test_seeding_twice_adds_nothing_and_changes_nothing(database_url: str)
         assert order is not None
         assert order.status is OrderStatus.CANCELLED
         assert len(await store.recent_orders("C-1001", 10)) == 2
+
+
+async def test_the_demo_orders_are_dated_back_from_the_day_they_are_seeded(
+    database_url: str,
+) -> None:
+    # Late in the evening UTC: the seeding day is the clock's day in UTC.
+    clock = FixedClock(dt.datetime(2031, 3, 15, 23, 30, tzinfo=dt.UTC))
+    seeded_on = dt.date(2031, 3, 15)
+
+    def days_before(days: int) -> dt.date:
+        return seeded_on - dt.timedelta(days=days)
+
+    async with await Store.open(
+        database_url, migrate=True, seed_demo_data=False, clock=clock
+    ) as store:
+        assert await store.seed_demo_data() == ALL_DEMO_DATA
+        delivered = await store.get_order("200201")
+        assert delivered is not None
+        assert delivered.status is OrderStatus.DELIVERED
+        # Delivered recently enough for a 30-day return window, whenever it is seeded.
+        assert (delivered.placed_on, delivered.delivered_on) == (days_before(21), days_before(17))
+        placed = {
+            order_id: order.placed_on
+            for order_id in DEMO_ORDER_IDS
+            if (order := await store.get_order(order_id)) is not None
+        }
+        assert placed == {
+            "100101": days_before(24),
+            "100102": days_before(22),
+            "200201": days_before(21),
+            "200202": days_before(10),
+            "300301": days_before(8),
+        }
+
+    # Seeded once: a later day changes no date already written.
+    clock.advance(dt.timedelta(days=90))
+    async with await Store.open(
+        database_url, migrate=True, seed_demo_data=False, clock=clock
+    ) as store:
+        assert await store.seed_demo_data() == DemoDataAdded(customers=0, orders=0)
+        delivered = await store.get_order("200201")
+        assert delivered is not None
+        assert delivered.delivered_on == days_before(17)
 
 
 async def test_demo_orders_never_go_to_someone_else_holding_a_demo_id(database_url: str) -> None:

@@ -23,7 +23,9 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from customer_service.clock import FixedClock
 from customer_service.testing import open_demo_store, sqlite_url
+from support.clock import TEST_NOW
 
 POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "")
 POSTGRES_REQUIRED = os.environ.get("REQUIRE_POSTGRES_TESTS") == "1"
@@ -84,6 +86,12 @@ async def new_demo_database(backend: str, folder: Path) -> AsyncIterator[str]:
         yield url
 
 
+def _seeding_clock() -> FixedClock:
+    """The templates' demo data is dated from `TEST_NOW`, whichever test (its clock
+    perhaps moved on) makes them first."""
+    return FixedClock(TEST_NOW)
+
+
 _templates: dict[str, str] = {}
 """Per backend, the session's demo template: a SQLite file, or a database name."""
 _template_folder: Path | None = None
@@ -95,7 +103,7 @@ async def _sqlite_template() -> Path:
         _template_folder = Path(tempfile.mkdtemp(prefix="customer-service-templates-"))
         path = _template_folder / "demo.sqlite3"
         # Closed cleanly, the file holds everything: no -wal or -shm file to copy along.
-        await (await open_demo_store(sqlite_url(path))).close()
+        await (await open_demo_store(sqlite_url(path), clock=_seeding_clock())).close()
         _templates["sqlite"] = str(path)
     return Path(_templates["sqlite"])
 
@@ -108,7 +116,7 @@ async def _postgres_template() -> str:
         url = server.set(database=name).render_as_string(hide_password=False)
         try:
             # Closed, so that nobody is connected to it, as CREATE DATABASE ... TEMPLATE needs.
-            await (await open_demo_store(url)).close()
+            await (await open_demo_store(url, clock=_seeding_clock())).close()
         except BaseException:
             await _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
             raise

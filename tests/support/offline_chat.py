@@ -30,8 +30,8 @@ from customer_service.offline_llm import OfflineLLM
 from customer_service.offline_llm.routing import CORE_TOOLS, menu
 from customer_service.offline_llm.specialists import registered
 from customer_service.store import Store
-from customer_service.store.seed import DEMO_ORDERS
 from customer_service.supervisor import CustomerServiceAgent
+from support.clock import DEMO_ORDERS
 
 GREETING = "Hello, thanks for calling. How can I help you today?"
 ANYTHING_ELSE = "Is there anything else I can help you with?"

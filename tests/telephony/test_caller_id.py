@@ -33,6 +33,7 @@ from customer_service.telephony.caller_id import (
 )
 from customer_service.testing import call_session, sqlite_url
 from customer_service.testing.voice import Utterance, voice_call_session
+from support.clock import TEST_NOW
 from support.conversation import JORDAN, agent_lines, audit_kinds, check_identity
 from support.line import JORDAN_PHONE, JORDAN_PHONE_DIGITS, PHONE_LINE, WORK_PHONE_LINE
 from support.scripted_llm import IDENTITY_TOOLS, Call, Say, ScriptedLLM
@@ -263,7 +264,7 @@ async def test_a_confirmed_number_with_wrong_details_counts_like_any_failed_chec
         assert agent_lines(session)[-1] == mismatch_message(settings.identity_max_attempts - 1)
         assert session.userdata.identity.failed_checks == 1
     async with await Store.open(database_url) as store:
-        since = dt.datetime.now(dt.UTC) - dt.timedelta(hours=1)
+        since = TEST_NOW - dt.timedelta(hours=1)
         assert await store.identity_failures_since(JORDAN_ID, since) == 1
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from customer_service.call.audit import AuditBacklog
 from customer_service.call.duplicates import DuplicateCalls
 from customer_service.call.latency import SlowStepNotice
+from customer_service.clock import Clock
 from customer_service.domain import Customer
 from customer_service.settings import Settings
 from customer_service.store import Store
@@ -145,6 +146,12 @@ class CallState:
 
     def __post_init__(self) -> None:
         self.slow_steps = SlowStepNotice(self.settings.slow_step_notice_s)
+
+    @property
+    def clock(self) -> Clock:
+        """The call's "now": the store's clock, so that what the call decides and what the
+        store writes read the same time."""
+        return self.store.clock
 
     @property
     def verified_customer(self) -> Customer | None:

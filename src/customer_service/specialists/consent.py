@@ -91,7 +91,8 @@ class ConsentTask(Specialist[ConsentResult]):
         self._topic = topic
         self._wording = CONSENT_WORDING[topic]
         self._lead_in = lead_in
-        self._asked_at = dt.datetime.now(dt.UTC)
+        # When the question starts playing (`opening`), on the call's clock.
+        self._asked_at: dt.datetime | None = None
         # No earlier history: a "yes" said to something else must not answer this.
         super().__init__(instructions=consent_instructions(self._wording))
         self._question = SpokenQuestion(self)
@@ -104,7 +105,7 @@ class ConsentTask(Specialist[ConsentResult]):
         self._question.ask(f"{STILL_THERE} {self._wording.question}")
 
     async def opening(self) -> None:
-        self._asked_at = dt.datetime.now(dt.UTC)
+        self._asked_at = self.session.userdata.clock.now()
         # Whatever leads in is spoken by the task itself: while a tool's own speech plays
         # and a task starts, the framework drops the caller's words.
         self._question.ask(f"{self._lead_in} {self._wording.question}".strip())
@@ -199,7 +200,7 @@ class ConsentTask(Specialist[ConsentResult]):
             topic=self._topic,
             answer=answer,
             wording_version=self._wording.version,
-            asked_at=self._asked_at,
+            asked_at=self._asked_at or self.session.userdata.clock.now(),
         )
 
 
@@ -250,7 +251,7 @@ async def obtain_consent(
         return consent
     state.consent_topics_asked.add(topic.value)
     # Only a no is taken unasked: a yes is given to the question's exact words.
-    version, now = CONSENT_WORDING[topic].version, dt.datetime.now(dt.UTC)
+    version, now = CONSENT_WORDING[topic].version, state.clock.now()
     result = (
         ConsentResult(
             topic=topic, answer=ConsentAnswer.DECLINED, wording_version=version, asked_at=now

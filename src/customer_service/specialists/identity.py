@@ -134,7 +134,7 @@ async def matching_candidate(
     """The customer whose name, postal code and phone or email all match, if any, with
     the failed checks counted against it within the window, read together."""
     settings = state.settings
-    since = dt.datetime.now(dt.UTC) - dt.timedelta(hours=settings.identity_account_window_h)
+    since = state.clock.now() - dt.timedelta(hours=settings.identity_account_window_h)
     for candidate in await state.store.identity_candidates(postal_code, since):
         customer = candidate.customer
         if (

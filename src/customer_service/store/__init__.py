@@ -1,12 +1,14 @@
-"""Data access: customers, orders, address changes, cancellations, consents, escalations,
-failed identity checks, return requests and audit events behind one async `Store`.
+"""Data access: every concern of the store (customers, orders, address changes,
+consents, ...) behind one async `Store`.
 
 Nothing outside this package writes SQL. `Store.open(url)` works with
 `sqlite+aiosqlite:///path/to/file`, `sqlite+aiosqlite:///:memory:` and
 `postgresql+asyncpg://...` (`pip install '.[postgres]'`). The schema comes from the
 Alembic revisions in `migrations/` (`schema.py`), the demo data from `seed.py`, and a
 worker process's one engine from `shared.py`. Each concern keeps its table, its record
-and its methods in one module.
+and its methods in one module, found without being listed (`schema.store_metadata`);
+the records below are the ones used across the agent, and a new concern's may be
+imported from its own module.
 """
 
 from customer_service.store.addresses import AddressChange, AddressChangeOutcome

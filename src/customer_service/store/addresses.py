@@ -184,7 +184,7 @@ class AddressChangeStore(StoreCore):
                 call_id=call_id,
                 old_address=order.shipping_address,
                 new_address=new_address,
-                changed_at=dt.datetime.now(dt.UTC),
+                changed_at=self.clock.now(),
             )
             set_shipping_address(row, new_address)
             session.add(row_from_record(change, AddressChangeRow))

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from customer_service.clock import Clock, SystemClock
 from customer_service.store.errors import database_errors
 
 __all__ = ["StoreCore"]
@@ -20,9 +21,13 @@ class StoreCore:
     escalations) on top of this one; use `Store`, not these parts.
     """
 
-    def __init__(self, engine: AsyncEngine, *, serialize: bool = False) -> None:
+    def __init__(
+        self, engine: AsyncEngine, *, serialize: bool = False, clock: Clock | None = None
+    ) -> None:
         """Use `Store.open`; this wraps an engine whose schema already exists."""
         self._engine = engine
+        self.clock: Clock = clock or SystemClock()
+        """Every "now" the store writes or compares with, and the calls on it read."""
         # False for a per-call handle on an engine someone else disposes (`Store.for_call`).
         self._owns_engine = True
         self._sessions = async_sessionmaker(engine, expire_on_commit=False)

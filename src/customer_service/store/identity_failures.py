@@ -37,7 +37,7 @@ from customer_service.store.customers import (
     customer_from_row,
     postal_code_condition,
 )
-from customer_service.store.tables import Base, UTCDateTime, serial_id, utc_now
+from customer_service.store.tables import Base, UTCDateTime, serial_id
 
 __all__ = [
     "HOLD_RELEASED",
@@ -97,11 +97,12 @@ class IdentityFailureStore(StoreCore):
         self, customer_ids: Sequence[str], call_id: str, at: dt.datetime | None = None
     ) -> None:
         """Records one failed check against each account (once each, however often it
-        is named), all in one transaction. `at` defaults to now; it must be aware."""
+        is named), all in one transaction. `at` defaults to the store's clock's now; it
+        must be aware."""
         unique_ids = list(dict.fromkeys(customer_ids))
         if not unique_ids:
             return
-        failed_at = at if at is not None else utc_now()
+        failed_at = at if at is not None else self.clock.now()
         async with self._session("record a failed identity check") as session:
             session.add_all(
                 IdentityFailureRow(customer_id=customer_id, failed_at=failed_at, call_id=call_id)
@@ -122,7 +123,7 @@ class IdentityFailureStore(StoreCore):
         # Reads, then writes: SQLite must take the write lock first (see `_write_session`).
         async with self._write_session("record a failed identity check") as session:
             customer_ids = await _near_misses(session, full_name, postal_code, phone_or_email)
-            failed_at = utc_now()
+            failed_at = self.clock.now()
             session.add_all(
                 IdentityFailureRow(customer_id=customer_id, failed_at=failed_at, call_id=call_id)
                 for customer_id in customer_ids

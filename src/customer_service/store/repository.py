@@ -9,6 +9,7 @@ from typing import Self
 
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
+from customer_service.clock import Clock
 from customer_service.store.addresses import AddressChangeStore
 from customer_service.store.audit import AuditStore
 from customer_service.store.consents import ConsentStore
@@ -49,14 +50,14 @@ class Store(
     ReturnRequestStore,
     AuditStore,
 ):
-    """Customers, orders, address changes, consents, escalations, failed identity checks,
-    return requests and audit events behind one async interface.
+    """Every concern of the store (customers, orders, address changes, ...) behind one
+    async interface.
 
     Every method opens its own short transaction. Any database or I/O failure is
     raised as `StoreUnavailable`, with the original error as its `__cause__`. Each
-    concern's table, record and methods live in their own module (`customers`,
-    `orders`, `addresses`, `consents`, `escalations`, `identity_failures`, `returns`,
-    `audit`); this class is the one to use.
+    concern's table, record and methods live in their own module, as one `StoreCore`
+    part listed in the bases above (a test fails while a part of the package is left
+    out; its records are imported from its module); this class is the one to use.
     """
 
     @classmethod
@@ -68,6 +69,7 @@ class Store(
         seed_demo_data: bool | None = None,
         force_demo_data: bool = False,
         pool: PoolSize | None = None,
+        clock: Clock | None = None,
     ) -> Store:
         """Connects and makes sure the schema is this version's latest.
 
@@ -80,7 +82,8 @@ class Store(
         `seed_demo_data`, None (the default) means yes for SQLite, a local file or
         memory, as tests and tools want, and no for a database server; the agent itself
         passes what its settings decide (`StoreConfig.from_settings`). `pool` sizes a
-        server database's connection pool.
+        server database's connection pool. `clock` is the store's every "now"
+        (`Store.clock`, read by the calls on it too), the system's unless given.
 
         Safe to call again on the same database, from this or another process:
         migrations take a lock and the demo data is written once. Raises
@@ -94,7 +97,7 @@ class Store(
         sqlite = url.get_backend_name() == "sqlite"
         migrate = sqlite if migrate is None else migrate
         seed_demo_data = sqlite if seed_demo_data is None else seed_demo_data
-        store = cls(engine, serialize=in_memory)
+        store = cls(engine, serialize=in_memory, clock=clock)
         try:
             await store._prepare(
                 migrate=migrate or in_memory,
@@ -110,13 +113,16 @@ class Store(
     async def seed_demo_data(self, *, force: bool = False) -> DemoDataAdded:
         """Adds the demo customers and orders the store lacks (see `seed.py`), in one
         transaction, and says how many of each it added: none when they are all there.
+        The orders' dates count back from the store's clock's today.
 
         Raises `DemoDataRefused` (a `StoreMisconfigured`) instead of adding demo
         customers next to other customers, unless `force`."""
         for attempt in range(_SEED_ATTEMPTS):
             try:
                 async with self._write_session("seed the demo data") as session:
-                    return await add_missing_demo_data(session, force=force)
+                    return await add_missing_demo_data(
+                        session, today=self.clock.today(), force=force
+                    )
             except StoreUnavailable as exc:
                 if not isinstance(exc.__cause__, IntegrityError) or attempt + 1 == _SEED_ATTEMPTS:
                     raise

@@ -143,15 +143,15 @@ class ReturnRequestStore(StoreCore):
         item_indices: Sequence[int],
         reason: ReturnReason,
         call_id: str,
-        now: dt.datetime,
+        now: dt.datetime | None = None,
         other_events: Sequence[AuditEvent] = (),
     ) -> tuple[ReturnOutcome, ReturnRequest | None]:
         """Records `customer_id`'s request to return the items at `item_indices` (positions
         in the order's items, from 0) of their order `order_id`, with a new return number.
 
         One transaction reads the order under the write lock, checks it (`return_refusal`
-        on `now`'s date), and writes the request and a `return_requested` audit event
-        holding counts and the reason category only; both are written or neither. The
+        on the date of `now`, by default the store clock's now), and writes the request
+        and a `return_requested` audit event holding counts and the reason category only; both are written or neither. The
         request returned with REQUESTED is the one stored. ALREADY_REQUESTED comes with
         the order's existing request (the caller's own order, so its number may be told
         again); nothing is written then, nor for any other outcome. `other_events`
@@ -161,6 +161,7 @@ class ReturnRequestStore(StoreCore):
         Raises ValueError when `item_indices` is empty or repeats a position (the
         specialist's bug), and `StoreUnavailable` on a database failure.
         """
+        now = now or self.clock.now()
         indices = tuple(sorted(set(item_indices)))
         if not indices or len(indices) != len(item_indices):
             raise ValueError("item_indices must name each returned item once")

@@ -2,6 +2,8 @@
 
 Who gets it is the caller's decision (`SEED_DEMO_DATA`; `python src/agent.py seed-demo`);
 writing it is idempotent, and it is never added next to other customers unless forced.
+The orders' dates count back from the day the store is seeded (`demo_orders(today)`), so
+the demo never ages: the delivered order was always delivered 17 days before.
 """
 
 from __future__ import annotations
@@ -17,7 +19,13 @@ from customer_service.store.customers import CustomerRow, customer_to_row
 from customer_service.store.errors import DemoDataRefused
 from customer_service.store.orders import OrderRow, order_to_row
 
-__all__ = ["DEMO_CUSTOMERS", "DEMO_ORDERS", "DemoDataAdded", "add_missing_demo_data"]
+__all__ = [
+    "DEMO_CUSTOMERS",
+    "DEMO_ORDER_IDS",
+    "DemoDataAdded",
+    "add_missing_demo_data",
+    "demo_orders",
+]
 
 _JORDAN_ADDRESS = PostalAddress(
     street="500 Howard St",
@@ -70,60 +78,75 @@ DEMO_CUSTOMERS: tuple[Customer, ...] = (
     ),
 )
 
-# Order numbers grow with placed_on, so "newest first" reads the same either way.
-DEMO_ORDERS: tuple[Order, ...] = (
-    Order(
-        order_id="100101",
-        customer_id="C-1001",
-        status=OrderStatus.SHIPPED,
-        items=(
-            OrderItem(name="Wireless noise-cancelling headphones", quantity=1),
-            OrderItem(name="USB-C charging cable", quantity=2),
+
+def demo_orders(today: dt.date) -> tuple[Order, ...]:
+    """The demo orders as seeded on `today`: each date is so many days before it.
+
+    Order numbers grow with placed_on, so "newest first" reads the same either way.
+    """
+
+    def days_ago(days: int) -> dt.date:
+        return today - dt.timedelta(days=days)
+
+    return (
+        Order(
+            order_id="100101",
+            customer_id="C-1001",
+            status=OrderStatus.SHIPPED,
+            items=(
+                OrderItem(name="Wireless noise-cancelling headphones", quantity=1),
+                OrderItem(name="USB-C charging cable", quantity=2),
+            ),
+            placed_on=days_ago(24),
+            carrier="UPS",
+            tracking_number="1Z999AA10123456784",
+            shipping_address=_JORDAN_ADDRESS,
         ),
-        placed_on=dt.date(2026, 11, 2),
-        carrier="UPS",
-        tracking_number="1Z999AA10123456784",
-        shipping_address=_JORDAN_ADDRESS,
-    ),
-    Order(
-        order_id="100102",
-        customer_id="C-1001",
-        status=OrderStatus.PROCESSING,
-        items=(OrderItem(name="Ceramic pour-over coffee set", quantity=1),),
-        placed_on=dt.date(2026, 11, 4),
-        shipping_address=_JORDAN_ADDRESS,
-    ),
-    Order(
-        order_id="200201",
-        customer_id="C-1002",
-        status=OrderStatus.DELIVERED,
-        items=(
-            OrderItem(name="Cork yoga mat", quantity=1),
-            OrderItem(name="Yoga block", quantity=2),
+        Order(
+            order_id="100102",
+            customer_id="C-1001",
+            status=OrderStatus.PROCESSING,
+            items=(OrderItem(name="Ceramic pour-over coffee set", quantity=1),),
+            placed_on=days_ago(22),
+            shipping_address=_JORDAN_ADDRESS,
         ),
-        placed_on=dt.date(2026, 11, 5),
-        delivered_on=dt.date(2026, 11, 9),
-        shipping_address=_PRIYA_ADDRESS,
-    ),
-    Order(
-        order_id="200202",
-        customer_id="C-1002",
-        status=OrderStatus.PROCESSING,
-        items=(OrderItem(name="Stainless steel water bottle", quantity=3),),
-        placed_on=dt.date(2026, 11, 16),
-        shipping_address=_PRIYA_ADDRESS,
-    ),
-    Order(
-        order_id="300301",
-        customer_id="C-1003",
-        status=OrderStatus.PROCESSING,
-        items=(
-            OrderItem(name="Linen duvet cover, double", quantity=1),
-            OrderItem(name="Feather pillow", quantity=2),
+        Order(
+            order_id="200201",
+            customer_id="C-1002",
+            status=OrderStatus.DELIVERED,
+            items=(
+                OrderItem(name="Cork yoga mat", quantity=1),
+                OrderItem(name="Yoga block", quantity=2),
+            ),
+            placed_on=days_ago(21),
+            delivered_on=days_ago(17),
+            shipping_address=_PRIYA_ADDRESS,
         ),
-        placed_on=dt.date(2026, 11, 18),
-        shipping_address=_MARIA_ADDRESS,
-    ),
+        Order(
+            order_id="200202",
+            customer_id="C-1002",
+            status=OrderStatus.PROCESSING,
+            items=(OrderItem(name="Stainless steel water bottle", quantity=3),),
+            placed_on=days_ago(10),
+            shipping_address=_PRIYA_ADDRESS,
+        ),
+        Order(
+            order_id="300301",
+            customer_id="C-1003",
+            status=OrderStatus.PROCESSING,
+            items=(
+                OrderItem(name="Linen duvet cover, double", quantity=1),
+                OrderItem(name="Feather pillow", quantity=2),
+            ),
+            placed_on=days_ago(8),
+            shipping_address=_MARIA_ADDRESS,
+        ),
+    )
+
+
+# The ids do not depend on the day.
+DEMO_ORDER_IDS: tuple[str, ...] = tuple(
+    order.order_id for order in demo_orders(dt.date(2000, 1, 1))
 )
 
 
@@ -132,8 +155,11 @@ class DemoDataAdded(NamedTuple):
     orders: int
 
 
-async def add_missing_demo_data(session: AsyncSession, *, force: bool = False) -> DemoDataAdded:
-    """Adds the demo customers and orders that are not in the store; changes no row that is.
+async def add_missing_demo_data(
+    session: AsyncSession, *, today: dt.date, force: bool = False
+) -> DemoDataAdded:
+    """Adds the demo customers and orders that are not in the store, the orders dated as
+    seeded on `today`; changes no row that is.
 
     Raises `DemoDataRefused` when a demo customer would be added to a store that holds
     anyone else, unless `force`: their details are published, and a real customer's
@@ -161,12 +187,11 @@ async def add_missing_demo_data(session: AsyncSession, *, force: bool = False) -
     # Orders reference customers; without relationship() the flush order is not derived
     # from the foreign key, so customers go first explicitly.
     await session.flush()
-    demo_order_ids = [order.order_id for order in DEMO_ORDERS]
-    statement = select(OrderRow.order_id).where(OrderRow.order_id.in_(demo_order_ids))
+    statement = select(OrderRow.order_id).where(OrderRow.order_id.in_(DEMO_ORDER_IDS))
     present_orders = set(await session.scalars(statement))
     new_orders = [
         order
-        for order in DEMO_ORDERS
+        for order in demo_orders(today)
         if order.order_id not in present_orders and order.customer_id in ours
     ]
     session.add_all([order_to_row(order) for order in new_orders])

@@ -15,6 +15,11 @@ Given neither `database_url` nor `store`, both open their demo store in a scratc
 database of their own, removed afterwards: a temporary SQLite file, unless a block
 `with scratch_databases(new_database):` says where new scratch databases come from (as
 a test suite that runs its conversations on another database server does).
+
+The stores they open run on the system's clock, unless `call_session` is given `clock=`
+(a `customer_service.clock.FixedClock` pins every "now" and the demo orders' dates) or
+either is opened inside a block `with pinned_clock(clock):`, as a test suite that must
+not depend on the real date does.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from livekit.agents import AgentSession, llm
 
 from customer_service.call import audit
 from customer_service.call.state import CallState
+from customer_service.clock import Clock
 from customer_service.pipeline.resilience import speak_failures
 from customer_service.reports.live import log_metrics
 from customer_service.settings import Settings, get_settings
@@ -46,10 +52,30 @@ def sqlite_url(path: Path) -> str:
     return f"sqlite+aiosqlite:///{path}"
 
 
-async def open_demo_store(database_url: str) -> Store:
+_pinned_clock: ContextVar[Clock | None] = ContextVar("pinned_clock", default=None)
+
+
+@contextmanager
+def pinned_clock(clock: Clock) -> Iterator[None]:
+    """Inside the block (this context, and the tasks started from it), the stores the
+    seams open without a `clock` of their own run on `clock`."""
+    token = _pinned_clock.set(clock)
+    try:
+        yield
+    finally:
+        _pinned_clock.reset(token)
+
+
+async def open_demo_store(database_url: str, *, clock: Clock | None = None) -> Store:
     """The test seams' store: migrated to the latest schema and seeded with the demo data,
-    whatever the database and the SEED_DEMO_DATA and AUTO_MIGRATE settings."""
-    return await Store.open(database_url, migrate=True, seed_demo_data=True)
+    whatever the database and the SEED_DEMO_DATA and AUTO_MIGRATE settings. Its clock is
+    `clock`, else the one `pinned_clock` set, else the system's."""
+    return await Store.open(
+        database_url,
+        migrate=True,
+        seed_demo_data=True,
+        clock=clock or _pinned_clock.get(),
+    )
 
 
 NewDatabase = Callable[[], AbstractAsyncContextManager[str]]
@@ -94,6 +120,7 @@ async def call_session(
     database_url: str | None = None,
     settings: Settings | None = None,
     store: Store | None = None,
+    clock: Clock | None = None,
 ) -> AsyncIterator[AgentSession[CallState]]:
     """A started text-only `AgentSession` whose active agent is `CustomerServiceAgent`,
     its greeting already spoken.
@@ -105,15 +132,18 @@ async def call_session(
     share what they write.
     `settings` defaults to the process settings; its `database_url` is not used here.
     A `store` given is used as it is, neither seeded nor closed here (`chat` passes the
-    store the settings configure).
+    store the settings configure). `clock` is the opened store's (`open_demo_store`); a
+    `store` given brings its own.
     """
+    if store is not None and clock is not None:
+        raise ValueError("a store given brings its own clock: open it with `clock=` instead")
     settings = settings or get_settings()
     async with AsyncExitStack() as scratch:
         owned = store is None
         if store is None:
             if not database_url:
                 database_url = await scratch.enter_async_context(scratch_database())
-            store = await open_demo_store(database_url)
+            store = await open_demo_store(database_url, clock=clock)
         try:
             state = CallState(store=store, settings=settings)
             session: AgentSession[CallState] = AgentSession(

@@ -5,7 +5,10 @@ Revises: ${down_revision | comma,n}
 Create Date: ${create_date}
 
 The same revision runs on SQLite and PostgreSQL: portable types only, and table changes
-that SQLite cannot ALTER in place inside `with op.batch_alter_table(...)`.
+that SQLite cannot ALTER in place inside `with op.batch_alter_table(...)`. Columns that
+revisions share (`serial_id()`, `timestamp(name)`) come from
+`customer_service.store.migrations.helpers`; `downgrade` undoes exactly what `upgrade`
+does (tests make older databases with it).
 """
 
 from __future__ import annotations

@@ -12,22 +12,17 @@ misses (`customer_service.store.schema` adopts such a database at this revision)
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable, Sequence
 
 import sqlalchemy as sa
 from alembic import op
 
-from customer_service.store.migrations.helpers import serial_id
+from customer_service.store.migrations.helpers import serial_id, timestamp
 
 revision: str = "0001"
 down_revision: str | Sequence[str] | None = None
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
-
-
-def _timestamp(name: str) -> sa.Column[dt.datetime]:
-    return sa.Column(name, sa.DateTime(timezone=True), nullable=False)
 
 
 def create_customers() -> None:
@@ -79,7 +74,7 @@ def create_audit_events() -> None:
         sa.Column("customer_id", sa.String(32), nullable=True),
         sa.Column("order_id", sa.String(32), nullable=True),
         sa.Column("detail", sa.JSON(), nullable=False),
-        _timestamp("created_at"),
+        timestamp("created_at"),
     )
     op.create_index("ix_audit_events_call_id", "audit_events", ["call_id"])
     op.create_index("ix_audit_events_kind", "audit_events", ["kind"])
@@ -101,7 +96,7 @@ def create_address_changes() -> None:
         sa.Column("call_id", sa.String(128), nullable=False),
         sa.Column("old_address", sa.JSON(), nullable=False),
         sa.Column("new_address", sa.JSON(), nullable=False),
-        _timestamp("changed_at"),
+        timestamp("changed_at"),
     )
     op.create_index("ix_address_changes_order_id", "address_changes", ["order_id"])
     op.create_index("ix_address_changes_call_id", "address_changes", ["call_id"])
@@ -114,7 +109,7 @@ def create_consents() -> None:
         sa.Column("topic", sa.String(64), nullable=False),
         sa.Column("granted", sa.Boolean(), nullable=False),
         sa.Column("wording_version", sa.String(32), nullable=False),
-        _timestamp("asked_at"),
+        timestamp("asked_at"),
         sa.Column("call_id", sa.String(128), nullable=False),
         sa.Column("customer_id", sa.String(32), nullable=True),
     )
@@ -136,7 +131,7 @@ def create_escalations() -> None:
         sa.Column("failed_specialist", sa.String(64), nullable=True),
         sa.Column("failure", sa.Text(), nullable=True),
         sa.Column("summary", sa.String(2000), nullable=False),
-        _timestamp("created_at"),
+        timestamp("created_at"),
     )
     op.create_index("ix_escalations_call_id", "escalations", ["call_id"])
     op.create_index("ix_escalations_created_at", "escalations", ["created_at"])
@@ -147,7 +142,7 @@ def create_identity_failures() -> None:
         "identity_failures",
         serial_id(),
         sa.Column("customer_id", sa.String(32), nullable=False),
-        _timestamp("failed_at"),
+        timestamp("failed_at"),
         sa.Column("call_id", sa.String(128), nullable=False),
     )
     op.create_index("ix_identity_failures_failed_at", "identity_failures", ["failed_at"])

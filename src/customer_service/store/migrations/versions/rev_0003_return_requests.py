@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-from customer_service.store.migrations.helpers import serial_id
+from customer_service.store.migrations.helpers import serial_id, timestamp
 
 revision: str = "0003"
 down_revision: str | Sequence[str] | None = "0002"
@@ -45,7 +45,7 @@ def upgrade() -> None:
         sa.Column("item_indices", sa.JSON(), nullable=False),
         sa.Column("reason", sa.String(32), nullable=False),
         sa.Column("call_id", sa.String(128), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        timestamp("created_at"),
     )
     op.create_index("ix_return_requests_customer_id", "return_requests", ["customer_id"])
     op.create_index("ix_return_requests_call_id", "return_requests", ["call_id"])
