@@ -151,12 +151,12 @@ class ReturnRequestStore(StoreCore):
 
         One transaction reads the order under the write lock, checks it (`return_refusal`
         on the date of `now`, by default the store clock's now), and writes the request
-        and a `return_requested` audit event holding counts and the reason category only; both are written or neither. The
-        request returned with REQUESTED is the one stored. ALREADY_REQUESTED comes with
-        the order's existing request (the caller's own order, so its number may be told
-        again); nothing is written then, nor for any other outcome. `other_events`
-        (audit events kept for the call's next write) are written in the same
-        transaction, whatever the outcome.
+        and a `return_requested` audit event holding counts and the reason category
+        only; both are written or neither. The request returned with REQUESTED is the
+        one stored. ALREADY_REQUESTED comes with the order's existing request (the
+        caller's own order, so its number may be told again); nothing is written then,
+        nor for any other outcome. `other_events` (audit events kept for the call's next
+        write) are written in the same transaction, whatever the outcome.
 
         Raises ValueError when `item_indices` is empty or repeats a position (the
         specialist's bug), and `StoreUnavailable` on a database failure.

@@ -22,12 +22,12 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from customer_service.reports.prices import DEFAULT_MODEL_PRICES, ModelPrice
-from customer_service.setting_choices import ModelProvider as ModelProvider
-from customer_service.setting_choices import NoiseCancellation as NoiseCancellation
-from customer_service.setting_choices import RecordingConsent as RecordingConsent
-from customer_service.setting_choices import TurnDetection as TurnDetection
+from customer_service.settings.choices import ModelProvider as ModelProvider
+from customer_service.settings.choices import NoiseCancellation as NoiseCancellation
+from customer_service.settings.choices import RecordingConsent as RecordingConsent
+from customer_service.settings.choices import TurnDetection as TurnDetection
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
 ENV_FILE_NAMES = (".env.local", ".env")
 IGNORE_ENV_FILES_VARIABLE = "CUSTOMER_SERVICE_IGNORE_ENV_FILES"
 """Set to 1 to read the environment alone: the test suite sets it so that a developer's

@@ -1,5 +1,5 @@
 """The settings that choose among fixed options (`MODEL_PROVIDER`, `TURN_DETECTION`,
-`RECORDING_CONSENT`, `NOISE_CANCELLATION`), importable from `customer_service.settings`."""
+`RECORDING_CONSENT`, `NOISE_CANCELLATION`), importable from the package."""
 
 from __future__ import annotations
 
