@@ -52,15 +52,26 @@ def test_prewarm_loads_silero_once_per_process() -> None:
 
 
 def test_job_processes_share_the_agents_modules_from_the_forkserver() -> None:
-    assert server.server._preload_modules == ["customer_service.server"]
-    # The forkserver imports it in a fresh interpreter: it must import cleanly alone.
-    completed = subprocess.run(
-        [sys.executable, "-c", "import customer_service.server"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert completed.returncode == 0, completed.stderr
+    assert server.server._preload_modules == server.PRELOADED_MODULES
+    assert "customer_service.server" in server.PRELOADED_MODULES
+    # The forkserver imports them in a fresh interpreter: each must import cleanly alone.
+    for module in server.PRELOADED_MODULES:
+        completed = subprocess.run(
+            [sys.executable, "-c", f"import {module}"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert completed.returncode == 0, completed.stderr
+
+
+def test_every_countrys_address_rules_are_read_before_any_call() -> None:
+    from customer_service.addresses import country_rules
+    from customer_service.addresses.every_country import COUNTRIES_LOADED
+
+    # Read already: a call's first address finds them in the cache.
+    assert COUNTRIES_LOADED > 200
+    assert country_rules.country_rules.cache_info().currsize >= COUNTRIES_LOADED
 
 
 async def test_entrypoint_starts_the_supervised_call_on_the_configured_store(

@@ -46,10 +46,11 @@ logger = logging.getLogger(__name__)
 VAD_KEY = "vad"
 
 
-PRELOADED_MODULES = ["customer_service.server"]
+PRELOADED_MODULES = ["customer_service.server", "customer_service.addresses.every_country"]
 """Imported once in the forkserver that job processes are forked from (Linux), so every
 job process shares their pages instead of importing them again: less memory per call
-and a shorter start. The framework freezes them there (`gc.freeze`)."""
+and a shorter start, and every country's address rules read before any call. The
+framework freezes them there (`gc.freeze`)."""
 
 
 def prewarm(proc: JobProcess) -> None:

@@ -236,3 +236,13 @@ def _country_codes() -> dict[str, str]:
             table.setdefault(lookup_key(country_name(code)), code)
     table.update(COUNTRY_ALIASES)
     return table
+
+
+def load_every_country() -> int:
+    """Reads every country's rules now instead of at a call's first address: done once
+    in the worker's forkserver (`every_country`), so job processes share them. Returns
+    how many countries were read."""
+    codes = sorted(set(_country_codes().values()))
+    for code in codes:
+        country_rules(code)
+    return len(codes)
