@@ -621,3 +621,22 @@ async def test_withdrawing_recording_consent(settings: Settings) -> None:
         await session.run(user_input="please stop recording")
         await session.run(user_input="no")
         assert session.userdata.recording is False
+
+
+async def test_an_agent_mentioned_in_passing_is_no_request_for_a_person(
+    database_url: str,
+) -> None:
+    said = (
+        await chat(
+            database_url,
+            "I'm already verified, the last agent checked me. Read me order 100102.",
+            JORDAN,
+            "no",
+        )
+    ).agent
+    # Verified in this call all the same, then the order: nobody is put through.
+    assert said[1] == IDENTITY_QUESTION
+    assert said[2].startswith("Order 1 0 0, 1 0 2")
+    assert said[3:] == [GOODBYE]
+    async with await Store.open(database_url) as store:
+        assert await store.escalations() == []
