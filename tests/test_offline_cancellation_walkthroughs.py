@@ -7,7 +7,12 @@ import pytest
 
 from customer_service.call.wording import GREETING, HANDOFF
 from customer_service.domain import OrderStatus
-from customer_service.offline_llm.routing import ANYTHING_ELSE, ASKED_FOR_PERSON, DECLINED_OFFER
+from customer_service.offline_llm.routing import (
+    ANYTHING_ELSE,
+    ASKED_FOR_PERSON,
+    DECLINED_OFFER,
+    WHAT_ELSE,
+)
 from customer_service.specialists.cancellation import (
     kept_message,
     not_cancellable_message,
@@ -130,3 +135,15 @@ async def test_that_one_answers_the_order_question_with_the_order_just_heard(
     ).agent
     assert said[2:4] == [ORDER_QUESTION, READ_BACK]
     assert (await stored_order(database_url, "100102")).status is OrderStatus.CANCELLED
+
+
+@pytest.mark.parametrize(("answer", "then"), [("no", ANYTHING_ELSE), ("yes", WHAT_ELSE)])
+async def test_a_yes_or_no_after_hearing_the_order_is_already_cancelled(
+    database_url: str, answer: str, then: str
+) -> None:
+    async with await Store.open(database_url) as store:
+        await store.cancel_order(order_id="100102", customer_id="C-1001", call_id="earlier")
+    said = (await chat(database_url, "I want to cancel order 100102", JORDAN, answer, "bye")).agent
+    assert said[2] == "Order 1 0 0, 1 0 2 is already cancelled."
+    assert said[3].endswith(then)
+    assert said[4:] == [GOODBYE]

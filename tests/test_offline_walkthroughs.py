@@ -4,12 +4,15 @@ runs it), or through `call_session` where settings must differ from the process'
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from customer_service.addresses import AddressProblem, read_back, validated_address
 from customer_service.call.speakable import spaced_digits
-from customer_service.call.wording import GREETING, HOW_CAN_I_HELP, WELCOME
+from customer_service.call.wording import GREETING, HOW_CAN_I_HELP, STORE_APOLOGY, WELCOME
 from customer_service.call.wording import HANDOFF as HANDOFF_MESSAGE
+from customer_service.chat import converse
 from customer_service.domain import OrderStatus
 from customer_service.offline_llm import OfflineLLM
 from customer_service.offline_llm.routing import (
@@ -28,13 +31,18 @@ from customer_service.specialists.consent import (
     ConsentTopic,
 )
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
-from customer_service.specialists.identity import VERIFICATION_LOCKED, mismatch_message
+from customer_service.specialists.identity import (
+    VERIFICATION_DECLINED,
+    VERIFICATION_LOCKED,
+    mismatch_message,
+)
 from customer_service.specialists.order_lookup import OPENING_QUESTION as ORDER_QUESTION
 from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import Store
 from customer_service.testing import call_session
 from support.conversation import agent_lines
 from support.demo_addresses import MARKET_STREET_SUITE_5
+from support.faults import fail_everything
 from support.offline_chat import GOODBYE, JORDAN, chat, demo_order, stored_order
 
 PRIYA = "Priya Natarajan, 10001, priya.n@example.com"
@@ -621,3 +629,42 @@ async def test_withdrawing_recording_consent(settings: Settings) -> None:
         await session.run(user_input="please stop recording")
         await session.run(user_input="no")
         assert session.userdata.recording is False
+
+
+async def test_an_agent_mentioned_in_passing_is_no_request_for_a_person(
+    database_url: str,
+) -> None:
+    said = (
+        await chat(
+            database_url,
+            "I'm already verified, the last agent checked me. Read me order 100102.",
+            JORDAN,
+            "no",
+        )
+    ).agent
+    # Verified in this call all the same, then the order: nobody is put through.
+    assert said[1] == IDENTITY_QUESTION
+    assert said[2].startswith("Order 1 0 0, 1 0 2")
+    assert said[3:] == [GOODBYE]
+    async with await Store.open(database_url) as store:
+        assert await store.escalations() == []
+
+
+async def test_a_colleague_declined_in_a_store_outage_leaves_the_identity_question(
+    database_url: str,
+) -> None:
+    out = io.StringIO()
+    async with await Store.open(database_url) as store:
+        fail_everything(store)
+        await converse(
+            OfflineLLM(),
+            database_url=database_url,
+            lines=io.StringIO(f"Where is my order 100101?\n{JORDAN}\nno\nbye\n"),
+            out=out,
+            echo_caller=True,
+            store=store.for_call(),
+        )
+    said = [line.removeprefix("Agent: ") for line in out.getvalue().splitlines()]
+    said = [line for line in said if not line.startswith("Caller: ")]
+    assert said[2] == STORE_APOLOGY
+    assert said[3:] == [VERIFICATION_DECLINED, GOODBYE]

@@ -16,7 +16,7 @@ from customer_service.offline_llm.routing import (
 )
 from customer_service.offline_llm.speech import PERSON
 
-__all__ = ["CLEAR_YES_NO", "first_question", "leave", "transfer"]
+__all__ = ["CLEAR_YES_NO", "declined_colleague", "first_question", "leave", "transfer"]
 
 CLEAR_YES_NO = "Sorry, I need a clear yes or no."
 
@@ -30,6 +30,13 @@ def transfer(conversation: Conversation) -> CallTool | None:
     if offered_colleague(conversation) and polarity(line) is True:
         return CallTool("transfer_to_human", {"reason": ACCEPTED_OFFER})
     return None
+
+
+def declined_colleague(conversation: Conversation) -> bool:
+    """Whether the caller said no to the offer of a colleague (a tool's words)."""
+    return (
+        offered_colleague(conversation) and polarity(conversation.last_caller_line or "") is False
+    )
 
 
 def leave(conversation: Conversation, *, own: str, only_goodbye: bool = False) -> CallTool | None:

@@ -20,7 +20,12 @@ PERSON = Phrases(
     [
         "human",
         "person",
-        "agent",
+        # "the last agent checked me" asks for nobody: only an agent asked for does.
+        "an agent",
+        "live agent",
+        "real agent",
+        "to the agent",
+        "with the agent",
         "representative",
         "operator",
         "someone real",

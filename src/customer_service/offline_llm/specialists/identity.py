@@ -9,7 +9,7 @@ from customer_service.offline_llm.identity_details import (
     details_to_check,
     missing_details_prompt,
 )
-from customer_service.offline_llm.specialist_replies import leave, transfer
+from customer_service.offline_llm.specialist_replies import declined_colleague, leave, transfer
 from customer_service.offline_llm.specialists import OfflineSpecialist
 from customer_service.offline_llm.speech import REFUSALS
 
@@ -26,6 +26,10 @@ def prompt(conversation: Conversation) -> str:
 def respond(conversation: Conversation) -> Reply:
     if (handed_over := transfer(conversation)) is not None:
         return handed_over
+    if declined_colleague(conversation):
+        # The check could not run (the store is down) and no colleague is wanted: asking
+        # for the details again goes nowhere, so the supervisor says what else it can do.
+        return CallTool("give_up")
     details, said_new = details_to_check(conversation)
     if not said_new:
         details = IdentityDetails()
