@@ -49,11 +49,14 @@ class SpokenQuestion:
         self._finished_at: float | None = None
         """When the latest asking finished playing in full; None while it plays, or
         when it was cut off."""
+        self._ended = True
+        """Whether the latest asking has ended, heard in full or cut off."""
 
     def ask(self, text: str) -> SpeechHandle:
         """Speaks `text`; answers to any earlier asking no longer count."""
         self._timeline()  # the caller's sound is on it from now on, at the latest
         self._finished_at = None
+        self._ended = False
         self._earlier_messages = len(caller_messages(self._agent.chat_ctx))
         speech = self._agent.session.say(text)
         self._speech = speech
@@ -65,15 +68,23 @@ class SpokenQuestion:
         """Whether the latest asking finished playing without being interrupted."""
         return self._finished_at is not None
 
+    @property
+    def playing(self) -> bool:
+        """Whether the latest asking has yet to end: waiting its turn, or being spoken."""
+        return self._speech is not None and not self._ended
+
     def answer(self) -> str | None:
-        """The caller's latest words begun after the question was heard, if any."""
+        """The caller's latest words begun after the question was heard, if any. Words
+        already in the history when it was asked never answer it, however close to its
+        end they came (a typed yes to an earlier question, a question that took no time
+        to play)."""
         finished_at = self._finished_at
         if finished_at is None:
             return None
         timeline = self._timeline()
         answers = [
             message.text_content or ""
-            for message in caller_messages(self._agent.chat_ctx)
+            for message in caller_messages(self._agent.chat_ctx)[self._earlier_messages :]
             if _began_speaking_at(message, timeline)
             >= finished_at - timeline.seconds(ANSWER_OVERLAP_S)
         ]
@@ -98,7 +109,10 @@ class SpokenQuestion:
         return CallerTimeline.of(self._agent.session)
 
     def _note_finished(self, speech: SpeechHandle) -> None:
-        if speech is not self._speech or speech.interrupted:
+        if speech is not self._speech:
+            return
+        self._ended = True
+        if speech.interrupted:
             return
         spoken = [
             item

@@ -61,6 +61,10 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
     never runs, and a run that never happened cannot have failed."""
     left_for_new_request = False
     """The caller asked for something else: stopped by the caller, not a failure."""
+    runs_when_called: tuple[llm.FunctionTool[Any, Any], ...] = ()
+    """Tools that run whenever the model calls them, offered or not. `update_tools()`
+    takes effect only from the next reply: a tool it adds, called in the reply whose tool
+    added it, would otherwise come back "Unknown function" (`call.confirmation`)."""
 
     def __init__(self, *, instructions: str, **kwargs: Any) -> None:
         # Said once for all specialists: any of them can be left for a new request.
@@ -113,7 +117,12 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
             # Finished by one of several tool calls in a reply: the others' outputs would
             # otherwise cost one more round trip, and the caller would hear stale words.
             return
-        async for chunk in Agent.default.llm_node(self, chat_ctx, tools, model_settings):
+        # The model is offered what it is offered; the reply may also run these. The
+        # framework runs a reply's calls from this list, and reads it again when a call
+        # names a tool it does not have.
+        offered = list(tools)
+        tools.extend(tool for tool in self.runs_when_called if tool not in offered)
+        async for chunk in Agent.default.llm_node(self, chat_ctx, offered, model_settings):
             yield chunk
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)

@@ -34,6 +34,10 @@ GREETING = f"{WELCOME} {HOW_CAN_I_HELP}"
 ANYTHING_ELSE = "Is there anything else I can help you with?"
 GOODBYE = "Thank you for calling. Goodbye!"
 STILL_THERE = "Are you still there?"
+NOTHING_TO_CONFIRM_YET = (
+    "Nothing has changed yet. I'll read the details back to you before anything is done."
+)
+"""A confirmation asked for before anything was read back (`call.confirmation`)."""
 ENDING_FOR_SILENCE = (
     "I haven't heard from you, so I'll end the call now. Please call us back any time. Goodbye!"
 )

@@ -6,37 +6,29 @@ The task changes nothing itself. It returns exactly the address the caller confi
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import re
-from collections.abc import Coroutine
 from dataclasses import dataclass
 from textwrap import dedent
-from typing import Any
 
 from livekit.agents import RunContext, ToolError, function_tool
-from livekit.agents.llm import (
-    ChatContext,
-    FunctionTool,
-    ToolFlag,
-)
+from livekit.agents.llm import ChatContext, ToolFlag
 from livekit.agents.types import NOT_GIVEN, NotGivenOr
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from customer_service.addresses import AddressProblem, read_back, validated_address
 from customer_service.call import audit
-from customer_service.call.answers import confirms
+from customer_service.call.confirmation import ConfirmBeforeActing
 from customer_service.call.consent_wording import ConsentTopic
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
-from customer_service.call.heard import SpokenQuestion, caller_messages
+from customer_service.call.heard import caller_messages
 from customer_service.call.registration import Desk, supervisor_tool
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import (
     OFFER_HUMAN,
     PERSONA,
-    STILL_THERE,
     quoted,
     spaced_digits,
 )
@@ -121,12 +113,22 @@ class AddressUpdateTask(Specialist[AddressUpdateResult]):
     """Captures a new delivery address for one order, reads it back itself and returns it
     only when the caller heard that read-back in full and clearly said it is right."""
 
+    still_there_question = "What's the new delivery address?"
+
     def __init__(self, *, order_id: str, chat_ctx: NotGivenOr[ChatContext] = NOT_GIVEN) -> None:
         super().__init__(instructions=ADDRESS_INSTRUCTIONS, chat_ctx=chat_ctx)
         self._order_id = order_id
-        self._recorded: PostalAddress | None = None
-        self._read_back = SpokenQuestion(self)
-        self._refused = 0
+        # Offered from the first record_address on.
+        self._confirmation = ConfirmBeforeActing(
+            self,
+            tool_name="confirm_address",
+            tool_description="Call only after the caller said the read-back address is right.",
+            not_a_clear_yes=NOT_A_CLEAR_YES,
+            refused=ADDRESS_NOT_CONFIRMED,
+            max_refusals=MAX_REFUSED_CONFIRMATIONS,
+            unanswered=CONFIRMATION_NEEDED,
+            replaced=ADDRESS_CHANGED_SINCE_READ_BACK,
+        )
 
     async def opening(self) -> None:
         if offers_address(self.chat_ctx):
@@ -137,20 +139,14 @@ class AddressUpdateTask(Specialist[AddressUpdateResult]):
         self.session.say(opening_question(self._order_id))
 
     def nudge(self) -> None:
-        if self._recorded is not None and self._read_back.heard:
-            # The read-back was heard in full: its answer may still come, so it is not
-            # asked again (which would start the answer over).
-            self.session.say(f"{STILL_THERE} Is the address I read back right?")
-        elif self._recorded is not None:
-            self._read_back.ask(f"{STILL_THERE} {read_back_question(self._recorded)}")
-        else:
-            self.session.say(f"{STILL_THERE} What's the new delivery address?")
+        if not self._confirmation.nudge():
+            super().nudge()
 
     def collected(self) -> dict[str, JsonValue]:
-        recorded = self._recorded
+        recorded = self._confirmation.proposal
         return {
             "order_id": self._order_id,
-            "address_read_back": mask_address(recorded.one_line()) if recorded else None,
+            "address_read_back": mask_address(recorded.address.one_line()) if recorded else None,
         }
 
     @function_tool()
@@ -186,46 +182,17 @@ class AddressUpdateTask(Specialist[AddressUpdateResult]):
             )
         except AddressProblem as problem:
             raise ToolError(problem.message) from None
-        self._recorded = address
-        self._refused = 0
-        self._read_back.ask(read_back_question(address))
-        # A confirm tool bound to this exact address: a confirmation meant for an earlier
-        # read-back can never confirm a later one.
-        tools = [tool for tool in self.tools if getattr(tool, "id", None) != "confirm_address"]
-        await self.update_tools([*tools, self._confirm_tool(address)])
+        await self._confirmation.propose(
+            AddressUpdateResult(order_id=self._order_id, address=address),
+            read_back=read_back_question(address),
+            re_ask="Is the address I read back right?",
+        )
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
     @guarded(count_repeats=False)
     async def give_up(self, context: RunContext[CallState]) -> None:
         """Call when the caller no longer wants to change the address."""
         self.finish(ToolError(ADDRESS_UPDATE_ABANDONED))
-
-    def _confirm_tool(self, address: PostalAddress) -> FunctionTool[[], Coroutine[Any, Any, None]]:
-        @function_tool(name="confirm_address")
-        async def confirm_address() -> None:
-            """Call only after the caller said the read-back address is right."""
-            # Let a record_address from the same model reply run first, so a correction
-            # sent together with a confirmation is never lost.
-            await asyncio.sleep(0)
-            if self._recorded is not address:
-                raise ToolError(ADDRESS_CHANGED_SINCE_READ_BACK)
-            if not self._read_back.heard:
-                # The caller cannot have agreed to words they did not hear: say them again.
-                self._read_back.ask(read_back_question(address))
-                return None
-            answer = self._read_back.answer()
-            if answer is None:
-                raise ToolError(CONFIRMATION_NEEDED)
-            if confirms(answer, read_back=read_back(address)):
-                self.finish(AddressUpdateResult(order_id=self._order_id, address=address))
-                return None
-            self._refused += 1
-            if self._refused >= MAX_REFUSED_CONFIRMATIONS:
-                self.finish(ToolError(ADDRESS_NOT_CONFIRMED))
-                return None
-            raise ToolError(NOT_A_CLEAR_YES)
-
-        return confirm_address
 
 
 def not_changeable_message(order_id: str, status: OrderStatus) -> str:

@@ -17,15 +17,14 @@ from livekit.agents.llm import ToolFlag
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from customer_service.call import audit
-from customer_service.call.answers import confirms
+from customer_service.call.confirmation import ConfirmBeforeActing
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
-from customer_service.call.heard import SpokenQuestion
 from customer_service.call.registration import Desk, supervisor_tool
 from customer_service.call.speakable import spaced_digits, spoken_items
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
-from customer_service.call.wording import OFFER_HUMAN, PERSONA, STILL_THERE
+from customer_service.call.wording import OFFER_HUMAN, PERSONA
 from customer_service.domain import ORDER_ID_PATTERN, OrderStatus
 from customer_service.specialists.order_lookup import (
     OrderLookupResult,
@@ -83,45 +82,41 @@ class CancellationTask(Specialist[CancellationResult]):
     """Reads one order back and returns only when the caller clearly says to cancel it."""
 
     def __init__(self, *, order: OrderLookupResult) -> None:
-        # No earlier history: a "yes" said to something else must not answer this.
-        super().__init__(instructions=CANCELLATION_INSTRUCTIONS)
         self._order = order
-        self._read_back = SpokenQuestion(self)
-        self._refused = 0
+        self._confirmation = ConfirmBeforeActing(
+            self,
+            tool_name="confirm_cancellation",
+            tool_description=(
+                "Cancel the order you read back. Call only after the caller clearly said yes."
+            ),
+            not_a_clear_yes=NOT_A_CLEAR_YES,
+            refused=kept_message(order.order_id),
+            max_refusals=MAX_REFUSED_CONFIRMATIONS,
+        )
+        # No earlier history: a "yes" said to something else must not answer this. The
+        # order is read back as the task opens, so its confirm tool is offered at once.
+        super().__init__(instructions=CANCELLATION_INSTRUCTIONS, tools=[self._confirmation.tool])
 
     def collected(self) -> dict[str, JsonValue]:
         return {"order_id": self._order.order_id}
 
     def nudge(self) -> None:
-        self._read_back.ask(
-            f"{STILL_THERE} Do you want me to cancel order {spaced_digits(self._order.order_id)}? "
-            "Please say yes or no."
-        )
+        self._confirmation.nudge()
 
     async def opening(self) -> None:
         # The read-back names the order's items: its disclosure was recorded when the
         # order was read (`confirmed_cancellation`).
-        self.session.userdata.record_disclosure(self._order.order_id)
-        self._read_back.ask(read_back(self._order))
-
-    @function_tool()
-    # Its own cap on refused confirmations is the bound here.
-    @guarded(count_repeats=False)
-    async def confirm_cancellation(self, context: RunContext[CallState]) -> None:
-        """Cancel the order you read back. Call only after the caller clearly said yes."""
-        if not self._read_back.heard:
-            # The caller cannot have agreed to words they did not hear: say them again.
-            self._read_back.ask(read_back(self._order))
-            return None
-        answer = self._read_back.answer() or ""
-        if confirms(answer, read_back=self._order.order_id):
-            self.finish(CancellationResult(order_id=self._order.order_id))
-            return None
-        self._refused += 1
-        if self._refused >= MAX_REFUSED_CONFIRMATIONS:
-            self.finish(ToolError(kept_message(self._order.order_id)))
-            return None
-        raise ToolError(NOT_A_CLEAR_YES)
+        order_id = self._order.order_id
+        self.session.userdata.record_disclosure(order_id)
+        await self._confirmation.propose(
+            CancellationResult(order_id=order_id),
+            read_back=read_back(self._order),
+            re_ask=(
+                f"Do you want me to cancel order {spaced_digits(order_id)}? Please say yes or no."
+            ),
+            # Only the order number: "yes, two" must not confirm "two Feather pillows".
+            numbers=order_id,
+        )
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
     @guarded(count_repeats=False)

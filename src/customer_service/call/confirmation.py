@@ -1,0 +1,198 @@
+"""Confirm before acting: read a proposal back, and take only the caller's own clear yes.
+
+A specialist that changes something for the caller (an address, a cancellation, a return)
+never acts on the model's say-so. It proposes what it will finish with and how to say
+it; `ConfirmBeforeActing` speaks the read-back itself, offers the model a confirm tool,
+and finishes the specialist with the proposal only when the read-back finished playing
+(`SpokenQuestion.heard`) and the caller's own latest words after it are a clear yes
+(`answers.confirms`), both checked here, in code.
+
+Use it in three steps (a returns request, say)::
+
+    class ReturnTask(Specialist[ReturnResult]):
+        def __init__(self, ...) -> None:
+            super().__init__(instructions=RETURN_INSTRUCTIONS)
+            self._confirmation = ConfirmBeforeActing(
+                self,
+                tool_name="confirm_return",
+                tool_description="Call only after the caller said the read-back is right.",
+                not_a_clear_yes="I haven't sent anything. Is that right? Please say yes or no.",
+                refused="All right, I haven't requested a return.",
+                max_refusals=2,
+            )
+
+        @function_tool()
+        @guarded()
+        async def record_return(self, context: RunContext[CallState], ...) -> None:
+            ...  # check the arguments, raise ToolError with a sentence when they are wrong
+            await self._confirmation.propose(
+                ReturnResult(...), read_back="I have ... Is that right?", re_ask="Is that right?"
+            )
+
+        def nudge(self) -> None:
+            if not self._confirmation.nudge():
+                super().nudge()  # nothing proposed yet: the specialist's own question
+
+What it guarantees, whatever the model calls, with whatever arguments, in one reply:
+
+- A confirm confirms only the latest proposal, and only once its read-back finished
+  playing in full; words said before or over it, or already said when it began (a yes
+  to an earlier read-back), count for nothing. A new proposal replaces the old one, is
+  read back, and its refusals start from zero.
+- A confirm while the read-back has yet to finish (it was sent in the reply that made
+  the proposal) changes nothing and is answered `unanswered`, or `replaced` when that
+  read-back replaces an earlier one; a read-back the caller cut off is read again; a
+  confirm with no word from the caller since the read-back is answered `unanswered`.
+  None of these counts as a refusal: only the caller's own words do.
+- A confirm after an answer that is not a clear yes is refused with `not_a_clear_yes`;
+  the `max_refusals`-th ends the specialist with `ToolError(refused)`, changing nothing.
+- A confirm before anything was proposed is answered `NOTHING_TO_CONFIRM_YET`.
+- Two confirms in one reply finish the specialist once (`Specialist.finish`).
+
+When the confirm tool is offered, and why it still works before: the tool is added with
+`update_tools()` at the first proposal. The framework takes a reply's tools when the reply
+starts, so `update_tools()` called by a tool takes effect only from the next reply; a
+confirm sent in the same reply as the proposal would come back "Unknown function", a
+sentence for nobody. The tool is therefore also in `Specialist.runs_when_called`, which
+lets a reply run it whether or not it was offered (a specialist that overrides
+`llm_node` must go through `Specialist.llm_node` with the framework's own tool list). A
+specialist that proposes as it opens (a cancellation reads the order back at once)
+builds its confirmation before `super().__init__` and passes `tools=[confirmation.tool]`,
+so the tool is offered from the first reply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from livekit.agents import RunContext, ToolError, function_tool
+from livekit.agents.llm import FunctionTool
+
+from customer_service.call.answers import confirms
+from customer_service.call.guard import guarded
+from customer_service.call.heard import SpokenQuestion
+from customer_service.call.specialist import Specialist
+from customer_service.call.state import CallState
+from customer_service.call.wording import NOTHING_TO_CONFIRM_YET, STILL_THERE
+
+__all__ = ["ConfirmBeforeActing"]
+
+ResultT = TypeVar("ResultT")
+
+
+@dataclass(frozen=True, eq=False)
+class _Proposal(Generic[ResultT]):
+    result: ResultT
+    read_back: str
+    re_ask: str
+    numbers: str
+    replaces_one: bool
+    """Whether an earlier proposal was read back before this one."""
+
+
+class ConfirmBeforeActing(Generic[ResultT]):
+    """The read-back of what `specialist` will finish with, and its confirm tool.
+
+    `tool_name` and `tool_description` make the confirm tool the model sees (a prompt:
+    short and exact). The sentences are the tool's answers the model relays:
+    `not_a_clear_yes` after an answer that is not a clear yes; `refused` ends the
+    specialist (as its `ToolError`) at the `max_refusals`-th; `unanswered` (default
+    `not_a_clear_yes`) for a confirm before the caller answered the read-back;
+    `replaced` (default `unanswered`) for one sent while a newer read-back plays.
+    """
+
+    def __init__(
+        self,
+        specialist: Specialist[ResultT],
+        *,
+        tool_name: str,
+        tool_description: str,
+        not_a_clear_yes: str,
+        refused: str,
+        max_refusals: int,
+        unanswered: str | None = None,
+        replaced: str | None = None,
+    ) -> None:
+        self._specialist = specialist
+        self._read_back = SpokenQuestion(specialist)
+        self._not_a_clear_yes = not_a_clear_yes
+        self._refused_message = refused
+        self._max_refusals = max_refusals
+        self._unanswered = unanswered or not_a_clear_yes
+        self._replaced = replaced or self._unanswered
+        self._proposal: _Proposal[ResultT] | None = None
+        self._refusals = 0
+        self.tool: FunctionTool[Any, Any] = function_tool(
+            self._confirm_tool, name=tool_name, description=tool_description
+        )
+        """The confirm tool; list it in the specialist's tools to offer it from the start."""
+        specialist.runs_when_called = (*specialist.runs_when_called, self.tool)
+
+    @property
+    def proposal(self) -> ResultT | None:
+        """What the specialist will finish with once confirmed; None before a proposal."""
+        return self._proposal.result if self._proposal else None
+
+    async def propose(
+        self, result: ResultT, *, read_back: str, re_ask: str, numbers: str | None = None
+    ) -> None:
+        """Makes `result` the one proposal a confirm can finish with, replacing any earlier
+        one, and speaks `read_back` (the whole of it, ending in its question). `re_ask`
+        is the short question for a caller who went quiet after hearing it. A yes may
+        repeat numbers only whole and in order from `numbers` (default: the read-back),
+        so "yes, 102" confirms nothing about order 100102."""
+        replaces_one = self._proposal is not None
+        self._proposal = _Proposal(result, read_back, re_ask, numbers or read_back, replaces_one)
+        self._refusals = 0
+        self._read_back.ask(read_back)
+        if self.tool not in self._specialist.tools:
+            await self._specialist.update_tools([*self._specialist.tools, self.tool])
+
+    def nudge(self) -> bool:
+        """Asks about the proposal again for a caller who went quiet; False when there is
+        none yet (the specialist asks its own question). A read-back heard in full is not
+        read again: its answer may still come, and a new reading would start it over."""
+        proposal = self._proposal
+        if proposal is None:
+            return False
+        if self._read_back.heard:
+            self._specialist.session.say(f"{STILL_THERE} {proposal.re_ask}")
+        else:
+            self._read_back.ask(f"{STILL_THERE} {proposal.read_back}")
+        return True
+
+    async def confirm(self) -> None:
+        """Finishes the specialist with the proposal if the caller heard its read-back
+        and then clearly said yes; otherwise raises a `ToolError` to speak, or reads
+        the read-back again when the caller cut it off. See the module's guarantees."""
+        # A proposal sent in the same reply runs first, so a correction sent together
+        # with a confirmation is never lost.
+        await asyncio.sleep(0)
+        proposal = self._proposal
+        if proposal is None:
+            raise ToolError(NOTHING_TO_CONFIRM_YET)
+        if not self._read_back.heard:
+            if self._read_back.playing:
+                # Sent with the proposal, before the caller could hear it: it is playing.
+                raise ToolError(self._replaced if proposal.replaces_one else self._unanswered)
+            # The caller cannot have agreed to words they did not hear: say them again.
+            self._read_back.ask(proposal.read_back)
+            return
+        answer = self._read_back.answer()
+        if answer is None:
+            raise ToolError(self._unanswered)
+        if confirms(answer, read_back=proposal.numbers):
+            self._specialist.finish(proposal.result)
+            return
+        self._refusals += 1
+        if self._refusals >= self._max_refusals:
+            self._specialist.finish(ToolError(self._refused_message))
+            return
+        raise ToolError(self._not_a_clear_yes)
+
+    # Its own cap on refusals is the bound here, not the count of repeated calls.
+    @guarded(count_repeats=False)
+    async def _confirm_tool(self, context: RunContext[CallState]) -> None:
+        await self.confirm()
