@@ -30,6 +30,9 @@ POSTGRES_REQUIRED = os.environ.get("REQUIRE_POSTGRES_TESTS") == "1"
 """Set by CI: there a PostgreSQL test that cannot run fails instead of skipping."""
 POSTGRES_SKIP_REASON = "TEST_POSTGRES_URL not set: PostgreSQL tests need a running server"
 BACKENDS = ("sqlite", "postgresql")
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+"""This test process under `pytest -n` (gw0, gw1, ...), else `main`: each worker makes
+and drops its own templates, and its names say whose a database left behind is."""
 
 
 def backend_params() -> list[object]:
@@ -92,7 +95,7 @@ _template_folder: Path | None = None
 async def _sqlite_template() -> Path:
     global _template_folder
     if "sqlite" not in _templates:
-        _template_folder = Path(tempfile.mkdtemp(prefix="customer-service-templates-"))
+        _template_folder = Path(tempfile.mkdtemp(prefix=f"customer-service-templates-{WORKER}-"))
         path = _template_folder / "demo.sqlite3"
         # Closed cleanly, the file holds everything: no -wal or -shm file to copy along.
         await (await open_demo_store(sqlite_url(path))).close()
@@ -103,7 +106,7 @@ async def _sqlite_template() -> Path:
 async def _postgres_template() -> str:
     if "postgresql" not in _templates:
         server = make_url(postgres_server_url())
-        name = f"cs_test_template_{uuid.uuid4().hex[:16]}"
+        name = f"cs_test_template_{WORKER}_{uuid.uuid4().hex[:16]}"
         await _admin(f'CREATE DATABASE "{name}"')
         url = server.set(database=name).render_as_string(hide_password=False)
         try:
@@ -133,7 +136,7 @@ async def _server_database(template: str | None = None) -> AsyncIterator[str]:
     """A new database on the TEST_POSTGRES_URL server, empty or a copy of `template`,
     dropped afterwards (its connections, if any are left, closed by force)."""
     server = make_url(postgres_server_url())
-    name = f"cs_test_{uuid.uuid4().hex[:16]}"
+    name = f"cs_test_{WORKER}_{uuid.uuid4().hex[:16]}"
     copy = f' TEMPLATE "{template}"' if template else ""
     await _admin(f'CREATE DATABASE "{name}"{copy}')
     try:
