@@ -3,9 +3,10 @@ PostgreSQL server that TEST_POSTGRES_URL names (as `scripts/with-postgres` sets 
 
 `new_database` makes an empty one (for the store's own tests: migrations, seeding).
 `new_demo_database` makes one as `open_demo_store` leaves it, migrated and seeded, by
-copying a template prepared once per test session: faster than migrating and seeding
-each time, which the conversation tests (a store or more each, hundreds of them per
-backend) would pay. `drop_templates` removes the templates when the session ends.
+copying a template prepared once per test session (per worker process under `pytest -n`):
+faster than migrating and seeding each time, which the conversation tests (a store or
+more each, hundreds of them per backend) would pay. `drop_templates` removes the
+templates when the session (the worker's) ends.
 """
 
 from __future__ import annotations
