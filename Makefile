@@ -1,5 +1,6 @@
 # Everything runs from .venv, created on first use with $(PYTHON) (3.11 or newer).
-# `make test` is what CI runs; `make chat` talks to the agent with no server or keys.
+# `make test` is what CI runs; `make check` is its quick part (no voice, concurrency or
+# subprocess tests); `make chat` talks to the agent with no server or keys.
 
 PYTHON ?= python3
 VENV := .venv
@@ -8,15 +9,25 @@ INSTALLED := $(VENV)/.installed
 PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
 IMAGE ?= customer-service-agent
 ARGS ?=
+# Test processes: one per core (pytest-xdist); TEST_WORKERS=0 runs the tests in this one.
+TEST_WORKERS ?= auto
+# Work stealing: an idle worker takes tests queued on the other, so the slow voice and
+# subprocess tests end up spread over both.
+PYTEST := $(BIN)/pytest -q -n $(TEST_WORKERS) --dist worksteal
+# The slow kinds that `make check` leaves out (tests/conftest.py marks them).
+SLOW_TESTS := voice or concurrency or subprocess
 
 .DEFAULT_GOAL := help
-.PHONY: help install chat test scenarios bench console dev start download-files migrate seed-demo \
+.PHONY: help install chat check test lint scenarios bench console dev start download-files migrate seed-demo \
 	docker-build clean
 
 help:
 	@echo "make install         create .venv and install the project with its dev tools"
 	@echo "make chat            talk to the agent in this terminal (stdin may be piped)"
-	@echo "make test            lint, type-check and run the tests (what CI runs)"
+	@echo "make check           lint, type-check and the quick tests (no voice, concurrency"
+	@echo "                     or subprocess tests): about a minute, while you work"
+	@echo "make test            lint, type-check and every test, on all cores (what CI runs)"
+	@echo "make lint            ruff (lint and format check) and mypy only"
 	@echo "make scenarios       replay scenarios.yaml offline, graded by store state (ARGS=--help)"
 	@echo "make bench           benchmarks with baselines and targets (ARGS=--help)"
 	@echo "make console         talk to the agent through this machine's audio devices"
@@ -45,11 +56,16 @@ $(INSTALLED): pyproject.toml
 chat: install
 	@$(BIN)/python src/agent.py chat $(ARGS)
 
-test: install
+lint: install
 	$(BIN)/ruff check src tests examples benchmarks
 	$(BIN)/ruff format --check src tests examples benchmarks
 	$(BIN)/mypy
-	$(BIN)/pytest -q
+
+check: lint
+	$(PYTEST) -m 'not ($(SLOW_TESTS))'
+
+test: lint
+	$(PYTEST)
 
 scenarios: install
 	@$(BIN)/python -m customer_service.simulation $(ARGS)

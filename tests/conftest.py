@@ -3,8 +3,9 @@ from __future__ import annotations
 import asyncio
 import inspect
 import os
+import sys
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from customer_service.settings import (  # noqa: E402 (after the rewrite hook)
     get_settings,
 )
 from customer_service.testing import pinned_clock, scratch_databases  # noqa: E402
-from support.backends import opens_the_default_store  # noqa: E402
+from support.backends import of_the_suite, opens_the_default_store  # noqa: E402
 from support.clock import TEST_NOW  # noqa: E402
 from support.databases import (  # noqa: E402
     BACKENDS,
@@ -31,6 +32,7 @@ from support.databases import (  # noqa: E402
     new_demo_database,
     postgres_server_url,
 )
+from support.kinds import SUBPROCESS, kinds_of  # noqa: E402
 
 
 def _setting_variables() -> set[str]:
@@ -100,6 +102,7 @@ def pytest_configure(config: pytest.Config) -> None:
         f"{REPORTS_SKIPPED_BACKENDS}: the conversation test whose PostgreSQL variant "
         "runs, or skips saying why, when no server is configured",
     )
+    sys.addaudithook(_note_process_starts)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -213,3 +216,70 @@ def demo_database_templates() -> Iterator[None]:
     """The templates `new_demo_database` copies, made on first use, dropped at the end."""
     yield
     asyncio.run(drop_templates())
+
+
+# --- the slow kinds, which `make check` leaves to `make test` -------------------------
+#
+# Each test is marked `voice`, `concurrency` or `subprocess` when it is collected, from
+# its folder and its code (`support.kinds` says how), so a new test of a slow kind is
+# left out of `make check` without anyone listing it. A test that starts a process the
+# code reading missed (through a library, say) fails and says to mark it by hand.
+
+_PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.fork", "os.forkpty", "os.posix_spawn"})
+_processes_started: list[str] | None = None
+"""While a test's setup and call run, the processes they started; None between tests."""
+
+
+def _note_process_starts(event: str, arguments: tuple[object, ...]) -> None:
+    if _processes_started is not None and event in _PROCESS_EVENTS:
+        _processes_started.append(f"{event}{arguments[:2]!r}"[:200])
+
+
+_kinds: dict[tuple[object, ...], set[str]] = {}
+"""The kinds of each test function with its fixtures, read once for all its parameters."""
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    if not isinstance(item, pytest.Function):
+        return
+    code = [item.function, *_fixture_functions(item)]
+    key = (item.path, *code)
+    if key not in _kinds:
+        _kinds[key] = kinds_of(item.path, code)
+    for kind in _kinds[key]:
+        item.add_marker(kind)
+
+
+def _fixture_functions(item: pytest.Function) -> list[Callable[..., object]]:
+    """The suite's own fixtures that `item` uses."""
+    definitions = getattr(item, "_fixtureinfo", None)
+    found: list[Callable[..., object]] = []
+    for name in item.fixturenames:
+        for definition in getattr(definitions, "name2fixturedefs", {}).get(name, ()):
+            if of_the_suite(definition.func):
+                found.append(definition.func)
+    return found
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    global _processes_started
+    _processes_started = []
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    global _processes_started
+    try:
+        result = yield
+    finally:
+        started, _processes_started = _processes_started or [], None
+    if started and item.get_closest_marker(SUBPROCESS) is None:
+        pytest.fail(
+            f"{item.nodeid} started a process ({started[0]}) but is not marked "
+            f"`{SUBPROCESS}`: support.kinds found no process start in its code. Mark it "
+            f"@pytest.mark.{SUBPROCESS}, so that `make check` leaves it out.",
+            pytrace=False,
+        )
+    return result

@@ -36,10 +36,10 @@ def _opens(thing: object, seen: set[int]) -> bool:
     if id(thing) in seen:
         return False
     seen.add(id(thing))
-    tree = _syntax(thing)
+    tree = syntax_of(thing)
     if tree is None:
         return False
-    namespace = _namespace(thing)
+    namespace = namespace_of(thing)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _called_name(node.func) in SESSION_FUNCTIONS:
             # `**options` may hold a store: not counted (the conftest's check catches it).
@@ -50,7 +50,7 @@ def _opens(thing: object, seen: set[int]) -> bool:
                 return True
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             named = namespace.get(node.id)
-            if _of_the_suite(named) and _opens(named, seen):
+            if of_the_suite(named) and _opens(named, seen):
                 return True
     return False
 
@@ -64,7 +64,7 @@ def _called_name(function: ast.expr) -> str | None:
     return None
 
 
-def _syntax(thing: object) -> ast.AST | None:
+def syntax_of(thing: object) -> ast.AST | None:
     """The syntax tree of a function or class of the suite, decorators undone."""
     if inspect.isfunction(thing):
         thing = inspect.unwrap(thing)
@@ -80,7 +80,7 @@ def _parsed(source: str) -> ast.AST:
     return ast.parse(source)
 
 
-def _namespace(thing: object) -> dict[str, Any]:
+def namespace_of(thing: object) -> dict[str, Any]:
     """The module globals a function or class looks its names up in."""
     if isinstance(thing, FunctionType):
         return thing.__globals__
@@ -88,7 +88,7 @@ def _namespace(thing: object) -> dict[str, Any]:
     return vars(module) if module is not None else {}
 
 
-def _of_the_suite(thing: object) -> bool:
+def of_the_suite(thing: object) -> bool:
     """A function or class defined in a module under `tests/`, not in the project's code
     or a library."""
     if not (inspect.isfunction(thing) or inspect.isclass(thing)):

@@ -3,9 +3,10 @@ PostgreSQL server that TEST_POSTGRES_URL names (as `scripts/with-postgres` sets 
 
 `new_database` makes an empty one (for the store's own tests: migrations, seeding).
 `new_demo_database` makes one as `open_demo_store` leaves it, migrated and seeded, by
-copying a template prepared once per test session: faster than migrating and seeding
-each time, which the conversation tests (a store or more each, hundreds of them per
-backend) would pay. `drop_templates` removes the templates when the session ends.
+copying a template prepared once per test session (per worker process under `pytest -n`):
+faster than migrating and seeding each time, which the conversation tests (a store or
+more each, hundreds of them per backend) would pay. `drop_templates` removes the
+templates when the session (the worker's) ends.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ POSTGRES_REQUIRED = os.environ.get("REQUIRE_POSTGRES_TESTS") == "1"
 """Set by CI: there a PostgreSQL test that cannot run fails instead of skipping."""
 POSTGRES_SKIP_REASON = "TEST_POSTGRES_URL not set: PostgreSQL tests need a running server"
 BACKENDS = ("sqlite", "postgresql")
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+"""This test process under `pytest -n` (gw0, gw1, ...), else `main`: each worker makes
+and drops its own templates, and its names say whose a database left behind is."""
 
 
 def backend_params() -> list[object]:
@@ -100,7 +104,7 @@ _template_folder: Path | None = None
 async def _sqlite_template() -> Path:
     global _template_folder
     if "sqlite" not in _templates:
-        _template_folder = Path(tempfile.mkdtemp(prefix="customer-service-templates-"))
+        _template_folder = Path(tempfile.mkdtemp(prefix=f"customer-service-templates-{WORKER}-"))
         path = _template_folder / "demo.sqlite3"
         # Closed cleanly, the file holds everything: no -wal or -shm file to copy along.
         await (await open_demo_store(sqlite_url(path), clock=_seeding_clock())).close()
@@ -111,7 +115,7 @@ async def _sqlite_template() -> Path:
 async def _postgres_template() -> str:
     if "postgresql" not in _templates:
         server = make_url(postgres_server_url())
-        name = f"cs_test_template_{uuid.uuid4().hex[:16]}"
+        name = f"cs_test_template_{WORKER}_{uuid.uuid4().hex[:16]}"
         await _admin(f'CREATE DATABASE "{name}"')
         url = server.set(database=name).render_as_string(hide_password=False)
         try:
@@ -141,7 +145,7 @@ async def _server_database(template: str | None = None) -> AsyncIterator[str]:
     """A new database on the TEST_POSTGRES_URL server, empty or a copy of `template`,
     dropped afterwards (its connections, if any are left, closed by force)."""
     server = make_url(postgres_server_url())
-    name = f"cs_test_{uuid.uuid4().hex[:16]}"
+    name = f"cs_test_{WORKER}_{uuid.uuid4().hex[:16]}"
     copy = f' TEMPLATE "{template}"' if template else ""
     await _admin(f'CREATE DATABASE "{name}"{copy}')
     try:
