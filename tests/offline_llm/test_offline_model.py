@@ -14,6 +14,7 @@ from customer_service.offline_llm import OfflineLLM, OfflineLLMStream
 from customer_service.offline_llm.profiles import profile_for
 from customer_service.offline_llm.routing import CORE_TOOLS
 from customer_service.offline_llm.specialists import registered
+from customer_service.specialists import SPECIALISTS
 from support.offline_chat import (
     ANYTHING_ELSE,
     CAPABILITIES,
@@ -30,8 +31,6 @@ from support.offline_chat import (
     called,
     chat,
     names,
-    offered,
-    real_specialists,
     said,
     tool_round,
     user,
@@ -54,16 +53,15 @@ class _RecordingOfflineLLM(OfflineLLM):
 
 
 def test_each_offline_specialist_plays_one_real_specialist() -> None:
-    # Each real task is recognised by exactly one offline module, by tools it really
-    # offers, and each module's supervisor tool is one the real supervisor offers.
-    played: dict[str, str] = {}
-    for task in real_specialists():
-        tools = names(offered(llm.find_function_tools(task)))
-        playing = [specialist.name for specialist in registered() if specialist.markers & tools]
-        assert len(playing) == 1, f"{task.__name__} is played by {playing}"
-        assert profile_for(tools).name == playing[0]
-        played[playing[0]] = task.__name__
-    assert set(played) == {specialist.name for specialist in registered()}
+    # One offline module per registered specialist, named like its module; its marker
+    # tools tell it apart from every other (the chat below checks the real task offers
+    # them), and its supervisor tool is one the real supervisor offers.
+    real = {entry.task.__module__.rpartition(".")[2] for entry in SPECIALISTS}
+    assert {specialist.name for specialist in registered()} == real
+    for specialist in registered():
+        assert profile_for(specialist.markers).name == specialist.name
+        others = [other for other in registered() if other is not specialist]
+        assert all(not (other.markers & specialist.markers) for other in others)
     supervisor = names(FULL_SUPERVISOR)
     assert supervisor >= CORE_TOOLS
     assert {specialist.supervisor_tool for specialist in registered()} <= supervisor

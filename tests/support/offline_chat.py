@@ -8,11 +8,9 @@ the offline model through `customer_service.chat.converse`, as `make chat` does.
 
 from __future__ import annotations
 
-import importlib
 import io
 import itertools
 import json
-import pkgutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +21,6 @@ from livekit.agents.llm.tool_context import get_fnc_tool_names
 
 from customer_service import specialists
 from customer_service.call.code_steps import offered_to_the_model
-from customer_service.call.specialist import Specialist
 from customer_service.chat import converse
 from customer_service.domain import Order
 from customer_service.offline_llm import OfflineLLM
@@ -69,19 +66,6 @@ def without(tools: list[llm.Tool], *left_out: str) -> list[llm.Tool]:
     return [tool for tool in tools if tool.id not in left_out]
 
 
-def real_specialists() -> list[type[Specialist[Any]]]:
-    """Every specialist task of the product (`customer_service.specialists`)."""
-    for module in pkgutil.iter_modules(specialists.__path__):
-        importlib.import_module(f"{specialists.__name__}.{module.name}")
-    found: list[type[Specialist[Any]]] = []
-    classes: list[type[Specialist[Any]]] = [Specialist]
-    while classes:
-        subclasses = classes.pop().__subclasses__()
-        found.extend(subclasses)
-        classes.extend(subclasses)
-    return [task for task in found if task.__module__.startswith(f"{specialists.__name__}.")]
-
-
 def _offered_later(name: str) -> llm.Tool:
     async def offered_later() -> None:
         """Offered by the real task once it runs (a confirm tool after a record)."""
@@ -95,11 +79,11 @@ def specialist_tools(name: str) -> list[llm.Tool]:
     (`confirm_address` after a record), by name (`tests/offline_llm/test_offline_model.py`
     checks that a real chat offers them)."""
     played = next(specialist for specialist in registered() if specialist.name == name)
-    tasks = [
-        task for task in real_specialists() if names(llm.find_function_tools(task)) & played.markers
-    ]
-    assert len(tasks) == 1, f"the markers of offline module {name!r} name tools of {tasks}"
-    task = tasks[0]
+    task = next(
+        entry.task
+        for entry in specialists.SPECIALISTS
+        if entry.task.__module__ == f"{specialists.__name__}.{name}"
+    )
     tools = offered(llm.find_function_tools(task))
     return [*tools, *(_offered_later(tool) for tool in sorted(played.markers - names(tools)))]
 
