@@ -156,7 +156,17 @@ def test_help_lists_chat_store_commands_and_every_command_of_the_frameworks_cli(
     )
     assert result.returncode == 0, result.stderr
     listed = {line.split()[0] for line in result.stdout.splitlines() if line.startswith("  ")}
-    assert listed == {"chat", "migrate", "seed-demo", "identity-release"} | framework_commands()
+    assert (
+        listed
+        == {
+            "chat",
+            "migrate",
+            "seed-demo",
+            "identity-release",
+            "report",
+        }
+        | framework_commands()
+    )
     assert "lk agent dev" in result.stdout
     assert "Warning" not in result.stderr
 
