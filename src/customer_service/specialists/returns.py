@@ -277,6 +277,7 @@ async def apply_return(state: CallState, order: OrderLookupResult, request: Retu
         "when the caller has already said the number."
     ),
     menu_phrase="return items from an order you've received",
+    writes="return_requested",
 )
 async def request_return(
     desk: Desk, context: RunContext[CallState], order_id: str | None = None
