@@ -80,6 +80,15 @@ class ReturnResult(BaseModel):
     reason: ReturnReason
 
 
+def instructions_for(order: OrderLookupResult) -> str:
+    """The task's instructions, with the order's items numbered for `record_return`."""
+    listing = "\n".join(
+        f"{number}. {item.name}, quantity {item.quantity}"
+        for number, item in enumerate(order.items, start=1)
+    )
+    return RETURN_INSTRUCTIONS.format(order=order.order_id, items=listing)
+
+
 def opening_question(order: OrderLookupResult) -> str:
     return (
         f"Order {spaced_digits(order.order_id)} contains {spoken_items(order.items)}. "
@@ -109,14 +118,8 @@ class ReturnTask(Specialist[ReturnResult]):
 
     def __init__(self, *, order: OrderLookupResult) -> None:
         self._order = order
-        listing = "\n".join(
-            f"{number}. {item.name}, quantity {item.quantity}"
-            for number, item in enumerate(order.items, start=1)
-        )
         # No earlier history: the items and the reason are asked for here.
-        super().__init__(
-            instructions=RETURN_INSTRUCTIONS.format(order=order.order_id, items=listing)
-        )
+        super().__init__(instructions=instructions_for(order))
         self._confirmation = ConfirmBeforeActing(
             self,
             tool_name="confirm_return",

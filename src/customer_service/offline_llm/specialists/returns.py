@@ -16,7 +16,16 @@ __all__ = ["REASON_QUESTION", "SPECIALIST"]
 REASON_QUESTION = "And why are you returning them?"
 
 _RETURN = Phrases(
-    ["return", "send back", "send it back", "send them back", "refund"], plurals=True
+    [
+        "return",
+        "send back",
+        "send it back",
+        "send them back",
+        "send something back",
+        "send those back",
+        "refund",
+    ],
+    plurals=True,
 )
 _ALL = Phrases(["all", "everything", "both", "the whole order", "whole thing"])
 # The caller's words pick a category; they are never passed on themselves.
@@ -68,14 +77,14 @@ def respond(conversation: Conversation) -> Reply:
     line = conversation.last_caller_line or ""
     said = normalise(line)
     answered = conversation.output_answered()
-    if answered is not None and conversation.tool_name(answered) == "record_return":
-        if not answered.is_error:
-            # The read-back: the task's own code checks any yes again.
-            answer = polarity(line)
-            if answer is True:
-                return CallTool("confirm_return")
-            if answer is False and not _chosen_items(conversation, said):
-                return CallTool("give_up")
+    read_back = answered is not None and not answered.is_error
+    if read_back and answered and conversation.tool_name(answered) == "record_return":
+        # The caller answers the read-back: the task's own code checks any yes again.
+        answer = polarity(line)
+        if answer is True:
+            return CallTool("confirm_return")
+        if answer is False and not _chosen_items(conversation, said):
+            return CallTool("give_up")
     if REFUSALS.found_in(said):
         return CallTool("give_up")
     heard = normalise(" ".join(conversation.caller_lines()))
