@@ -185,11 +185,11 @@ def differences(expected: ExpectedState, start: StoreState, end: StoreState) -> 
                 f"expected {wanted}"
             )
     for order_id in sorted(set(end.returns) - set(start.returns) | set(expected.returns)):
-        got, wanted = end.returns.get(order_id), expected.returns.get(order_id)
-        if got != wanted:
+        stored, wanted_return = end.returns.get(order_id), expected.returns.get(order_id)
+        if stored != wanted_return:
             problems.append(
-                f"order {order_id}: return request {_describe_return(got)}, "
-                f"expected {_describe_return(wanted)}"
+                f"order {order_id}: return request {_describe_return(stored)}, "
+                f"expected {_describe_return(wanted_return)}"
             )
     escalated = end.escalations > start.escalations
     if escalated != expected.escalated:
