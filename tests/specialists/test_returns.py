@@ -45,7 +45,7 @@ QUESTION = (
 )
 READ_BACK_ALL = (
     "You'd like to return a Cork yoga mat and two Yoga blocks from order 2 0 0, 2 0 1, "
-    "because it's no longer needed. Shall I request this return? Please say yes or no."
+    "because they are no longer needed. Shall I request this return? Please say yes or no."
 )
 READ_BACK_MAT = (
     "You'd like to return a Cork yoga mat from order 2 0 0, 2 0 1, because it arrived "

@@ -59,11 +59,11 @@ NOT_A_CLEAR_YES = (
 )
 RETURN_ABANDONED = "All right, I haven't requested a return."
 REASON_WORDS = {
-    ReturnReason.DAMAGED: "it arrived damaged",
-    ReturnReason.WRONG_ITEM: "it's not what was ordered",
-    ReturnReason.NOT_AS_DESCRIBED: "it's not as described",
-    ReturnReason.NO_LONGER_NEEDED: "it's no longer needed",
-    ReturnReason.OTHER: "another reason",
+    ReturnReason.DAMAGED: "{they} arrived damaged",
+    ReturnReason.WRONG_ITEM: "{they} {are} not what was ordered",
+    ReturnReason.NOT_AS_DESCRIBED: "{they} {are} not as described",
+    ReturnReason.NO_LONGER_NEEDED: "{they} {are} no longer needed",
+    ReturnReason.OTHER: "of another reason",
 }
 """The reason as the read-back says it: the category, never the caller's words."""
 
@@ -98,10 +98,15 @@ def opening_question(order: OrderLookupResult) -> str:
 
 
 def read_back(order: OrderLookupResult, request: ReturnResult) -> str:
-    items = spoken_items(order.items[index] for index in request.item_indices)
+    chosen = [order.items[index] for index in request.item_indices]
+    several = len(chosen) > 1 or chosen[0].quantity > 1
+    reason = REASON_WORDS[request.reason].format(
+        they="they" if several else "it", are="are" if several else "is"
+    )
     return (
-        f"You'd like to return {items} from order {spaced_digits(order.order_id)}, because "
-        f"{REASON_WORDS[request.reason]}. Shall I request this return? Please say yes or no."
+        f"You'd like to return {spoken_items(chosen)} from order "
+        f"{spaced_digits(order.order_id)}, because {reason}. Shall I request this return? "
+        "Please say yes or no."
     )
 
 
