@@ -26,6 +26,7 @@ from support.offline_chat import (
     JORDAN,
     ORDER_LOOKUP,
     ORDER_QUESTION,
+    PRIYA,
     SUPERVISOR,
     answer,
     called,
@@ -91,6 +92,19 @@ async def test_the_real_agents_offer_every_tool_the_offline_model_knows_them_by(
         )
     ).agent
     assert said[-1] == GOODBYE
+    # Only Priya has a delivered order to return.
+    returned = (
+        await chat(
+            demo_database_url,
+            "I'd like to return order 200201",
+            PRIYA,
+            "all of them, I don't need them any more",
+            "yes",
+            "bye",
+            model=model,
+        )
+    ).agent
+    assert returned[-1] == GOODBYE
     offered_while: dict[str, set[str]] = defaultdict(set)
     for tools in model.offered:
         offered_while[profile_for(tools).name] |= tools

@@ -107,6 +107,7 @@ async def test_without_report_dir_the_outcome_is_still_tagged(
         (["call_ended_for_silence"], None, Outcome.ENDED_FOR_SILENCE),
         (["order_cancelled"], None, Outcome.RESOLVED),
         (["address_changed"], None, Outcome.RESOLVED),
+        (["return_requested"], None, Outcome.RESOLVED),
         (["call_ended_by_agent"], None, Outcome.ABANDONED),
         ([], None, Outcome.ABANDONED),
     ],

@@ -10,7 +10,13 @@ import pytest
 from customer_service.domain import OrderStatus, PostalAddress
 from customer_service.simulation.grading import ScenarioStore
 from customer_service.simulation.scenarios import ScenarioUserdata
-from customer_service.store import CancellationOutcome, EscalationRecord, StoreUnavailable
+from customer_service.store import (
+    CancellationOutcome,
+    EscalationRecord,
+    ReturnOutcome,
+    ReturnReason,
+    StoreUnavailable,
+)
 from customer_service.store.consents import ConsentRecord
 from customer_service.store.tables import utc_now
 from customer_service.testing import sqlite_url
@@ -130,6 +136,46 @@ async def test_consents_failures_and_escalations_are_compared(tmp_path: Path) ->
             "an unexpected order_updates_sms consent (no) of C-1001 was stored",
             "customer C-1003: 1 failed identity checks recorded, expected 0",
             "the call was escalated, expected no escalation",
+        ]
+    finally:
+        await scenario_store.close()
+
+
+async def test_return_requests_are_compared_by_order_items_and_reason(tmp_path: Path) -> None:
+    expects = scenario(expect={"returns": {"200201": {"item_indices": [1], "reason": "damaged"}}})
+    scenario_store = await opened(tmp_path, expects)
+    try:
+        assert await scenario_store.differences() == [
+            "order 200201: return request none, expected of items [1] (damaged)"
+        ]
+        outcome, _ = await scenario_store.store.request_return(
+            order_id="200201",
+            customer_id="C-1002",
+            item_indices=[0, 1],
+            reason=ReturnReason.DAMAGED,
+            call_id="call-1",
+        )
+        assert outcome is ReturnOutcome.REQUESTED
+        assert await scenario_store.differences() == [
+            "order 200201: return request of items [0, 1] (damaged), "
+            "expected of items [1] (damaged)"
+        ]
+    finally:
+        await scenario_store.close()
+
+
+async def test_an_unexpected_return_request_fails(tmp_path: Path) -> None:
+    scenario_store = await opened(tmp_path, scenario())
+    try:
+        await scenario_store.store.request_return(
+            order_id="200201",
+            customer_id="C-1002",
+            item_indices=[0],
+            reason=ReturnReason.OTHER,
+            call_id="call-1",
+        )
+        assert await scenario_store.differences() == [
+            "order 200201: return request of items [0] (other), expected none"
         ]
     finally:
         await scenario_store.close()

@@ -155,6 +155,8 @@ def called(response: llm.CollectedResponse) -> tuple[str, dict[str, Any]]:
 GOODBYE = "Thank you for calling. Goodbye!"
 JORDAN = "Jordan Lee, 94107, jordan.lee@example.com"
 """Jordan's identity details, as a caller types them (orders 100101 and 100102)."""
+PRIYA = "Priya Natarajan, 10001, priya.n@example.com"
+"""Priya's, as a caller types them (orders 200201, delivered, and 200202)."""
 
 
 def demo_order(order_id: str) -> Order:

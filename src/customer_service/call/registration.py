@@ -92,6 +92,9 @@ class SpecialistRegistration:
     """The supervisor's instruction line for the tool, after its name."""
     menu_phrase: str | None = None
     """What the agent says it can do ("cancel an order"), if it offers it by name."""
+    writes: str | None = None
+    """The kind of audit event its write stores: a change the caller came for, so a call
+    that stored one is resolved (`reports.collect.SERVED`)."""
 
     @property
     def tool_name(self) -> str:
@@ -113,6 +116,7 @@ def supervisor_tool(
     *,
     when_to_use: str,
     menu_phrase: str | None = None,
+    writes: str | None = None,
 ) -> Callable[[ToolBody[P, R]], SpecialistRegistration]:
     """Registers a specialist by its supervisor tool. The tool may start a specialist, so
     two sent in one reply run in turn (`guarded(one_at_a_time=True)`)."""
@@ -125,6 +129,7 @@ def supervisor_tool(
             tool=tool,
             when_to_use=when_to_use,
             menu_phrase=menu_phrase,
+            writes=writes,
         )
 
     return register

@@ -28,6 +28,7 @@ from customer_service.call.state import CallState
 from customer_service.reports.masking import masked_history, masked_result
 from customer_service.reports.turns import turns, usage_entries
 from customer_service.settings import RecordingConsent
+from customer_service.specialists import SPECIALISTS
 from customer_service.specialists.consent import ConsentTopic
 from customer_service.store import AuditEvent, StoreUnavailable
 
@@ -35,8 +36,11 @@ logger = logging.getLogger(__name__)
 
 REPORT_VERSION = 1
 TRANSFERRED = "call_transferred"
-SERVED = frozenset({"address_changed", "order_cancelled", "consent_recorded"})
-"""Audit events of a change the caller came for."""
+SERVED = frozenset({"address_changed", "order_cancelled", "consent_recorded"}) | frozenset(
+    entry.writes for entry in SPECIALISTS if entry.writes
+)
+"""Audit events of a change the caller came for: each specialist's write
+(`SpecialistRegistration.writes`), and those of the specialists that predate it."""
 EVENT_FIELDS = {
     "agent_state_changed": ("old_state", "new_state"),
     "user_state_changed": ("old_state", "new_state"),

@@ -14,12 +14,13 @@ from collections import Counter
 from pydantic import BaseModel, ConfigDict, Field
 
 from customer_service.domain import OrderStatus, PostalAddress
-from customer_service.store import Store
+from customer_service.store import ReturnReason, Store
 from customer_service.store.seed import DEMO_CUSTOMERS
 
 __all__ = [
     "ConsentAnswer",
     "ExpectedOrder",
+    "ExpectedReturn",
     "ExpectedState",
     "OrderState",
     "StartState",
@@ -61,6 +62,14 @@ class ExpectedOrder(_Spec):
     shipping_address: PostalAddress | None = None
 
 
+class ExpectedReturn(_Spec):
+    """A stored return request: which of the order's items (positions from 0) and why.
+    Its return number is drawn at random, so it is not compared."""
+
+    item_indices: tuple[int, ...]
+    reason: ReturnReason
+
+
 class ConsentAnswer(_Spec):
     """A stored consent answer, or one a scenario expects to be stored."""
 
@@ -82,6 +91,8 @@ class ExpectedState(_Spec):
     """New failed identity checks counted against each customer id during the call."""
     escalated: bool = False
     """Whether the call left an escalation (a transfer to a colleague or a callback)."""
+    returns: dict[str, ExpectedReturn] = Field(default_factory=dict)
+    """Return requests the call stored, by order id; no other may be stored."""
 
 
 class OrderState(_Spec):
@@ -96,6 +107,7 @@ class StoreState(_Spec):
     consents: tuple[ConsentAnswer, ...]
     identity_failures: dict[str, int]
     escalations: int
+    returns: dict[str, ExpectedReturn] = Field(default_factory=dict)
 
 
 async def prepare_start(store: Store, start: StartState) -> None:
@@ -146,6 +158,12 @@ async def read_state(store: Store, order_ids: tuple[str, ...] = ()) -> StoreStat
         consents=consents,
         identity_failures=failures,
         escalations=len(await store.escalations()),
+        returns={
+            request.order_id: ExpectedReturn(
+                item_indices=request.item_indices, reason=request.reason
+            )
+            for request in await store.return_requests()
+        },
     )
 
 
@@ -165,6 +183,13 @@ def differences(expected: ExpectedState, start: StoreState, end: StoreState) -> 
             problems.append(
                 f"customer {customer_id}: {added} failed identity checks recorded, "
                 f"expected {wanted}"
+            )
+    for order_id in sorted(set(end.returns) - set(start.returns) | set(expected.returns)):
+        stored, wanted_return = end.returns.get(order_id), expected.returns.get(order_id)
+        if stored != wanted_return:
+            problems.append(
+                f"order {order_id}: return request {_describe_return(stored)}, "
+                f"expected {_describe_return(wanted_return)}"
             )
     escalated = end.escalations > start.escalations
     if escalated != expected.escalated:
@@ -221,3 +246,9 @@ def _describe(consent: ConsentAnswer) -> str:
     answer = "yes" if consent.granted else "no"
     owner = f" of {consent.customer_id}" if consent.customer_id else ""
     return f"{consent.topic} consent ({answer}){owner}"
+
+
+def _describe_return(request: ExpectedReturn | None) -> str:
+    if request is None:
+        return "none"
+    return f"of items {list(request.item_indices)} ({request.reason.value})"

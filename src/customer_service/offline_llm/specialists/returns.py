@@ -1,0 +1,123 @@
+"""The returns specialist: records which items go back and why, confirms its read-back."""
+
+from __future__ import annotations
+
+import re
+
+from customer_service.call.answers import Phrases, normalise, polarity
+from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
+from customer_service.offline_llm.routing import names_an_order, order_arguments
+from customer_service.offline_llm.specialist_replies import first_question, leave, transfer
+from customer_service.offline_llm.specialists import OfflineSpecialist
+from customer_service.offline_llm.speech import REFUSALS
+
+__all__ = ["REASON_QUESTION", "SPECIALIST"]
+
+REASON_QUESTION = "And why are you returning them?"
+
+_RETURN = Phrases(
+    [
+        "return",
+        "send back",
+        "send it back",
+        "send them back",
+        "send something back",
+        "send those back",
+        "refund",
+    ],
+    plurals=True,
+)
+_ALL = Phrases(["all", "everything", "both", "the whole order", "whole thing"])
+# The caller's words pick a category; they are never passed on themselves.
+_REASONS = {
+    "damaged": Phrases(["damaged", "broken", "cracked", "torn", "defective", "faulty"]),
+    "wrong_item": Phrases(["wrong", "not what i ordered", "didn't order", "did not order"]),
+    "not_as_described": Phrases(
+        ["not as described", "doesn't match", "does not match", "different from", "smaller"]
+    ),
+    "no_longer_needed": Phrases(
+        ["don't need", "do not need", "no longer need", "changed my mind", "don't want"]
+    ),
+}
+# An item line of the task's instructions: "2. Yoga block, quantity 2".
+_ITEM_LINE = re.compile(r"^\s*(\d+)\. (.+), quantity \d+\s*$", re.MULTILINE)
+
+
+def _items(conversation: Conversation) -> dict[int, str]:
+    """The order's items by number, as the task's instructions list them."""
+    return {int(number): name for number, name in _ITEM_LINE.findall(conversation.instructions)}
+
+
+def _head_noun(name: str) -> str:
+    # "Cork yoga mat" is asked for as "the mat"; "Linen duvet cover, double" as "the cover".
+    return name.partition(",")[0].split()[-1].lower()
+
+
+def _chosen_items(conversation: Conversation, said: str) -> list[int]:
+    items = _items(conversation)
+    if _ALL.found_in(said):
+        return sorted(items)
+    words = set(re.findall(r"[a-z']+", said))
+    return [
+        number
+        for number, name in sorted(items.items())
+        if {_head_noun(name), _head_noun(name) + "s", _head_noun(name) + "es"} & words
+    ]
+
+
+def _reason(said: str) -> str | None:
+    return next((reason for reason, words in _REASONS.items() if words.found_in(said)), None)
+
+
+def respond(conversation: Conversation) -> Reply:
+    if (handed_over := transfer(conversation)) is not None:
+        return handed_over
+    if (left := leave(conversation, own="request_return")) is not None:
+        return left
+    line = conversation.last_caller_line or ""
+    said = normalise(line)
+    answered = conversation.output_answered()
+    read_back = answered is not None and not answered.is_error
+    if read_back and answered and conversation.tool_name(answered) == "record_return":
+        # The caller answers the read-back: the task's own code checks any yes again.
+        answer = polarity(line)
+        if answer is True:
+            return CallTool("confirm_return")
+        if answer is False and not _chosen_items(conversation, said):
+            return CallTool("give_up")
+    if REFUSALS.found_in(said):
+        return CallTool("give_up")
+    heard = normalise(" ".join(conversation.caller_lines()))
+    items = _chosen_items(conversation, said) or _chosen_items(conversation, heard)
+    if not items:
+        return Say(first_question(conversation))
+    reason = _reason(said) or _reason(heard)
+    if reason is None:
+        if conversation.agent_line_answered() != REASON_QUESTION:
+            return Say(REASON_QUESTION)
+        reason = "other"  # asked once: whatever it was, it is some other reason
+    return CallTool("record_return", {"item_numbers": items, "reason": reason})
+
+
+def route(conversation: Conversation) -> Reply | None:
+    if _RETURN.found_in(normalise(conversation.last_caller_line or "")):
+        return CallTool("request_return", order_arguments(conversation))
+    return None
+
+
+def asks_for(line: str) -> bool:
+    return _RETURN.found_in(normalise(line)) and names_an_order(line)
+
+
+SPECIALIST = OfflineSpecialist(
+    name="returns",
+    # confirm_return is offered only once a return is recorded.
+    markers=frozenset({"record_return", "confirm_return"}),
+    respond=respond,
+    prompt=first_question,
+    route=route,
+    # Before order lookup (40): "return order 200201" names an order, asks no question.
+    route_rank=25,
+    menu_rank=40,
+    asks_for=asks_for,
+)

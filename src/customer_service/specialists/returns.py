@@ -1,0 +1,303 @@
+"""Returns: asks which items of a delivered order go back and why, reads the request back,
+and returns it only on the caller's clear yes.
+
+The task changes nothing itself. The model records the items (their numbers in the
+order) and the reason as a category (`ReturnReason`: the caller's words are never
+kept); `ConfirmBeforeActing` reads the request back and takes only the caller's own yes.
+The supervisor checks the result (`validated_return`) and stores it once
+(`apply_return`), telling the caller the return number.
+"""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+from livekit.agents import RunContext, ToolError, function_tool
+from livekit.agents.llm import ToolFlag
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+
+from customer_service.call import audit
+from customer_service.call.confirmation import ConfirmBeforeActing
+from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
+from customer_service.call.guard import guarded
+from customer_service.call.registration import Desk, supervisor_tool
+from customer_service.call.speakable import count_word, spaced_digits, spoken_date, spoken_items
+from customer_service.call.specialist import Specialist
+from customer_service.call.state import CallState
+from customer_service.call.wording import OFFER_HUMAN, PERSONA
+from customer_service.domain import ORDER_ID_PATTERN, Order, OrderStatus
+from customer_service.specialists.order_lookup import OrderLookupResult, not_found_message
+from customer_service.store import (
+    AuditEvent,
+    ReturnOutcome,
+    ReturnReason,
+    ReturnRequest,
+    last_return_day,
+    return_refusal,
+)
+
+RETURN_INSTRUCTIONS = PERSONA + dedent(
+    """
+    Your only job now is to learn which items of order {order} the caller wants to return
+    and why. Its items, by number:
+    {items}
+    As soon as the caller has said both, call record_return with the numbers of those
+    items (every number when they say all of them) and the reason category closest to
+    what they said; the tool reads the request back itself, so do not repeat it. Call
+    confirm_return only after the caller clearly says the read-back is right; if they
+    correct anything, call record_return again. If the caller wants to stop, call
+    give_up. Never add an item the caller did not ask to return.
+    """
+)
+
+MAX_REFUSED_CONFIRMATIONS = 2
+"""Confirmations refused for want of a clear yes before the task ends, requesting nothing."""
+
+NOT_A_CLEAR_YES = (
+    "I haven't requested anything. Shall I request this return? Please say yes, or tell "
+    "me what to correct."
+)
+RETURN_ABANDONED = "All right, I haven't requested a return."
+REASON_WORDS = {
+    ReturnReason.DAMAGED: "{they} arrived damaged",
+    ReturnReason.WRONG_ITEM: "{they} {are} not what was ordered",
+    ReturnReason.NOT_AS_DESCRIBED: "{they} {are} not as described",
+    ReturnReason.NO_LONGER_NEEDED: "{they} {are} no longer needed",
+    ReturnReason.OTHER: "of another reason",
+}
+"""The reason as the read-back says it: the category, never the caller's words."""
+
+
+class ReturnResult(BaseModel):
+    """The caller's confirmed request to return some items of one order."""
+
+    model_config = ConfigDict(frozen=True)
+
+    order_id: str = Field(pattern=ORDER_ID_PATTERN)
+    item_indices: tuple[int, ...] = Field(
+        min_length=1, description="Positions in the order's items, from 0, ascending."
+    )
+    reason: ReturnReason
+
+
+def instructions_for(order: OrderLookupResult) -> str:
+    """The task's instructions, with the order's items numbered for `record_return`."""
+    listing = "\n".join(
+        f"{number}. {item.name}, quantity {item.quantity}"
+        for number, item in enumerate(order.items, start=1)
+    )
+    return RETURN_INSTRUCTIONS.format(order=order.order_id, items=listing)
+
+
+def opening_question(order: OrderLookupResult) -> str:
+    return (
+        f"Order {spaced_digits(order.order_id)} contains {spoken_items(order.items)}. "
+        "Which items would you like to return, or is it all of them? And why are you "
+        "returning them?"
+    )
+
+
+def read_back(order: OrderLookupResult, request: ReturnResult) -> str:
+    chosen = [order.items[index] for index in request.item_indices]
+    several = len(chosen) > 1 or chosen[0].quantity > 1
+    reason = REASON_WORDS[request.reason].format(
+        they="they" if several else "it", are="are" if several else "is"
+    )
+    return (
+        f"You'd like to return {spoken_items(chosen)} from order "
+        f"{spaced_digits(order.order_id)}, because {reason}. Shall I request this return? "
+        "Please say yes or no."
+    )
+
+
+def return_number_message(lead: str, request: ReturnRequest) -> str:
+    number = spaced_digits(request.return_number)
+    return f"{lead} Your return number is {number}. Once more, that's {number}."
+
+
+class ReturnTask(Specialist[ReturnResult]):
+    """Learns which items of one order go back and why, reads the request back itself and
+    returns it only when the caller heard that read-back in full and clearly said yes."""
+
+    still_there_question = "Which items would you like to return, and why?"
+
+    def __init__(self, *, order: OrderLookupResult) -> None:
+        self._order = order
+        # No earlier history: the items and the reason are asked for here.
+        super().__init__(instructions=instructions_for(order))
+        self._confirmation = ConfirmBeforeActing(
+            self,
+            tool_name="confirm_return",
+            tool_description=(
+                "Request the return you read back. Call only after the caller clearly said yes."
+            ),
+            not_a_clear_yes=NOT_A_CLEAR_YES,
+            refused=RETURN_ABANDONED,
+            max_refusals=MAX_REFUSED_CONFIRMATIONS,
+        )
+
+    def collected(self) -> dict[str, JsonValue]:
+        proposal = self._confirmation.proposal
+        return {
+            "order_id": self._order.order_id,
+            "items": len(proposal.item_indices) if proposal else None,
+            "reason": proposal.reason.value if proposal else None,
+        }
+
+    def nudge(self) -> None:
+        if not self._confirmation.nudge():
+            super().nudge()
+
+    async def opening(self) -> None:
+        # The question names the order's items: its disclosure was recorded when the
+        # order was read (`request_return` reads it with `disclosing`).
+        self.session.userdata.record_disclosure(self._order.order_id)
+        self.session.say(opening_question(self._order))
+
+    @function_tool()
+    @guarded()
+    async def record_return(
+        self, context: RunContext[CallState], item_numbers: list[int], reason: ReturnReason
+    ) -> None:
+        """Record which items go back and why; the tool reads the request back itself.
+
+        Args:
+            item_numbers: The numbers of the items to return, from the list you were given.
+            reason: The category closest to the caller's reason.
+        """
+        order = self._order
+        if not item_numbers:
+            raise ToolError("Which items would you like to return?")
+        count = len(order.items)
+        if any(not 1 <= number <= count for number in item_numbers):
+            raise ToolError(
+                f"Order {spaced_digits(order.order_id)} has {count_word(count)} "
+                f"item{'s' if count > 1 else ''}: {spoken_items(order.items)}. Which would "
+                "you like to return?"
+            )
+        request = ReturnResult(
+            order_id=order.order_id,
+            item_indices=tuple(sorted({number - 1 for number in item_numbers})),
+            reason=reason,
+        )
+        await self._confirmation.propose(
+            request,
+            read_back=read_back(order, request),
+            re_ask="Shall I request the return I read back? Please say yes or no.",
+            # Only the order number: "yes, two" must not confirm "two yoga blocks".
+            numbers=order.order_id,
+        )
+
+    @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
+    @guarded(count_repeats=False)
+    async def give_up(self, context: RunContext[CallState]) -> None:
+        """Call when the caller no longer wants to return anything."""
+        self.finish(ToolError(RETURN_ABANDONED))
+
+
+def not_returnable_message(order: OrderLookupResult, refusal: ReturnOutcome) -> str:
+    spaced = spaced_digits(order.order_id)
+    if order.status is OrderStatus.CANCELLED:
+        return f"Order {spaced} is cancelled, so there is nothing to return."
+    if refusal is ReturnOutcome.OUTSIDE_WINDOW and order.delivered_on is not None:
+        last_day = spoken_date(last_return_day(order.delivered_on))
+        return (
+            f"Order {spaced} could be returned until {last_day}, thirty days after it "
+            f"arrived, so it can't be returned any more. {OFFER_HUMAN}"
+        )
+    return (
+        f"Order {spaced} hasn't been delivered yet, so it can't be returned. Once it "
+        "arrives, you'll have thirty days to return it."
+    )
+
+
+async def ensure_returnable(state: CallState, order: OrderLookupResult) -> None:
+    """Raises a speakable `ToolError` when `order` cannot be returned today, or when a
+    return is already requested for it (its number is said again)."""
+    for existing in await state.store.return_requests(order_id=order.order_id):
+        if existing.customer_id == order.customer_id:
+            lead = f"A return is already requested for order {spaced_digits(order.order_id)}."
+            raise ToolError(return_number_message(lead, existing))
+    refusal = return_refusal(Order.model_validate(order.model_dump()), state.clock.today())
+    if refusal is not None:
+        raise ToolError(not_returnable_message(order, refusal))
+
+
+def validated_return(result: object, order: OrderLookupResult) -> ReturnResult:
+    """The confirmed request, once it is well formed, for `order` and names its items."""
+    try:
+        request = ReturnResult.model_validate(result)
+    except ValidationError as error:
+        raise ResultRejected(f"return result malformed: {error.error_count()} errors") from None
+    if request.order_id != order.order_id:
+        raise ResultRejected("return result is for another order")
+    indices = request.item_indices
+    if list(indices) != sorted(set(indices)) or not 0 <= indices[0] <= indices[-1] < len(
+        order.items
+    ):
+        raise ResultRejected("return result names items not in the order")
+    return request
+
+
+async def confirmed_return(state: CallState, order: OrderLookupResult) -> ReturnResult:
+    """The return the caller confirmed for `order`, checked."""
+
+    async def collect() -> ReturnResult:
+        result = await delegate(state, ReturnTask(order=order))
+        return validated_return(result, order)
+
+    return await validated_with_retries(state, collect, what="return")
+
+
+async def apply_return(state: CallState, order: OrderLookupResult, request: ReturnResult) -> str:
+    """Stores the request once and returns the sentence with its return number."""
+
+    async def store(kept: list[AuditEvent]) -> tuple[ReturnOutcome, ReturnRequest | None]:
+        return await state.store.request_return(
+            order_id=order.order_id,
+            customer_id=order.customer_id,
+            item_indices=request.item_indices,
+            reason=request.reason,
+            call_id=state.call_id,
+            other_events=kept,
+        )
+
+    # The audit events the call kept ride along; a failed request is not retried.
+    outcome, stored = await audit.store_with(state, [], store, attempts=1)
+    if outcome is ReturnOutcome.REQUESTED and stored is not None:
+        return return_number_message("Your return is requested.", stored)
+    if outcome is ReturnOutcome.ALREADY_REQUESTED and stored is not None:
+        # Requested in another call while this caller was deciding.
+        lead = f"A return is already requested for order {spaced_digits(order.order_id)}."
+        return return_number_message(lead, stored)
+    if outcome in (ReturnOutcome.NOT_DELIVERED, ReturnOutcome.OUTSIDE_WINDOW):
+        raise ToolError(not_returnable_message(order, outcome))
+    if outcome is ReturnOutcome.ITEMS_NOT_IN_ORDER:
+        raise ToolError(f"Those items aren't in order {spaced_digits(order.order_id)}.")
+    raise ToolError(not_found_message(order.order_id))
+
+
+@supervisor_tool(
+    ReturnTask,
+    ReturnResult,
+    when_to_use=(
+        "the caller wants to send back items of an order they received. Pass order_id "
+        "when the caller has already said the number."
+    ),
+    menu_phrase="return items from an order you've received",
+    writes="return_requested",
+)
+async def request_return(
+    desk: Desk, context: RunContext[CallState], order_id: str | None = None
+) -> str:
+    """Request a return of items from one of the caller's orders they received.
+
+    Args:
+        order_id: The six-digit order number if the caller already said it, or the
+            order just discussed when they say "that order"; else omit.
+    """
+    state = context.userdata
+    _, order = await desk.callers_order(state, order_id, disclosing=True)
+    await ensure_returnable(state, order)
+    request = await confirmed_return(state, order)
+    return await apply_return(state, order, request)

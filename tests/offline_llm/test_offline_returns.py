@@ -1,0 +1,130 @@
+"""Returning items: the supervisor's routing to `request_return`, and the returns
+specialist, which records the items and the reason category the caller said and confirms
+only a clear yes to its read-back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from livekit.agents import llm
+
+from customer_service.offline_llm.specialists.returns import REASON_QUESTION
+from customer_service.specialists.order_lookup import OrderLookupResult
+from customer_service.specialists.returns import instructions_for, opening_question
+from support.clock import DEMO_ORDERS
+from support.offline_chat import (
+    FULL_SUPERVISOR,
+    agent,
+    answer,
+    called,
+    said,
+    specialist_tools,
+    tool_round,
+    user,
+)
+
+RETURNS = specialist_tools("returns")
+ORDER = OrderLookupResult.from_order(
+    next(order for order in DEMO_ORDERS if order.order_id == "200201")
+)
+QUESTION = opening_question(ORDER)
+
+
+def task_history(*items: llm.ChatItem | list[llm.ChatItem]) -> list[llm.ChatItem]:
+    """The task's history: its instructions, its question, then the rest."""
+    flat: list[llm.ChatItem] = [
+        llm.ChatMessage(role="system", content=[instructions_for(ORDER)]),
+        agent(QUESTION),
+    ]
+    for item in items:
+        flat.extend(item if isinstance(item, list) else [item])
+    return flat
+
+
+def recorded(numbers: list[int], reason: str) -> tuple[str, dict[str, Any]]:
+    return ("record_return", {"item_numbers": numbers, "reason": reason})
+
+
+# --- the supervisor ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "arguments"),
+    [
+        ("I'd like to return order 200201", {"order_id": "200201"}),
+        ("Can I send back order two zero zero two zero one?", {"order_id": "200201"}),
+        ("I want to return something", {}),
+        ("returns", {}),
+        ("How do I get a refund for order 200201?", {"order_id": "200201"}),
+    ],
+)
+async def test_returning_goes_to_request_return(line: str, arguments: dict[str, str]) -> None:
+    assert called(await answer(FULL_SUPERVISOR, user(line))) == ("request_return", arguments)
+
+
+async def test_returning_an_order_comes_before_looking_it_up() -> None:
+    line = "I want to return order 200201, the one delivered last week"
+    assert called(await answer(FULL_SUPERVISOR, user(line))) == (
+        "request_return",
+        {"order_id": "200201"},
+    )
+
+
+# --- the specialist ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("All of them, I don't need them any more", recorded([1, 2], "no_longer_needed")),
+        ("both, they arrived damaged", recorded([1, 2], "damaged")),
+        ("just the mat, it's broken", recorded([1], "damaged")),
+        ("the yoga blocks, they're the wrong item", recorded([2], "wrong_item")),
+        ("the blocks, not as described", recorded([2], "not_as_described")),
+    ],
+)
+async def test_items_and_a_reason_are_recorded_as_numbers_and_a_category(
+    line: str, expected: tuple[str, dict[str, Any]]
+) -> None:
+    assert called(await answer(RETURNS, *task_history(user(line)))) == expected
+
+
+async def test_items_without_a_reason_ask_why_once_then_take_another_reason() -> None:
+    asked = await answer(RETURNS, *task_history(user("the mat please")))
+    assert said(asked) == REASON_QUESTION
+    answered = await answer(
+        RETURNS,
+        *task_history(user("the mat please"), agent(REASON_QUESTION), user("long story")),
+    )
+    assert called(answered) == recorded([1], "other")
+
+
+async def test_no_item_it_can_place_asks_the_question_again() -> None:
+    assert said(await answer(RETURNS, *task_history(user("hmm, let me think")))) == QUESTION
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("yes", ("confirm_return", {})),
+        ("Yes, that's right", ("confirm_return", {})),
+        ("no", ("give_up", {})),
+        ("no, just the mat", recorded([1], "no_longer_needed")),
+    ],
+)
+async def test_the_read_back_is_confirmed_only_by_a_yes(
+    line: str, expected: tuple[str, dict[str, Any]]
+) -> None:
+    history = task_history(
+        user("all of them, I don't need them"),
+        tool_round("record_return", "", item_numbers=[1, 2], reason="no_longer_needed"),
+        agent("You'd like to return ... Shall I request this return? Please say yes or no."),
+        user(line),
+    )
+    assert called(await answer(RETURNS, *history)) == expected
+
+
+async def test_a_request_for_a_person_leaves_for_a_transfer() -> None:
+    reply = await answer(RETURNS, *task_history(user("I want to talk to a person")))
+    assert called(reply)[0] == "transfer_to_human"

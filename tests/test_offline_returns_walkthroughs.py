@@ -1,0 +1,109 @@
+"""Returning items in `make chat`, end to end: the real supervisor, specialists and store,
+driven by the offline model through `converse` (as `make chat` runs it)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from customer_service.call.wording import GREETING, spaced_digits
+from customer_service.clock import FixedClock
+from customer_service.offline_llm.routing import ANYTHING_ELSE
+from customer_service.offline_llm.specialists.returns import REASON_QUESTION
+from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
+from customer_service.specialists.order_lookup import OrderLookupResult
+from customer_service.specialists.returns import (
+    RETURN_ABANDONED,
+    ReturnResult,
+    opening_question,
+    read_back,
+)
+from customer_service.store import ReturnReason, ReturnRequest, Store
+from support.offline_chat import GOODBYE, PRIYA, chat, demo_order
+
+ORDER = OrderLookupResult.from_order(demo_order("200201"))
+QUESTION = opening_question(ORDER)
+
+
+@pytest.fixture
+def database_url(demo_database_url: str) -> str:
+    """The store of the test's calls, on the test's backend."""
+    return demo_database_url
+
+
+async def requests(database_url: str) -> list[ReturnRequest]:
+    async with await Store.open(database_url) as store:
+        return await store.return_requests()
+
+
+def told(request: ReturnRequest, lead: str = "Your return is requested.") -> str:
+    number = spaced_digits(request.return_number)
+    return f"{lead} Your return number is {number}. Once more, that's {number}."
+
+
+async def test_return_every_item_then_ask_again(database_url: str) -> None:
+    said = (
+        await chat(
+            database_url,
+            "I'd like to return order 200201",
+            PRIYA,
+            "all of them, I don't need them any more",
+            "yes",
+            "I'd like to return order 200201",
+            "bye",
+        )
+    ).agent
+    [request] = await requests(database_url)
+    assert (request.order_id, request.item_indices, request.reason) == (
+        "200201",
+        (0, 1),
+        ReturnReason.NO_LONGER_NEEDED,
+    )
+    full = ReturnResult(order_id="200201", item_indices=(0, 1), reason=request.reason)
+    again = told(request, "A return is already requested for order 2 0 0, 2 0 1.")
+    assert said == [
+        GREETING,
+        IDENTITY_QUESTION,
+        QUESTION,
+        read_back(ORDER, full),
+        f"{told(request)} {ANYTHING_ELSE}",
+        again,
+        GOODBYE,
+    ]
+
+
+async def test_one_item_asked_why_then_declined(database_url: str) -> None:
+    said = (
+        await chat(
+            database_url,
+            "I want to send something back from order 200201",
+            PRIYA,
+            "just the yoga mat",
+            "it's broken",
+            "no",
+        )
+    ).agent
+    mat = ReturnResult(order_id="200201", item_indices=(0,), reason=ReturnReason.DAMAGED)
+    assert said[2:] == [QUESTION, REASON_QUESTION, read_back(ORDER, mat), RETURN_ABANDONED]
+    assert await requests(database_url) == []
+
+
+async def test_an_order_still_on_its_way_cannot_be_returned(database_url: str) -> None:
+    said = (await chat(database_url, "I'd like to return order 200202", PRIYA, "no")).agent
+    assert said[2] == (
+        "Order 2 0 0, 2 0 2 hasn't been delivered yet, so it can't be returned. Once it "
+        "arrives, you'll have thirty days to return it."
+    )
+    assert await requests(database_url) == []
+
+
+async def test_after_thirty_days_the_last_day_is_said(database_url: str, clock: FixedClock) -> None:
+    # The demo store was seeded on the test's day: order 200201 arrived 17 days before.
+    clock.advance(dt.timedelta(days=14))
+    said = (await chat(database_url, "I'd like to return order 200201", PRIYA, "no")).agent
+    assert said[2].startswith(
+        "Order 2 0 0, 2 0 1 could be returned until December ninth, thirty days after it "
+        "arrived, so it can't be returned any more."
+    )
+    assert await requests(database_url) == []
