@@ -24,7 +24,7 @@ from customer_service.call.registration import Desk, supervisor_tool
 from customer_service.call.speakable import count_word, spaced_digits, spoken_date, spoken_items
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
-from customer_service.call.wording import OFFER_HUMAN, PERSONA
+from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
 from customer_service.domain import ORDER_ID_PATTERN, Order, OrderStatus
 from customer_service.specialists.order_lookup import OrderLookupResult, not_found_message
 from customer_service.store import (
@@ -81,9 +81,10 @@ class ReturnResult(BaseModel):
 
 
 def instructions_for(order: OrderLookupResult) -> str:
-    """The task's instructions, with the order's items numbered for `record_return`."""
+    """The task's instructions, with the order's items numbered for `record_return`; the
+    stored names quoted, as data."""
     listing = "\n".join(
-        f"{number}. {item.name}, quantity {item.quantity}"
+        f"{number}. {quoted(item.name)}, quantity {item.quantity}"
         for number, item in enumerate(order.items, start=1)
     )
     return RETURN_INSTRUCTIONS.format(order=order.order_id, items=listing)

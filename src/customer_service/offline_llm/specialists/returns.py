@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from customer_service.call.answers import Phrases, normalise, polarity
+from customer_service.call.wording import unquoted
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
 from customer_service.offline_llm.routing import names_an_order, order_arguments
 from customer_service.offline_llm.specialist_replies import first_question, leave, transfer
@@ -39,13 +40,14 @@ _REASONS = {
         ["don't need", "do not need", "no longer need", "changed my mind", "don't want"]
     ),
 }
-# An item line of the task's instructions: "2. Yoga block, quantity 2".
+# An item line of the task's instructions: '2. "Yoga block", quantity 2' (name quoted).
 _ITEM_LINE = re.compile(r"^\s*(\d+)\. (.+), quantity \d+\s*$", re.MULTILINE)
 
 
 def _items(conversation: Conversation) -> dict[int, str]:
     """The order's items by number, as the task's instructions list them."""
-    return {int(number): name for number, name in _ITEM_LINE.findall(conversation.instructions)}
+    lines = _ITEM_LINE.findall(conversation.instructions)
+    return {int(number): unquoted(name) for number, name in lines}
 
 
 def _head_noun(name: str) -> str:
