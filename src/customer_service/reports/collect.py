@@ -36,11 +36,9 @@ logger = logging.getLogger(__name__)
 
 REPORT_VERSION = 1
 TRANSFERRED = "call_transferred"
-SERVED = frozenset({"address_changed", "order_cancelled", "consent_recorded"}) | frozenset(
-    entry.writes for entry in SPECIALISTS if entry.writes
-)
+SERVED = frozenset(entry.writes for entry in SPECIALISTS if entry.writes)
 """Audit events of a change the caller came for: each specialist's write
-(`SpecialistRegistration.writes`), and those of the specialists that predate it."""
+(`SpecialistRegistration.writes`)."""
 EVENT_FIELDS = {
     "agent_state_changed": ("old_state", "new_state"),
     "user_state_changed": ("old_state", "new_state"),

@@ -306,6 +306,7 @@ async def apply_address_change(
         "the caller has already said the number."
     ),
     menu_phrase="change a delivery address",
+    writes="address_changed",
 )
 async def update_address(
     desk: Desk, context: RunContext[CallState], order_id: str | None = None

@@ -187,6 +187,7 @@ async def apply_cancellation(state: CallState, order: OrderLookupResult) -> str:
         "said the number."
     ),
     menu_phrase="cancel an order",
+    writes="order_cancelled",
 )
 async def cancel_order(
     desk: Desk, context: RunContext[CallState], order_id: str | None = None

@@ -331,6 +331,7 @@ async def order_updates_offer_due(state: CallState, customer: Customer) -> bool:
         "only when the caller asks to change their text-update preference (topic "
         "order_updates_sms) or their call-recording choice (topic call_recording)."
     ),
+    writes="consent_recorded",
 )
 async def request_consent(
     desk: Desk,
