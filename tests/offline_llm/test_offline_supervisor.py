@@ -115,6 +115,17 @@ async def test_yes_or_no_to_anything_else() -> None:
     assert said(await answer(SUPERVISOR, *before, user("yes"))) == "What else can I help you with?"
 
 
+async def test_no_to_what_else_ends_the_call() -> None:
+    before = [
+        user("where is it"),
+        *tool_round("lookup_order", "It shipped."),
+        agent(f"It shipped. {ANYTHING_ELSE}"),
+        user("yes"),
+        agent("What else can I help you with?"),
+    ]
+    assert called(await answer(SUPERVISOR, *before, user("no"))) == ("end_call", {})
+
+
 OFFER = not_changeable_message("100101", OrderStatus.SHIPPED)
 
 

@@ -209,6 +209,8 @@ def _answer_to_agent(conversation: Conversation, answer: bool) -> Reply:
     if asked.endswith(ANYTHING_ELSE):
         # "No" to "anything else?" ends the call; "yes" asks what.
         return Say(WHAT_ELSE) if answer else CallTool("end_call")
+    if asked.endswith(WHAT_ELSE) and not answer:
+        return CallTool("end_call")
     if conversation.output_answered() is not None:
         # A yes or no to a tool's plain statement ("Order ... is already cancelled."):
         # taken as heard, then the supervisor's own question.
