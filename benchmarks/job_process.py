@@ -286,8 +286,8 @@ def report(measured: dict[str, dict[str, Any]]) -> dict[str, str]:
         STARTUP_TARGET: f"{'MET' if ready <= 1.5 else 'MISSED'}: {ready:.2f}x (warm forkserver)",
         CAPACITY_TARGET: f"{ours_calls:.0f} concurrent calls against {single_calls:.0f} "
         f"({ours_calls / single_calls:.2f}x), calls completed per hour "
-        f"{ours_hourly / single_hourly:.2f}x the single agent's (shorter calls); text-only "
-        "scripted calls, see RESULTS.md",
+        f"{ours_hourly / single_hourly:.2f}x the single agent's; text-only scripted calls, "
+        "see RESULTS.md",
     }
 
 
