@@ -18,6 +18,7 @@ from pygal.style import DefaultStyle
 from customer_service.reports.summary import (
     USAGE_AMOUNTS,
     Summary,
+    calls_counted,
     dollars,
     seconds,
     usage_rows,
@@ -32,7 +33,7 @@ PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>Call reports: {calls} calls</title>
+<title>Call reports: {calls}</title>
 <style>
 body {{ font-family: sans-serif; margin: 2em auto; max-width: 60em; color: #222; }}
 table {{ border-collapse: collapse; margin: 1em 0; }}
@@ -43,7 +44,7 @@ svg {{ max-width: 100%; height: auto; }}
 </style>
 </head>
 <body>
-<h1>Call reports: {calls} calls</h1>
+<h1>Call reports: {calls}</h1>
 {sections}
 </body>
 </html>
@@ -133,4 +134,4 @@ def page(summary: Summary) -> str:
         f"<p>Estimated cost: {html.escape(dollars(summary.cost_usd))}</p>",
         _chart(cost, "cost"),
     ]
-    return PAGE.format(calls=summary.calls, sections="\n".join(sections))
+    return PAGE.format(calls=calls_counted(summary.calls), sections="\n".join(sections))

@@ -21,6 +21,11 @@ from customer_service.reports.turns import STEPS
 USAGE_AMOUNTS = ("input_tokens", "output_tokens", "characters", "audio_s")
 
 
+def calls_counted(calls: int) -> str:
+    """ "1 call", "12 calls"."""
+    return f"{calls} call" if calls == 1 else f"{calls} calls"
+
+
 class NoReports(Exception):
     """The folder holds no call report."""
 
@@ -182,7 +187,7 @@ def as_text(summary: Summary) -> str:
         for step in summary.latencies
     ]
     parts = [
-        f"{summary.calls} calls",
+        calls_counted(summary.calls),
         table(["outcome", "calls", "share"], outcome_rows),
         table(["specialist", "outcome", "runs"], delegation_rows or [["-", "-", "0"]]),
         table(["step", "samples", "median_s", "p95_s"], latency_rows or [["-", "0", "-", "-"]]),
