@@ -57,7 +57,7 @@ def test_each_offline_specialist_plays_one_real_specialist() -> None:
     # One offline module per registered specialist, named like its module; its marker
     # tools tell it apart from every other (the chat below checks the real task offers
     # them), and its supervisor tool is one the real supervisor offers.
-    real = {entry.task.__module__.rpartition(".")[2] for entry in SPECIALISTS}
+    real = {entry.name for entry in SPECIALISTS}
     assert {specialist.name for specialist in registered()} == real
     for specialist in registered():
         assert profile_for(specialist.markers).name == specialist.name

@@ -79,11 +79,7 @@ def specialist_tools(name: str) -> list[llm.Tool]:
     (`confirm_address` after a record), by name (`tests/offline_llm/test_offline_model.py`
     checks that a real chat offers them)."""
     played = next(specialist for specialist in registered() if specialist.name == name)
-    task = next(
-        entry.task
-        for entry in specialists.SPECIALISTS
-        if entry.task.__module__ == f"{specialists.__name__}.{name}"
-    )
+    task = next(entry.task for entry in specialists.SPECIALISTS if entry.name == name)
     tools = offered(llm.find_function_tools(task))
     return [*tools, *(_offered_later(tool) for tool in sorted(played.markers - names(tools)))]
 

@@ -100,6 +100,12 @@ class SpecialistRegistration:
     def tool_name(self) -> str:
         return self.tool.info.name
 
+    @property
+    def name(self) -> str:
+        """The specialist's name: its module's ("cancellation"), which its offline-model
+        module shares."""
+        return self.task.__module__.rpartition(".")[2]
+
     def instruction_line(self) -> str:
         line = f"- {self.tool_name}: {self.when_to_use}"
         return textwrap.fill(line, width=88, subsequent_indent="  ")

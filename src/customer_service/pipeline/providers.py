@@ -110,11 +110,11 @@ def inference_llm(settings: Settings, model: str) -> LLM[Any]:
     )
 
 
-def openai_llm(settings: Settings, setting: str = "LLM_MODEL") -> LLM[Any]:
-    """The OpenAI plugin's LLM for a model setting, on OPENAI_BASE_URL when it is set."""
-    model = settings.eval_judge_model if setting == "EVAL_JUDGE_MODEL" else settings.llm_model
+def openai_llm(settings: Settings, setting: str = "LLM_MODEL", model: str = "") -> LLM[Any]:
+    """The OpenAI plugin's LLM for `model` (named by `setting`; LLM_MODEL by default), on
+    OPENAI_BASE_URL when it is set."""
     return openai.LLM(
-        model=plugin_model_name(setting, model),
+        model=plugin_model_name(setting, model or settings.llm_model),
         api_key=settings.openai_api_key.get_secret_value(),
         base_url=settings.openai_base_url or NOT_GIVEN,
     )
@@ -131,7 +131,7 @@ def judge_llm(settings: Settings) -> LLM[Any]:
         )
     if settings.has_livekit_credentials and settings.livekit_url:
         return inference_llm(settings, settings.eval_judge_model)
-    return openai_llm(settings, "EVAL_JUDGE_MODEL")
+    return openai_llm(settings, "EVAL_JUDGE_MODEL", settings.eval_judge_model)
 
 
 def split_model(model: str) -> tuple[str, str]:

@@ -25,7 +25,7 @@ from customer_service.call.speakable import count_word, spaced_digits, spoken_da
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
-from customer_service.domain import ORDER_ID_PATTERN, Order, OrderStatus
+from customer_service.domain import ORDER_ID_PATTERN, OrderStatus
 from customer_service.specialists.order_lookup import OrderLookupResult, not_found_message
 from customer_service.store import (
     AuditEvent,
@@ -114,6 +114,11 @@ def read_back(order: OrderLookupResult, request: ReturnResult) -> str:
 def return_number_message(lead: str, request: ReturnRequest) -> str:
     number = spaced_digits(request.return_number)
     return f"{lead} Your return number is {number}. Once more, that's {number}."
+
+
+def already_requested_message(request: ReturnRequest) -> str:
+    spaced = spaced_digits(request.order_id)
+    return return_number_message(f"A return is already requested for order {spaced}.", request)
 
 
 class ReturnTask(Specialist[ReturnResult]):
@@ -217,9 +222,8 @@ async def ensure_returnable(state: CallState, order: OrderLookupResult) -> None:
     return is already requested for it (its number is said again)."""
     for existing in await state.store.return_requests(order_id=order.order_id):
         if existing.customer_id == order.customer_id:
-            lead = f"A return is already requested for order {spaced_digits(order.order_id)}."
-            raise ToolError(return_number_message(lead, existing))
-    refusal = return_refusal(Order.model_validate(order.model_dump()), state.clock.today())
+            raise ToolError(already_requested_message(existing))
+    refusal = return_refusal(order, state.clock.today())
     if refusal is not None:
         raise ToolError(not_returnable_message(order, refusal))
 
@@ -269,8 +273,7 @@ async def apply_return(state: CallState, order: OrderLookupResult, request: Retu
         return return_number_message("Your return is requested.", stored)
     if outcome is ReturnOutcome.ALREADY_REQUESTED and stored is not None:
         # Requested in another call while this caller was deciding.
-        lead = f"A return is already requested for order {spaced_digits(order.order_id)}."
-        return return_number_message(lead, stored)
+        return already_requested_message(stored)
     if outcome in (ReturnOutcome.NOT_DELIVERED, ReturnOutcome.OUTSIDE_WINDOW):
         raise ToolError(not_returnable_message(order, outcome))
     if outcome is ReturnOutcome.ITEMS_NOT_IN_ORDER:

@@ -11,7 +11,7 @@ import datetime as dt
 import enum
 import secrets
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import JSON, ForeignKey, Integer, String, select
@@ -19,7 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
-from customer_service.domain import ORDER_ID_PATTERN, Order, OrderStatus
+from customer_service.domain import ORDER_ID_PATTERN, OrderStatus
 from customer_service.store.audit import AuditEvent, event_to_row
 from customer_service.store.core import StoreCore
 from customer_service.store.errors import StoreUnavailable
@@ -112,7 +112,17 @@ def last_return_day(delivered_on: dt.date) -> dt.date:
     return delivered_on + dt.timedelta(days=RETURN_WINDOW_DAYS)
 
 
-def return_refusal(order: Order, today: dt.date) -> ReturnOutcome | None:
+class Delivery(Protocol):
+    """What the window rule reads of an order (an `Order` or what a lookup returned)."""
+
+    @property
+    def status(self) -> OrderStatus: ...
+
+    @property
+    def delivered_on(self) -> dt.date | None: ...
+
+
+def return_refusal(order: Delivery, today: dt.date) -> ReturnOutcome | None:
     """Why `order` cannot be returned on `today` (NOT_DELIVERED, OUTSIDE_WINDOW), or None
     when it can. Ownership is not checked here: that is the store's, in its transaction."""
     if order.status is not OrderStatus.DELIVERED or order.delivered_on is None:

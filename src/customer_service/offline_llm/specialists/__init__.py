@@ -72,7 +72,7 @@ def registered() -> tuple[OfflineSpecialist, ...]:
     specialist's supervisor tool and menu phrase."""
     from customer_service.specialists import SPECIALISTS
 
-    registrations = {entry.task.__module__.rpartition(".")[2]: entry for entry in SPECIALISTS}
+    registrations = {entry.name: entry for entry in SPECIALISTS}
     found = []
     for module_info in pkgutil.iter_modules(__path__):
         module = importlib.import_module(f"{__name__}.{module_info.name}")
