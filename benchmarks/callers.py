@@ -203,15 +203,29 @@ class BenchPopulation:
     first_order: int = 400000
     zip_codes: int = 30000
     skip_orders: frozenset[int] = field(default_factory=frozenset)
+    namesakes: int = 1
+    """How many customers share each full name: customers `k * namesakes` up to
+    `(k + 1) * namesakes - 1` do, each under a different postal code (consecutive
+    indexes, so at most `zip_codes` of them) and with an email address of its own."""
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.namesakes <= self.zip_codes:
+            raise ValueError(f"namesakes must be 1 to {self.zip_codes}: {self.namesakes}")
 
     def customer(self, index: int) -> Customer:
-        surname = _letters(index + 26 * 26).capitalize()
-        first = FIRST_NAMES[index % len(FIRST_NAMES)]
+        group = index // self.namesakes
+        surname = _letters(group + 26 * 26).capitalize()
+        first = FIRST_NAMES[group % len(FIRST_NAMES)]
+        local_part = f"{first.lower()}.{surname.lower()}"
+        if self.namesakes > 1:
+            # In letters, as the names are; only when names repeat, so that a population
+            # of unique names stays as it always was.
+            local_part += f".{_letters(index)}"
         return Customer(
             customer_id=f"C-B{index:07d}",
             full_name=f"{first} {surname}",
             phone=f"+1212555{index % 10000:04d}",
-            email=f"{first.lower()}.{surname.lower()}@example.com",
+            email=f"{local_part}@example.com",
             postal_code=f"{10000 + index % self.zip_codes:05d}",
             country="US",
         )

@@ -6,10 +6,13 @@
 Each operation the agent performs is timed one at a time, on the large store and, as
 its baseline in the same run, on a small one (1,000 customers, 10,000 orders) built the
 same way. Customers have 10 orders each (their first still processing); about three
-customers share a postal code. The SQLite file is built once (a few minutes) and kept
-under the temporary folder, named by its size and a fingerprint of the schema, so a
-changed schema builds a new one; PostgreSQL (when TEST_POSTGRES_URL is set) is filled
-afresh each run.
+customers share a postal code; names repeat as in real populations, each full name
+shared by 40 customers (`NAMESAKES`) under 40 different postal codes, each with an email
+address of its own. The SQLite file is built once (a few minutes) and kept under the
+temporary folder, named by its size, its namesakes and a fingerprint of the schema and
+the generated rows, so a changed schema or population builds a new one; PostgreSQL
+(when TEST_POSTGRES_URL is set) is filled afresh each run. The customers measured are
+checked first to have all their namesakes in the store.
 
 Operations, as the agent's code calls them:
 - order lookup: `get_order`
@@ -26,9 +29,13 @@ Operations, as the agent's code calls them:
   the order lookup path (one read, two writes)
 - address change: `change_shipping_address` on a processing order (a new one each time)
 - cancellation: `cancel_order` on a processing order (a new one each time)
-- failed identity check: `record_failed_identity_check` with its `identity_failed`
-  audit event (one write: the accounts found by the indexed name key, phone or email in
-  one read and kept when two of the three details match, their failure rows, the event)
+- failed identity check, near miss: `record_failed_identity_check` with its
+  `identity_failed` audit event, given the right name and postal code and a wrong email
+  (one write transaction: the accounts with that name key or email in one indexed read,
+  here the 40 namesakes; kept when two of the three details match, here the caller's
+  alone; its failure row; the event)
+- failed identity check, name only: the same given the right name, a wrong postal code
+  and a wrong email (the 40 namesakes read, none counted: the event only)
 
 The issue's "whole lookup path" target is judged on the order lookup path.
 """
@@ -53,6 +60,8 @@ from sqlalchemy.schema import CreateTable
 from benchmarks.callers import BenchPopulation, add_population, expected_address
 from benchmarks.common import machine, median, ms, percentile, print_table, quiet_logs, verdict
 from benchmarks.databases import backends, empty_database
+from customer_service.domain import Customer
+from customer_service.normalize import name_key
 from customer_service.privacy import mask_name
 from customer_service.store import AuditEvent, Store
 from customer_service.store.customers import CustomerRow
@@ -74,23 +83,34 @@ LOOKUP_PATH_LIMIT_S = 0.002
 ADDRESS_CHANGE_LIMIT_S = 0.010
 ORDERS_EACH = 10
 SMALL_CUSTOMERS = 1000
+NAMESAKES = 40
+"""Customers sharing each full name: about 40 accounts per name, as in real populations
+(issue 19), where a unique name per customer made a failed check look cheaper than it is."""
+FAILED_NEAR_MISS = "failed identity check, near miss"
+FAILED_NAME_ONLY = "failed identity check, name only"
 CACHE_DIR = Path(tempfile.gettempdir()) / "customer-service-bench"
 
 
 def population(customers: int) -> BenchPopulation:
-    """`customers` in all with the three demo customers; order numbers from 000000 up,
-    skipping the demo orders' numbers."""
+    """`customers` in all with the three demo customers, `NAMESAKES` to a full name; order
+    numbers from 000000 up, skipping the demo orders' numbers."""
     return BenchPopulation(
         customers=customers - 3,
         orders_each=ORDERS_EACH,
         first_order=0,
         skip_orders=frozenset(int(order_id) for order_id in DEMO_ORDER_IDS),
+        namesakes=NAMESAKES,
     )
 
 
-def schema_fingerprint() -> str:
+def store_fingerprint(people: BenchPopulation) -> str:
+    """Of the schema and of what the population writes (its settings and a sample of its
+    rows): a cached store built before either changed is never taken for the same one."""
     ddl = "\n".join(str(CreateTable(table)) for table in Base.metadata.sorted_tables)
-    return hashlib.sha256(ddl.encode()).hexdigest()[:10]
+    last = people.customers - 1
+    rows = [people.customer(0), people.customer(last), *people.orders(0), *people.orders(last)]
+    content = "\n".join([ddl, repr(people), *(repr(row) for row in rows)])
+    return hashlib.sha256(content.encode()).hexdigest()[:10]
 
 
 async def build(url: str, people: BenchPopulation) -> None:
@@ -101,13 +121,17 @@ async def build(url: str, people: BenchPopulation) -> None:
 async def sqlite_store(customers: int) -> str:
     """The cached SQLite file of that size, built first if missing."""
     CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    path = CACHE_DIR / f"store-{customers}-customers-{schema_fingerprint()}.sqlite3"
+    people = population(customers)
+    path = CACHE_DIR / (
+        f"store-{customers}-customers-{people.namesakes}-namesakes-"
+        f"{store_fingerprint(people)}.sqlite3"
+    )
     if not path.exists():
         partial = path.with_suffix(".building")
         partial.unlink(missing_ok=True)
         started = time.perf_counter()
         print(f"Building {path} (once; kept for later runs) ...", flush=True)
-        await build(sqlite_url(partial), population(customers))
+        await build(sqlite_url(partial), people)
         partial.rename(path)
         print(f"  built in {time.perf_counter() - started:.0f} s", flush=True)
     return sqlite_url(path)
@@ -138,13 +162,23 @@ async def measure_store(
     """What the store holds, and each operation's timings on it."""
     rng = random.Random(seed)
     customers = people.customers
-    picks = [rng.randrange(customers) for _ in range(samples)]
+    # From the customers whose whole namesake group is in the store (the last may be short).
+    in_whole_groups = customers - customers % people.namesakes
+    picks = [rng.randrange(in_whole_groups) for _ in range(samples)]
     # Distinct customers whose first order is still processing, one per write.
     writers = rng.sample(range(customers), min(customers, 2 * samples))
     changed, cancelled = writers[: len(writers) // 2], writers[len(writers) // 2 :]
     new_address = expected_address()
     async with await Store.open(url) as store:
         counts = await _counts(store)
+        for index in sorted(set(picks)):
+            # Else the failed checks would silently measure a store of unique names.
+            found = await namesakes_in_store(store, people.customer(index))
+            if found != people.namesakes:
+                raise RuntimeError(
+                    f"{found} customers named as {people.customer(index).customer_id}, "
+                    f"expected {people.namesakes}"
+                )
         results: list[Timings] = []
 
         async def match(index: int) -> None:
@@ -226,21 +260,31 @@ async def measure_store(
             if outcome.value != "cancelled":
                 raise RuntimeError(f"cancellation: {outcome.value}")
 
-        async def failed_check(sample: int) -> None:
-            # A right name and postal code with a wrong email: a near miss, counted
-            # against the account it came close to.
-            wanted = people.customer(picks[sample])
-            call_id = f"scale-failed-{sample}"
+        async def failed_check(wanted: Customer, postal_code: str, call_id: str) -> list[str]:
             event = AuditEvent(
                 call_id=call_id,
                 kind="identity_failed",
                 detail={"attempts_left": 2, "name_given": mask_name(wanted.full_name)},
             )
-            counted = await store.record_failed_identity_check(
-                wanted.full_name, wanted.postal_code, "nobody@example.com", call_id, [event]
+            return await store.record_failed_identity_check(
+                wanted.full_name, postal_code, "nobody@example.com", call_id, [event]
             )
-            if wanted.customer_id not in counted:
-                raise RuntimeError(f"failed check not counted against {wanted.customer_id}")
+
+        async def failed_near_miss(sample: int) -> None:
+            # A right name and postal code with a wrong email: a near miss, counted
+            # against the account it came close to and none of its namesakes.
+            wanted = people.customer(picks[sample])
+            counted = await failed_check(wanted, wanted.postal_code, f"scale-near-miss-{sample}")
+            if counted != [wanted.customer_id]:
+                raise RuntimeError(f"near miss at {wanted.customer_id} counted against {counted}")
+
+        async def failed_name_only(sample: int) -> None:
+            # A right name with a wrong postal code and email: one detail, so the
+            # namesakes are read and none is counted against.
+            wanted = people.customer(picks[sample])
+            counted = await failed_check(wanted, "00000", f"scale-name-only-{sample}")
+            if counted:
+                raise RuntimeError(f"a name alone counted against {counted}")
 
         async def recent(sample: int) -> None:
             await store.recent_orders(people.customer(picks[sample]).customer_id, 5)
@@ -255,7 +299,8 @@ async def measure_store(
             (VERIFY_THEN_LOOKUP, verify_then_lookup, samples),
             (ADDRESS_CHANGE, change, writes),
             ("cancellation", cancel, writes),
-            ("failed identity check", failed_check, samples),
+            (FAILED_NEAR_MISS, failed_near_miss, samples),
+            (FAILED_NAME_ONLY, failed_name_only, samples),
         ):
             results.append(Timings(name, await timed(count, operation)))
     print(f"  measured on {counts}", flush=True)
@@ -265,6 +310,19 @@ async def measure_store(
 def _window_start() -> dt.datetime:
     """The start of the per-account failure window the agent counts over (24 h default)."""
     return dt.datetime.now(dt.UTC) - dt.timedelta(hours=24)
+
+
+async def namesakes_in_store(store: Store, customer: Customer) -> int:
+    """Customers in the store with `customer`'s full name, the customer included (one
+    read by the indexed name key)."""
+    statement = (
+        select(func.count())
+        .select_from(CustomerRow)
+        .where(CustomerRow.name_key == name_key(customer.full_name))
+        .where(CustomerRow.full_name == customer.full_name)
+    )
+    async with store.engine.connect() as connection:
+        return int(await connection.scalar(statement) or 0)
 
 
 async def _counts(store: Store) -> str:

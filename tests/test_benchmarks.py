@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,12 +12,22 @@ import pytest
 # `benchmarks/` sits beside `tests/` and is not installed: import it from the project root.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.callers import Intent, Variant, check_outcome, demo_caller
+from benchmarks.callers import (
+    BenchPopulation,
+    Intent,
+    Variant,
+    add_population,
+    check_outcome,
+    demo_caller,
+)
 from benchmarks.conversation import AgentKind, TurnKind, run_flow
 from benchmarks.load import full_collections
 from benchmarks.roundtrips import Comparison, report
+from benchmarks.store_scale import namesakes_in_store, population, store_fingerprint
 
-from customer_service.store import AuditEvent
+from customer_service.domain import Customer
+from customer_service.normalize import name_key
+from customer_service.store import AuditEvent, Store
 from customer_service.testing import open_demo_store, sqlite_url
 from customer_service.testing.database_work import recording
 
@@ -128,3 +139,72 @@ def test_full_collections_are_timed_and_others_are_not() -> None:
         gc.collect(2)
     assert len(seen.pauses) == 1
     assert seen.longest >= 0
+
+
+def test_a_population_of_unique_names_is_as_it_always_was() -> None:
+    # The other benchmarks' callers, pinned as they were before names could repeat.
+    people = BenchPopulation(customers=100)
+    assert people.namesakes == 1
+    assert people.customer(0) == Customer(
+        customer_id="C-B0000000",
+        full_name="Alex Baa",
+        phone="+12125550000",
+        email="alex.baa@example.com",
+        postal_code="10000",
+        country="US",
+    )
+    assert people.customer(41) == Customer(
+        customer_id="C-B0000041",
+        full_name="Casey Bbp",
+        phone="+12125550041",
+        email="casey.bbp@example.com",
+        postal_code="10041",
+        country="US",
+    )
+    assert len({name_key(people.customer(index).full_name) for index in range(100)}) == 100
+
+
+def test_namesakes_share_a_full_name_not_a_postal_code_or_an_email() -> None:
+    people = BenchPopulation(customers=200, namesakes=40)
+    customers = [people.customer(index) for index in range(200)]
+    groups: dict[str, list[Customer]] = {}
+    for customer in customers:
+        groups.setdefault(name_key(customer.full_name), []).append(customer)
+    assert len(groups) == 5
+    for group in groups.values():
+        assert len(group) == 40
+        assert len({customer.full_name for customer in group}) == 1
+        assert len({customer.postal_code for customer in group}) == 40
+    assert len({customer.email for customer in customers}) == 200
+    assert len({customer.customer_id for customer in customers}) == 200
+    with pytest.raises(ValueError, match="namesakes must be 1 to 40"):
+        BenchPopulation(customers=200, namesakes=41, zip_codes=40)
+
+
+async def test_the_store_holds_each_namesake_group_and_counts_a_near_miss_once(
+    demo_database_url: str,
+) -> None:
+    # 85 customers: two whole groups of 40 and a short one of 5.
+    people = BenchPopulation(customers=85, namesakes=40)
+    async with await Store.open(demo_database_url) as store:
+        await add_population(store, people)
+        assert await namesakes_in_store(store, people.customer(0)) == 40
+        assert await namesakes_in_store(store, people.customer(84)) == 5
+        wanted = people.customer(41)
+        near_miss = await store.record_failed_identity_check(
+            wanted.full_name, wanted.postal_code, "nobody@example.com", "call-1"
+        )
+        assert near_miss == [wanted.customer_id]
+        name_only = await store.record_failed_identity_check(
+            wanted.full_name, "00000", "nobody@example.com", "call-2"
+        )
+        assert name_only == []
+
+
+def test_a_cached_store_of_other_names_is_not_taken_for_this_one() -> None:
+    # The file name carries the fingerprint: unique names must not match namesakes.
+    people = population(4000)
+    assert people.namesakes == 40
+    unique = replace(people, namesakes=1)
+    assert store_fingerprint(unique) != store_fingerprint(people)
+    assert store_fingerprint(population(4000)) == store_fingerprint(people)
