@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import phonenumbers
 import pytest
+from phonenumbers import PhoneNumberFormat, PhoneNumberType
 
 from customer_service.normalize import (
     digits_from_speech,
@@ -304,3 +306,25 @@ def test_emails_match(given: str, on_file: str, expected: bool) -> None:
 )
 def test_names_match(given: str, on_file: str, expected: bool) -> None:
     assert names_match(given, on_file) is expected
+
+
+def test_every_regions_numbers_match_as_dialled_at_home_or_abroad() -> None:
+    # `phones_match` compares the last digits before it parses anything: no way of
+    # writing a number (trunk prefixes, Argentina's mobile 15, international forms)
+    # may lose a match for it, and a different last digit never matches.
+    checked = 0
+    for region in sorted(phonenumbers.SUPPORTED_REGIONS):
+        for kind in (PhoneNumberType.FIXED_LINE, PhoneNumberType.MOBILE):
+            example = phonenumbers.example_number_for_type(region, kind)
+            if example is None:
+                continue
+            on_file = phonenumbers.format_number(example, PhoneNumberFormat.E164)
+            if normalize_phone(on_file, region) != on_file:
+                continue  # not a number the store could hold
+            for form in (PhoneNumberFormat.NATIONAL, PhoneNumberFormat.INTERNATIONAL):
+                written = phonenumbers.format_number(example, form)
+                assert phones_match(written, on_file, region), (region, written)
+                other = written[:-1] + str((int(written[-1]) + 1) % 10)
+                assert not phones_match(other, on_file, region), (region, other)
+                checked += 1
+    assert checked > 400

@@ -74,7 +74,7 @@ HOW_TO_RELAY = dedent(
 
 def supervisor_instructions(specialists: Sequence[SpecialistRegistration]) -> str:
     """The supervisor's prompt: a line for each specialist's tool, then its own tools."""
-    routes = "\n".join(registration.instruction_line() for registration in specialists)
+    routes = "\n".join(registration.instruction_line for registration in specialists)
     return (
         f"{PERSONA}\nYou lead the call and hand focused work to specialist tools:\n"
         f"{routes}\n{OWN_TOOLS}\n{HOW_TO_RELAY}\n"

@@ -91,7 +91,7 @@ def test_the_supervisor_offers_each_registered_tool_and_lists_it_in_its_instruct
     instructions = str(agent.instructions)
     for registration in SPECIALISTS:
         assert registration.tool_name in offered
-        assert registration.instruction_line() in instructions
+        assert registration.instruction_line in instructions
     # Its own tools are still its own, and listed after the specialists'.
     assert {"transfer_to_human", "end_call", "ask_owed_question"} <= offered
     assert instructions.index("- verify_identity:") < instructions.index("- transfer_to_human:")
@@ -164,7 +164,7 @@ def test_a_new_specialist_file_is_found_without_an_edit(
     found = registrations_in("more_specialists", [str(package)])
     # The module's own registration only, not one it imported.
     assert [registration.tool_name for registration in found] == ["ask_colour"]
-    assert found[0].instruction_line() == "- ask_colour: colours."
+    assert found[0].instruction_line == "- ask_colour: colours."
 
     (package / "helpers.py").write_text("SOMETHING = 1\n")
     with pytest.raises(LookupError, match="must register one supervisor tool"):

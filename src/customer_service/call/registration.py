@@ -16,6 +16,7 @@ after the run context.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 import textwrap
@@ -106,7 +107,9 @@ class SpecialistRegistration:
         module shares."""
         return self.task.__module__.rpartition(".")[2]
 
+    @functools.cached_property
     def instruction_line(self) -> str:
+        """Its line in the supervisor's instructions; wrapped once, not on every call."""
         line = f"- {self.tool_name}: {self.when_to_use}"
         return textwrap.fill(line, width=88, subsequent_indent="  ")
 
