@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from benchmarks import (
     concurrency,
+    handoff_floor,
     handoff_profile,
     job_process,
     load,
@@ -70,7 +71,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     targets.update(concurrency.report(levels, memory))
     load_calls = 20 if args.quick else 100
     targets.update(load.report_load(asyncio.run(load.measure_load(load_calls, args.pause, 1))))
-    targets[load.CPU_TARGET] = load.report_cpu(asyncio.run(load.cpu_per_flow(repeats)))
+    floor = asyncio.run(handoff_floor.measure(turns=10 if args.quick else 30, runs=3))
+    handoff_floor.report(floor)
+    targets[load.CPU_TARGET] = load.report_cpu(asyncio.run(load.cpu_per_flow(repeats)), floor)
     handoff_profile.report(*asyncio.run(handoff_profile.profile(5 if args.quick else 20)))
     targets.update(job_process.report(job_process.measure(4 if args.quick else 8, args.pause)))
     if args.store_scale:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from livekit.agents import AgentSession
+from livekit.agents.llm import AgentHandoff
 
 from benchmarks.callers import Caller, Intent, Variant, check_outcome
 from benchmarks.common import MeasuredLLM, apologies_in, bench_settings, spoken_lines
@@ -68,6 +69,9 @@ class FlowRun:
     """The failure was an exception out of the session, not a wrong outcome."""
     database: DatabaseWork | None = None
     """The store's work from the session's start to its close (`count_database`)."""
+    agent_changes: int = 0
+    """Times the session's active agent changed after the first (a specialist started,
+    or handed back): the framework's `agent_handoff` history items."""
 
     @property
     def succeeded(self) -> bool:
@@ -201,6 +205,10 @@ async def run_flow(
                 finally:
                     if before_close is not None:
                         await before_close()
+                run.agent_changes = sum(
+                    isinstance(item, AgentHandoff) and item.old_agent_id is not None
+                    for item in session.history.items
+                )
     except Exception as error:
         run.failure = f"{type(error).__name__}: {error}"
         run.exception = True

@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmarks import handoff_floor
 from benchmarks.callers import (
     BenchPopulation,
     Intent,
@@ -43,6 +44,7 @@ from benchmarks.common import ERRORS, machine, median, ms, percentile, print_tab
 from benchmarks.concurrency import DEFAULT_PAUSE_S, plan
 from benchmarks.conversation import AgentKind, FlowRun, TurnKind, run_flow
 from benchmarks.databases import backends, empty_database
+from benchmarks.handoff_floor import Floor
 from customer_service.testing import open_demo_store
 
 AGENTS = (AgentKind.SUPERVISED, AgentKind.SINGLE)
@@ -271,6 +273,7 @@ class FlowCpu:
     intent: Intent
     variant: Variant
     seconds: dict[AgentKind, list[float]] = field(default_factory=lambda: defaultdict(list))
+    agent_changes: dict[AgentKind, list[int]] = field(default_factory=lambda: defaultdict(list))
 
 
 async def cpu_per_flow(repeats: int) -> list[FlowCpu]:
@@ -309,30 +312,47 @@ async def cpu_per_flow(repeats: int) -> list[FlowCpu]:
                         )
                         if problem is None:
                             flow.seconds[agent].append(spent)
+                            flow.agent_changes[agent].append(run.agent_changes)
     return flows
 
 
-def report_cpu(flows: Sequence[FlowCpu]) -> str:
+def report_cpu(flows: Sequence[FlowCpu], floor: Floor | None = None) -> str:
+    """The table, and the verdict on the worst flow. With the framework's `floor` per
+    task run, each flow's gap is set beside what its agent changes alone cost."""
     rows = []
     worst = 0.0
     for flow in flows:
         ours = median(flow.seconds[AgentKind.SUPERVISED])
         theirs = median(flow.seconds[AgentKind.SINGLE])
         worst = max(worst, ours / theirs if theirs else float("inf"))
-        rows.append(
-            [
-                f"{flow.intent.name.lower()}, {flow.variant.value}",
-                f"{ours * 1000:.1f}",
-                f"{theirs * 1000:.1f}",
-                ratio(ours, theirs),
-                f"{len(flow.seconds[AgentKind.SUPERVISED])}/{len(flow.seconds[AgentKind.SINGLE])}",
-            ]
+        changes = median([float(n) for n in flow.agent_changes[AgentKind.SUPERVISED]])
+        row = [
+            f"{flow.intent.name.lower()}, {flow.variant.value}",
+            f"{ours * 1000:.1f}",
+            f"{theirs * 1000:.1f}",
+            ratio(ours, theirs),
+            f"{changes:.0f}",
+        ]
+        if floor is not None:
+            framework = changes / 2 * floor.per_task_s
+            row += [f"{(ours - theirs) * 1000:.1f}", f"{framework * 1000:.1f}"]
+        completed = (
+            f"{len(flow.seconds[AgentKind.SUPERVISED])}/{len(flow.seconds[AgentKind.SINGLE])}"
         )
+        rows.append([*row, completed])
+    columns = ["flow", "this agent", "single agent", "ratio", "agent changes"]
+    if floor is not None:
+        columns += ["gap", "framework's share of the gap"]
     print_table(
         "CPU per completed call, each flow alone (median of the repeats; process CPU ms)",
-        ["flow", "this agent", "single agent", "ratio", "runs completed"],
+        [*columns, "runs completed"],
         rows,
     )
+    if floor is not None:
+        print(
+            "(the framework's share: agent changes / 2 x the framework's own CPU per task "
+            f"run, {floor.per_task_s * 1000:.2f} ms, measured with bare agents)"
+        )
     return f"{'MET' if worst <= 1.1 else 'MISSED'}: worst flow {worst:.2f}x"
 
 
@@ -347,7 +367,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     quiet_logs(args.verbose)
     print(f"Machine: {machine()}")
     targets = report_load(asyncio.run(measure_load(args.calls, args.pause, args.runs)))
-    targets[CPU_TARGET] = report_cpu(asyncio.run(cpu_per_flow(args.repeats)))
+    floor = asyncio.run(handoff_floor.measure(turns=30, runs=3))
+    handoff_floor.report(floor)
+    targets[CPU_TARGET] = report_cpu(asyncio.run(cpu_per_flow(args.repeats)), floor)
     print("\n## Targets\n")
     for target, shown in targets.items():
         print(f"- {target}: {shown}")

@@ -12,6 +12,7 @@ import pytest
 # `benchmarks/` sits beside `tests/` and is not installed: import it from the project root.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks import handoff_floor
 from benchmarks.callers import (
     BenchPopulation,
     Intent,
@@ -131,6 +132,17 @@ async def test_turns_are_told_apart_by_verification_and_hand_off() -> None:
     assert theirs.turn_kinds[0] == {TurnKind.VERIFICATION}
     assert all(TurnKind.HAND_OFF not in kinds for kinds in theirs.turn_kinds)
     assert len(ours.turn_kinds) == len(ours.turn_seconds)
+    # Identity, then the cancellation specialist: each in and back.
+    assert ours.agent_changes == 4
+    assert theirs.agent_changes == 0
+
+
+async def test_the_framework_floor_compares_turns_of_the_same_requests() -> None:
+    floor = await handoff_floor.measure(turns=2, runs=1)
+    # Both agents make the work call, the finish call and the answer: only the task differs.
+    assert floor.requests_per_turn == (3.0, 3.0)
+    assert floor.plain_s > 0
+    assert floor.hand_off_s > 0
 
 
 def test_full_collections_are_timed_and_others_are_not() -> None:
