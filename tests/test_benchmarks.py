@@ -21,8 +21,15 @@ from benchmarks.callers import (
     check_outcome,
     demo_caller,
 )
-from benchmarks.conversation import AgentKind, TurnKind, run_flow
-from benchmarks.load import full_collections
+from benchmarks.conversation import AgentKind, FlowRun, TurnKind, run_flow
+from benchmarks.load import (
+    GC_TARGET,
+    P95_TARGET,
+    AgentLoad,
+    LoadRun,
+    full_collections,
+    judge_load,
+)
 from benchmarks.roundtrips import Comparison, report
 from benchmarks.store_scale import namesakes_in_store, population, store_fingerprint
 
@@ -220,3 +227,27 @@ def test_a_cached_store_of_other_names_is_not_taken_for_this_one() -> None:
     unique = replace(people, namesakes=1)
     assert store_fingerprint(unique) != store_fingerprint(people)
     assert store_fingerprint(population(4000)) == store_fingerprint(people)
+
+
+def _load_run(calls: int, ours_s: float, theirs_s: float) -> LoadRun:
+    def load(agent: AgentKind, seconds: float) -> AgentLoad:
+        run = FlowRun(agent=agent, intent=Intent.LOOKUP, variant=Variant.ASKED)
+        run.turn_seconds = [seconds] * 20
+        run.turn_kinds = [frozenset()] * 20
+        return AgentLoad(agent=agent, runs=[run])
+
+    run = LoadRun(backend="sqlite", calls=calls, pause_s=3.0)
+    run.agents = {
+        AgentKind.SUPERVISED: load(AgentKind.SUPERVISED, ours_s),
+        AgentKind.SINGLE: load(AgentKind.SINGLE, theirs_s),
+    }
+    return run
+
+
+def test_the_load_targets_are_judged_only_at_their_size() -> None:
+    short = judge_load([_load_run(20, 0.010, 0.020)])
+    assert short[P95_TARGET].startswith("not measured (needs 100 paced calls; this run had 20)")
+    assert short[GC_TARGET] == short[P95_TARGET]
+    judged = judge_load([_load_run(100, 0.040, 0.020)])
+    assert judged[P95_TARGET] == "MISSED: sqlite median 2.00x [2.00-2.00]"
+    assert judged[GC_TARGET].startswith("MET in one process of 100 calls")
