@@ -9,6 +9,7 @@ import pty
 import select
 import signal
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -30,6 +31,14 @@ class AgentAtTerminal:
         pid, self._fd = pty.fork()
         if pid == 0:  # the child: the pseudo-terminal is its terminal
             os.chdir(workdir)
+            # The screen is to show all the agent wrote. By default the line discipline
+            # discards what the master has not read yet at each interrupt key, the
+            # earlier keys' echoes and the agent's own output alike, depending on how
+            # the kernel's work is scheduled (CI once saw a second Ctrl-C swallow the
+            # newline the chat wrote for the first). NOFLSH keeps it.
+            attributes = termios.tcgetattr(0)
+            attributes[3] |= termios.NOFLSH
+            termios.tcsetattr(0, termios.TCSANOW, attributes)
             os.execve(sys.executable, [sys.executable, str(AGENT), *args], env)
         self.pid = pid
         self.screen = ""
