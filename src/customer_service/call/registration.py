@@ -22,10 +22,10 @@ import pkgutil
 import textwrap
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from livekit.agents import RunContext, function_tool, llm
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from customer_service.call.guard import guarded
 from customer_service.call.specialist import Specialist
@@ -36,10 +36,32 @@ if TYPE_CHECKING:
     from customer_service.domain import Customer
     from customer_service.specialists.order_lookup import OrderLookupResult
 
-__all__ = ["Desk", "SpecialistRegistration", "registrations_in", "supervisor_tool"]
+__all__ = [
+    "PASS_ORDER_ID",
+    "CallersOrderId",
+    "Desk",
+    "SpecialistRegistration",
+    "registrations_in",
+    "supervisor_tool",
+]
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+CallersOrderId = Annotated[
+    str | None,
+    Field(
+        description=(
+            "The six-digit order number if the caller already said it, or the order just "
+            'discussed when they say "that order"; else omit.'
+        )
+    ),
+]
+"""A supervisor tool's `order_id` argument: the order the caller means, when they said
+it; the tool passes it to `Desk.callers_order`."""
+
+PASS_ORDER_ID = "Pass order_id when the caller has already said the number."
+"""The end of the instruction line (`when_to_use`) of a tool that takes `CallersOrderId`."""
 
 
 class Desk(Protocol):

@@ -23,7 +23,12 @@ from customer_service.call.consent_wording import ConsentTopic
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
 from customer_service.call.heard import caller_messages
-from customer_service.call.registration import Desk, supervisor_tool
+from customer_service.call.registration import (
+    PASS_ORDER_ID,
+    CallersOrderId,
+    Desk,
+    supervisor_tool,
+)
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import (
@@ -301,22 +306,14 @@ async def apply_address_change(
 @supervisor_tool(
     AddressUpdateTask,
     AddressUpdateResult,
-    when_to_use=(
-        "the caller wants an order delivered to a different address. Pass order_id when "
-        "the caller has already said the number."
-    ),
+    when_to_use=f"the caller wants an order delivered to a different address. {PASS_ORDER_ID}",
     menu_phrase="change a delivery address",
     writes="address_changed",
 )
 async def update_address(
-    desk: Desk, context: RunContext[CallState], order_id: str | None = None
+    desk: Desk, context: RunContext[CallState], order_id: CallersOrderId = None
 ) -> str:
-    """Change the delivery address of one of the caller's orders that has not shipped.
-
-    Args:
-        order_id: The six-digit order number if the caller already said it, or the
-            order just discussed when they say "that order"; else omit.
-    """
+    """Change the delivery address of one of the caller's orders that has not shipped."""
     state = context.userdata
     customer, order = await desk.callers_order(state, order_id)
     ensure_changeable(order)

@@ -20,7 +20,12 @@ from customer_service.call import audit
 from customer_service.call.confirmation import ConfirmBeforeActing
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
-from customer_service.call.registration import Desk, supervisor_tool
+from customer_service.call.registration import (
+    PASS_ORDER_ID,
+    CallersOrderId,
+    Desk,
+    supervisor_tool,
+)
 from customer_service.call.speakable import spaced_digits, spoken_items
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
@@ -182,22 +187,14 @@ async def apply_cancellation(state: CallState, order: OrderLookupResult) -> str:
 @supervisor_tool(
     CancellationTask,
     CancellationResult,
-    when_to_use=(
-        "the caller wants to cancel an order. Pass order_id when the caller has already "
-        "said the number."
-    ),
+    when_to_use=f"the caller wants to cancel an order. {PASS_ORDER_ID}",
     menu_phrase="cancel an order",
     writes="order_cancelled",
 )
 async def cancel_order(
-    desk: Desk, context: RunContext[CallState], order_id: str | None = None
+    desk: Desk, context: RunContext[CallState], order_id: CallersOrderId = None
 ) -> str:
-    """Cancel one of the caller's orders that has not shipped yet.
-
-    Args:
-        order_id: The six-digit order number if the caller already said it, or the
-            order just discussed when they say "that order"; else omit.
-    """
+    """Cancel one of the caller's orders that has not shipped yet."""
     state = context.userdata
     _, order = await desk.callers_order(state, order_id, disclosing=True)
     ensure_cancellable(order)

@@ -16,7 +16,12 @@ from customer_service.addresses import read_back as address_read_back
 from customer_service.call import audit
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
-from customer_service.call.registration import Desk, supervisor_tool
+from customer_service.call.registration import (
+    PASS_ORDER_ID,
+    CallersOrderId,
+    Desk,
+    supervisor_tool,
+)
 from customer_service.call.speakable import spaced_digits, spoken_date, spoken_items
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallerLine, CallState
@@ -381,20 +386,14 @@ def disclosed(state: CallState, order: OrderLookupResult) -> str:
     OrderLookupTask,
     OrderLookupResult,
     when_to_use=(
-        "the caller asks about an order's status, contents, tracking or delivery. Pass "
-        "order_id when the caller has already said the number."
+        f"the caller asks about an order's status, contents, tracking or delivery. {PASS_ORDER_ID}"
     ),
     menu_phrase="check the status of an order",
 )
 async def lookup_order(
-    desk: Desk, context: RunContext[CallState], order_id: str | None = None
+    desk: Desk, context: RunContext[CallState], order_id: CallersOrderId = None
 ) -> str:
-    """Look up one of the caller's orders: status, contents, tracking, delivery.
-
-    Args:
-        order_id: The six-digit order number if the caller already said it, or the
-            order just discussed when they say "that order"; else omit.
-    """
+    """Look up one of the caller's orders: status, contents, tracking, delivery."""
     state = context.userdata
     _, order = await desk.callers_order(state, order_id, disclosing=True)
     return disclosed(state, order)

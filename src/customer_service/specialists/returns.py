@@ -20,7 +20,12 @@ from customer_service.call import audit
 from customer_service.call.confirmation import ConfirmBeforeActing
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
-from customer_service.call.registration import Desk, supervisor_tool
+from customer_service.call.registration import (
+    PASS_ORDER_ID,
+    CallersOrderId,
+    Desk,
+    supervisor_tool,
+)
 from customer_service.call.speakable import count_word, spaced_digits, spoken_date, spoken_items
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
@@ -284,22 +289,14 @@ async def apply_return(state: CallState, order: OrderLookupResult, request: Retu
 @supervisor_tool(
     ReturnTask,
     ReturnResult,
-    when_to_use=(
-        "the caller wants to send back items of an order they received. Pass order_id "
-        "when the caller has already said the number."
-    ),
+    when_to_use=f"the caller wants to send back items of an order they received. {PASS_ORDER_ID}",
     menu_phrase="return items from an order you've received",
     writes="return_requested",
 )
 async def request_return(
-    desk: Desk, context: RunContext[CallState], order_id: str | None = None
+    desk: Desk, context: RunContext[CallState], order_id: CallersOrderId = None
 ) -> str:
-    """Request a return of items from one of the caller's orders they received.
-
-    Args:
-        order_id: The six-digit order number if the caller already said it, or the
-            order just discussed when they say "that order"; else omit.
-    """
+    """Request a return of items from one of the caller's orders they received."""
     state = context.userdata
     _, order = await desk.callers_order(state, order_id, disclosing=True)
     await ensure_returnable(state, order)
