@@ -30,7 +30,14 @@ from customer_service.specialists.cancellation import NOT_A_CLEAR_YES as NOT_CAN
 from customer_service.specialists.cancellation import CancellationTask
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import call_session
-from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
+from support.conversation import (
+    JORDAN,
+    JORDAN_SAYS,
+    agent_lines,
+    ask_then_verify,
+    tool_outputs,
+    verifying_for,
+)
 from support.demo_addresses import MARKET_ST_ARGUMENTS
 from support.scripted_llm import Call, Parallel, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
@@ -301,8 +308,7 @@ async def test_an_address_confirmed_in_the_reply_that_records_it_is_asked_about_
 ) -> None:
     model = ScriptedLLM(
         [
-            Call("update_address", {"order_id": "100102"}),
-            check_identity(JORDAN),
+            *verifying_for("update_address", "100102", JORDAN),
             Parallel((Call("record_address", MARKET_ST_ARGUMENTS), Call("confirm_address"))),
             relay,
         ]
@@ -326,8 +332,7 @@ async def test_a_yes_to_one_address_never_confirms_the_next_one_read_back(
     suite_7 = {**MARKET_ST_ARGUMENTS, "unit": "Suite 7"}
     model = ScriptedLLM(
         [
-            Call("update_address", {"order_id": "100102"}),
-            check_identity(JORDAN),
+            *verifying_for("update_address", "100102", JORDAN),
             Call("record_address", MARKET_ST_ARGUMENTS),
             # The caller says yes to the first address; the model records another one
             # and, in its next turn, confirms it with no word from the caller since.
@@ -349,17 +354,14 @@ async def test_a_yes_to_one_address_never_confirms_the_next_one_read_back(
 
 
 async def reach_cancellation_read_back(session: AgentSession[CallState]) -> None:
-    await session.run(user_input="I'd like to cancel order 100102")
-    await session.run(user_input=JORDAN_SAYS)
+    await ask_then_verify(session, "I'd like to cancel order 100102", JORDAN_SAYS)
 
 
 async def test_a_model_confirming_a_cancellation_unanswered_does_not_use_up_the_callers_refusals(
     settings: Settings,
 ) -> None:
     confirm = [Call("confirm_cancellation"), relay]
-    model = ScriptedLLM(
-        [Call("cancel_order", {"order_id": "100102"}), check_identity(JORDAN), *confirm * 3]
-    )
+    model = ScriptedLLM([*verifying_for("cancel_order", "100102", JORDAN), *confirm * 3])
     async with call_session(model, settings=settings) as session:
         await reach_cancellation_read_back(session)
         for _ in range(2):
@@ -396,8 +398,7 @@ async def test_a_quiet_caller_who_cut_off_the_cancellation_read_back_hears_all_o
     monkeypatch.setattr(cancellation, "CancellationTask", HeldCancellation)
     model = ScriptedLLM(
         [
-            Call("cancel_order", {"order_id": "100102"}),
-            check_identity(JORDAN),
+            *verifying_for("cancel_order", "100102", JORDAN),
             Call("confirm_cancellation"),
             relay,
         ]

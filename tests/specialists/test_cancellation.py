@@ -26,9 +26,11 @@ from support.conversation import (
     JORDAN_SAYS,
     PRIYA,
     agent_lines,
+    ask_then_verify,
     audit_events,
     check_identity,
     tool_outputs,
+    verifying_for,
 )
 from support.scripted_llm import Call, Decision, Parallel, Say, ScriptedLLM, Step, Turn
 from support.scripted_llm import relay_tool_output as relay
@@ -45,14 +47,13 @@ HANG_GUARD_S = 10.0  # a generous bound: a hang must fail the test, not stall it
 
 
 def until_read_back(order_id: str = "100102", details: dict[str, Any] = JORDAN) -> list[Step]:
-    return [Call("cancel_order", {"order_id": order_id}), check_identity(details)]
+    return [*verifying_for("cancel_order", order_id, details)]
 
 
 async def reach_read_back(
     session: AgentSession[CallState], order_id: str = "100102", says: str = JORDAN_SAYS
 ) -> None:
-    await session.run(user_input=f"I'd like to cancel order {order_id}")
-    await session.run(user_input=says)
+    await ask_then_verify(session, f"I'd like to cancel order {order_id}", says)
 
 
 async def status_of(session: AgentSession[CallState], order_id: str = "100102") -> OrderStatus:

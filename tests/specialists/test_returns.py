@@ -30,9 +30,10 @@ from support.conversation import (
     JORDAN_SAYS,
     PRIYA,
     agent_lines,
+    ask_then_verify,
     audit_events,
-    check_identity,
     tool_outputs,
+    verifying_for,
 )
 from support.scripted_llm import Call, Parallel, Say, ScriptedLLM, Step
 from support.scripted_llm import relay_tool_output as relay
@@ -57,14 +58,13 @@ CONFIRM: list[Step] = [Call("confirm_return"), relay]
 
 
 def until_question(order_id: str = "200201", details: dict[str, Any] = PRIYA) -> list[Step]:
-    return [Call("request_return", {"order_id": order_id}), check_identity(details)]
+    return [*verifying_for("request_return", order_id, details)]
 
 
 async def reach_question(
     session: AgentSession[CallState], order_id: str = "200201", says: str = PRIYA_SAYS
 ) -> None:
-    await session.run(user_input=f"I'd like to return order {order_id}")
-    await session.run(user_input=says)
+    await ask_then_verify(session, f"I'd like to return order {order_id}", says)
 
 
 def told(request: ReturnRequest, lead: str = "Your return is requested.") -> str:

@@ -30,6 +30,18 @@ def check_identity(details: dict[str, Any], **changes: str) -> Call:
     return Call("check_identity", {**details, **changes})
 
 
+def verifying_for(tool: str, order_id: str, details: dict[str, Any]) -> list[Call]:
+    """A model's first steps when the caller names an order before verifying: the
+    supervisor tool for it, then the identity specialist's check of `details`."""
+    return [Call(tool, {"order_id": order_id}), check_identity(details)]
+
+
+async def ask_then_verify(session: AgentSession[CallState], request: str, says: str) -> None:
+    """The caller's request, then their identity details when the agent asks."""
+    await session.run(user_input=request)
+    await session.run(user_input=says)
+
+
 def agent_lines(session: AgentSession[CallState]) -> list[str]:
     """What the agent said, in order."""
     return [
