@@ -1,10 +1,95 @@
-"""A yes read in code: numbers said with it must be whole numbers of what was read back."""
+"""A caller's answer read in code: one rule for a clear yes, a clear no and neither,
+used by every question; and a yes to a read-back, whose numbers must be whole numbers
+of what was read back."""
 
 from __future__ import annotations
 
 import pytest
 
-from customer_service.call.answers import confirms, declines_outright
+from customer_service.call.answers import (
+    acknowledgement_only,
+    confirms,
+    declines_outright,
+    polarity,
+)
+
+YES, NO, NEITHER = True, False, None
+ANSWERS: list[tuple[str, bool | None]] = [
+    ("yes", YES),
+    ("Yes please", YES),
+    ("yeah", YES),
+    ("yep", YES),
+    ("sure", YES),
+    ("sure thing", YES),
+    ("of course", YES),
+    ("go ahead", YES),
+    ("that's right", YES),
+    ("thats correct", YES),
+    ("Okay, yes", YES),
+    ("right, yes", YES),
+    ("yes, thanks", YES),
+    ("yes, no worries", YES),
+    ("yes please, and then I also need my delivery address updated", YES),
+    ("Yes. And I want to return an order too.", YES),
+    ("no", NO),
+    ("nope", NO),
+    ("no thanks", NO),
+    ("No, thank you.", NO),
+    ("that's not right", NO),
+    ("okay, no", NO),
+    ("all right, no", NO),
+    ("don't", NO),
+    # Acknowledgements answer nothing, alone or together.
+    ("okay", NEITHER),
+    ("ok", NEITHER),
+    ("okay thanks", NEITHER),
+    ("Okay, thank you.", NEITHER),
+    ("all right", NEITHER),
+    ("alright", NEITHER),
+    ("right", NEITHER),
+    ("no worries", NEITHER),
+    ("no problem", NEITHER),
+    ("fine", NEITHER),
+    ("great, thank you", NEITHER),
+    ("got it", NEITHER),
+    ("thanks", NEITHER),
+    # Questions, doubt, both at once, a negated yes.
+    ("sure thing?", NEITHER),
+    ("ok?", NEITHER),
+    ("are you sure?", NEITHER),
+    ("maybe", NEITHER),
+    ("I'm not sure", NEITHER),
+    ("why not", NEITHER),
+    ("yes and no", NEITHER),
+    ("absolutely not", NEITHER),
+    ("of course not", NEITHER),
+    ("yes please, and I don't know about the other order", NEITHER),
+    ("hmm", NEITHER),
+    ("", NEITHER),
+]
+
+
+@pytest.mark.parametrize(("said", "reading"), ANSWERS)
+def test_every_question_reads_an_answer_by_one_table(said: str, reading: bool | None) -> None:
+    assert polarity(said) is reading
+
+
+@pytest.mark.parametrize("said", [said for said, _ in ANSWERS if acknowledgement_only(said)])
+def test_an_acknowledgement_alone_is_never_an_answer(said: str) -> None:
+    assert polarity(said) is None
+
+
+def test_the_acknowledgements_the_table_holds() -> None:
+    acknowledgements = {said for said, _ in ANSWERS if acknowledgement_only(said)}
+    assert {"okay thanks", "all right", "alright", "right", "no worries", "fine"} <= (
+        acknowledgements
+    )
+
+
+@pytest.mark.parametrize(("said", "reading"), ANSWERS)
+def test_a_read_back_is_confirmed_only_by_a_clear_yes(said: str, reading: bool | None) -> None:
+    assert confirms(said, read_back="100102") is (reading is YES)
+
 
 ADDRESS_READ_BACK = "500 Howard St, Apt 4B, San Francisco, CA 94107, United States"
 

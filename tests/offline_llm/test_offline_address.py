@@ -278,7 +278,7 @@ def read_back() -> list[llm.ChatItem]:
     ]
 
 
-@pytest.mark.parametrize("line", ["yes", "correct", "that's right", "yep", "right"])
+@pytest.mark.parametrize("line", ["yes", "correct", "that's right", "yep", "right, yes"])
 async def test_address_yes_after_read_back_confirms(line: str) -> None:
     assert called(await answer(ADDRESS, *read_back(), user(line))) == ("confirm_address", {})
 

@@ -115,7 +115,7 @@ async def test_the_read_back_names_the_order_and_asks_yes_or_no() -> None:
 
 @pytest.mark.parametrize(
     "line",
-    ["yes", "Yes please", "yes, cancel it", "sure, go ahead", "ok", "that's right, yes"],
+    ["yes", "Yes please", "yes, cancel it", "sure, go ahead", "okay, yes", "that's right, yes"],
 )
 async def test_a_clear_yes_confirms(line: str) -> None:
     response = await answer(CANCELLATION, *read_back_then(line))
@@ -151,6 +151,13 @@ async def test_no_or_keeping_the_order_gives_up(line: str) -> None:
         # it, so the question is asked again rather than the order kept.
         "cancel it",
         "please cancel it",
+        # Acknowledgements answer nothing (`call.answers`).
+        "ok",
+        "okay thanks",
+        "all right",
+        "alright",
+        "right",
+        "no worries",
     ],
 )
 async def test_an_unclear_answer_hears_the_read_back_again(line: str) -> None:

@@ -137,7 +137,7 @@ def offered_a_colleague() -> list[llm.ChatItem]:
     ]
 
 
-@pytest.mark.parametrize("line", ["yes", "yes please", "sure", "ok"])
+@pytest.mark.parametrize("line", ["yes", "yes please", "sure", "okay, yes"])
 async def test_yes_to_a_colleague_transfers(line: str) -> None:
     before = offered_a_colleague()
     response = await answer(FULL_SUPERVISOR, *before, user(line))

@@ -76,7 +76,7 @@ def offered_a_colleague() -> list[llm.ChatItem]:
     ]
 
 
-@pytest.mark.parametrize("line", ["yes", "yes please", "ok"])
+@pytest.mark.parametrize("line", ["yes", "yes please", "okay, yes"])
 async def test_yes_to_a_colleague_inside_a_specialist_transfers(line: str) -> None:
     assert called(await answer(ADDRESS, *offered_a_colleague(), user(line))) == (
         "transfer_to_human",

@@ -1,7 +1,20 @@
 """A caller's own words read in code: normalisation, phrase matching, a clear yes or no.
 
-Policy that depends on what the caller said (a yes to a read-back, a consent answer)
-reads the words here, never only the model's account of them.
+Policy that depends on what the caller said (a yes to a read-back, a consent answer,
+the calling-number question) reads the words here, never only the model's account of
+them, and every question reads them with one rule, `polarity`: a clear yes, a clear no,
+or neither. Neither is asked about again; it never counts as either answer.
+
+- Acknowledgements ("okay", "okay thanks", "all right", "alright", "right", "fine",
+  "no worries", "no problem") answer nothing: a caller says them to whatever they just
+  heard. Said with an answer they count for neither side ("okay, yes" is a yes).
+- A question is no answer ("sure thing?", "are you sure?"), nor is doubt ("maybe"), nor
+  a yes and a no together ("yes and no"), nor a negated yes ("absolutely not").
+- A yes followed by a new request ("yes please, and then I also need my address
+  updated") is a yes: the request's words count for neither side, unless they hold a
+  no, doubt or a question, which make the whole answer neither. A yes to a read-back
+  (`confirms`) also takes no correction ("yes, but ...", "change") and no number the
+  read-back did not say, wherever in the answer they come.
 """
 
 from __future__ import annotations
@@ -16,7 +29,6 @@ __all__ = [
     "acknowledgement_only",
     "confirms",
     "declines_outright",
-    "explicit_answer",
     "normalise",
     "polarity",
 ]
@@ -70,8 +82,28 @@ _UNSURE = Phrases(
         "what do you mean",
     ]
 )
-# Positive idioms that contain a negative word.
-_POSITIVE_IDIOMS = Phrases(["no problem", "no worries", "why not", "not a problem"])
+# Words that acknowledge what was heard without answering anything: "okay, thanks".
+_ACKNOWLEDGEMENTS = Phrases(
+    [
+        "okay",
+        "ok",
+        "thanks",
+        "thank you",
+        "alright",
+        "all right",
+        "right",
+        "great",
+        "cool",
+        "got it",
+        "fine",
+        "perfect",
+        "no worries",
+        "no problem",
+        "not a problem",
+    ]
+)
+# Idioms with a negative word in them that say no no ("why not" says no yes either).
+_NOT_NEGATIVE = Phrases(["no problem", "no worries", "not a problem", "why not"])
 _NO = Phrases(
     [
         "no",
@@ -100,6 +132,7 @@ _NO = Phrases(
 )
 # A yes-word with one of these is no yes: "absolutely not", "of course not".
 _NEGATION = Phrases(["not", "never", "no way"])
+# No acknowledgement is here: "okay", "all right" or "right" alone answer nothing.
 _YES = Phrases(
     [
         "yes",
@@ -110,10 +143,7 @@ _YES = Phrases(
         "correct",
         "that's right",
         "that is right",
-        "right",
         "sure",
-        "ok",
-        "okay",
         "agree",
         "i agree",
         "consent",
@@ -131,18 +161,15 @@ _YES = Phrases(
 
 
 def polarity(text: str) -> bool | None:
-    """True for a clear yes, False for a clear no, None when unclear or mixed.
-
-    A question is not an answer ("ok?", "are you sure?"), and a negated yes-word is no
-    yes ("absolutely not", "of course not" are unclear, never a yes).
-    """
+    """True for a clear yes, False for a clear no, None for neither: the one rule every
+    question reads its answer with (see the module's docstring)."""
     said = normalise(text)
     if _UNSURE.found_in(said) or said.endswith("?"):
         return None
-    plain = _POSITIVE_IDIOMS.removed_from(said)
+    plain = _NOT_NEGATIVE.removed_from(said)
     answered_no = _NO.found_in(plain)
     # "that's not right" says no; the "right" inside it is not a yes.
-    answered_yes = _POSITIVE_IDIOMS.found_in(said) or _YES.found_in(_NO.removed_from(plain))
+    answered_yes = _YES.found_in(_NO.removed_from(plain))
     if answered_yes and _NEGATION.found_in(plain):
         return None
     if answered_yes == answered_no:
@@ -150,43 +177,11 @@ def polarity(text: str) -> bool | None:
     return answered_yes
 
 
-# Words that acknowledge what was said without answering anything: "okay, thanks".
-_ACKNOWLEDGEMENTS = Phrases(
-    [
-        "okay",
-        "ok",
-        "thanks",
-        "thank you",
-        "alright",
-        "all right",
-        "great",
-        "cool",
-        "got it",
-        "fine",
-        "perfect",
-    ]
-)
-
-
 def acknowledgement_only(text: str) -> bool:
     """Whether `text` is only acknowledgements ("okay", "thanks", "great, thank you"):
-    words a caller says to what they just heard, whatever it was."""
+    words a caller says to what they just heard, whatever it was. Never a yes or a no."""
     said = normalise(text)
     return bool(said) and re.search(r"\w", _ACKNOWLEDGEMENTS.removed_from(said)) is None
-
-
-def explicit_answer(text: str) -> bool | None:
-    """True for a clear yes to a question, False for a clear no, None otherwise.
-
-    Stricter than `polarity`: acknowledgements answer nothing, so "okay" or "thanks",
-    alone or together, are neither a yes nor a no, and said with an answer they count
-    for neither side ("okay, yes" is a yes, "okay, no" a no, "no thanks" a no). For
-    questions whose answer is consent: a caller acknowledging what they heard before
-    the question has not agreed to anything.
-    """
-    if acknowledgement_only(text):
-        return None
-    return polarity(_ACKNOWLEDGEMENTS.removed_from(normalise(text)))
 
 
 # A caller refusing something in so many words: "stop texting me", "no more texts".

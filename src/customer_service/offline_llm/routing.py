@@ -16,7 +16,6 @@ from livekit.agents import llm
 from customer_service.call.answers import (
     Phrases,
     acknowledgement_only,
-    explicit_answer,
     normalise,
     polarity,
 )
@@ -105,7 +104,7 @@ def new_request(line: str) -> str | None:
     goodbye that answers no question, or a request a specialist module recognises
     (`asks_for`). What a specialist hears as a change of topic when it is not its own
     work."""
-    if _GOODBYE.found_in(normalise(line)) and explicit_answer(line) is None:
+    if _GOODBYE.found_in(normalise(line)) and polarity(line) is None:
         return "end_call"
     for specialist in sorted(registered(), key=lambda specialist: specialist.topic_rank):
         if specialist.asks_for is not None and specialist.asks_for(line):

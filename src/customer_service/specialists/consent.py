@@ -24,7 +24,7 @@ from livekit.agents.llm import ToolFlag
 from pydantic import AwareDatetime, BaseModel, ConfigDict, JsonValue, ValidationError
 
 from customer_service.call import audit
-from customer_service.call.answers import acknowledgement_only, declines_outright, explicit_answer
+from customer_service.call.answers import acknowledgement_only, declines_outright, polarity
 from customer_service.call.code_steps import calls_a_tool, code_step, for_the_model, step_call
 from customer_service.call.consent_wording import CONSENT_CONFIRMATIONS as CONSENT_CONFIRMATIONS
 from customer_service.call.consent_wording import CONSENT_WORDING as CONSENT_WORDING
@@ -120,7 +120,7 @@ class ConsentTask(Specialist[ConsentResult]):
             granted: True for a clear yes, false for a clear no.
         """
         answer = self._question.answer() if self._question.heard else None
-        said = explicit_answer(answer) if answer is not None else None
+        said = polarity(answer) if answer is not None else None
         if said is None or said is not granted:
             # The caller's own words decide; the model's reading of them does not.
             self._unclear_answer()

@@ -15,7 +15,7 @@ from livekit.agents import Agent, JobContext
 from livekit.agents.llm import ChatMessage
 from livekit.agents.voice import SpeechHandle
 
-from customer_service.call.answers import explicit_answer, polarity
+from customer_service.call.answers import polarity
 from customer_service.call.heard import SpokenQuestion, caller_messages
 from customer_service.call.state import CallerLine, CallState
 
@@ -126,7 +126,7 @@ class CallingNumberConfirmation:
         nothing said by the agent in between, and no clear no from them since it was
         asked."""
         answer = self._question.answer()
-        if answer is None or explicit_answer(answer) is not True:
+        if answer is None or polarity(answer) is not True:
             return False
         if not self._answered_directly():
             return False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from customer_service.call.answers import Phrases, declines_outright, explicit_answer, normalise
+from customer_service.call.answers import Phrases, declines_outright, normalise, polarity
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
 from customer_service.offline_llm.specialist_replies import first_question, leave, transfer
 from customer_service.offline_llm.specialists import OfflineSpecialist
@@ -101,7 +101,7 @@ def respond(conversation: Conversation) -> Reply:
         return left
     line = conversation.last_caller_line or ""
     # Consent takes an explicit answer: "okay" or "thanks" alone agrees to nothing.
-    answer = explicit_answer(line)
+    answer = polarity(line)
     if answer is not None:
         return CallTool("record_consent", {"granted": answer})
     if _MOVE_ON.found_in(normalise(line)):
