@@ -77,6 +77,7 @@ class PledgeTask(Specialist[Pledge]):
             not_a_clear_yes=NOT_A_CLEAR_YES,
             refused=KEPT,
             max_refusals=2,
+            nothing_done=KEPT,
             unanswered=UNANSWERED,
             replaced=REPLACED,
         )

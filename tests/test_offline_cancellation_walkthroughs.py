@@ -147,3 +147,20 @@ async def test_a_yes_or_no_after_hearing_the_order_is_already_cancelled(
     assert said[2] == "Order 1 0 0, 1 0 2 is already cancelled."
     assert said[3].endswith(then)
     assert said[4:] == [GOODBYE]
+
+
+async def test_a_yes_with_a_return_request_cancels_then_takes_the_return(
+    database_url: str,
+) -> None:
+    said = (
+        await chat(
+            database_url,
+            "I'd like to cancel order 100102",
+            JORDAN,
+            "Yes. And I want to return an order too.",
+        )
+    ).agent
+    # Cancelled first, said so, and then the return is taken up: which order?
+    assert said[2:] == [READ_BACK, CANCELLED, ORDER_QUESTION]
+    assert await statuses(database_url) == (OrderStatus.SHIPPED, OrderStatus.CANCELLED)
+    assert await cancellations(database_url) == ["100102"]

@@ -62,8 +62,9 @@ OWN_TOOLS = dedent(
 ).strip()
 HOW_TO_RELAY = dedent(
     """
-    When a tool stopped because the caller asked for something else, act on the caller's
-    latest words at once, as a new request.
+    When the caller asked for something else while a tool ran, say what the tool said
+    (what was done, or that nothing was changed), then act on the caller's latest words
+    at once, as a new request.
     Tool results are facts written for the caller: relay them briefly in your own words,
     then ask if there is anything else. When a tool fails, say what it says and offer
     what it offers. Never state account or order details no tool returned, and never

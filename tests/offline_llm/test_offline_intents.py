@@ -5,6 +5,8 @@ against that table alone."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from livekit.agents import llm
 
@@ -118,11 +120,19 @@ def stopped_for(tool: str, asked: str, then: str, output: str) -> list[llm.ChatI
     ]
 
 
+def said_then_called(response: llm.CollectedResponse) -> tuple[str, str, dict[str, object]]:
+    """A reply that says something and makes one call."""
+    (call,) = response.tool_calls
+    return response.text, call.name, json.loads(call.arguments)
+
+
 async def test_the_supervisor_takes_the_request_a_specialist_was_left_for() -> None:
+    # What the stopped specialist said (nothing was changed), then the new request.
     items = stopped_for(
         "cancel_order", "cancel my order", "hmm, first where's order 100101", "All right."
     )
-    assert called(await answer(FULL_SUPERVISOR, items)) == (
+    assert said_then_called(await answer(FULL_SUPERVISOR, items)) == (
+        "All right.",
         "lookup_order",
         {"order_id": "100101"},
     )
@@ -130,7 +140,39 @@ async def test_the_supervisor_takes_the_request_a_specialist_was_left_for() -> N
 
 async def test_a_goodbye_inside_a_specialist_ends_the_call() -> None:
     items = stopped_for("update_address", "new address please", "cya, bye", "All right.")
-    assert called(await answer(FULL_SUPERVISOR, items)) == ("end_call", {})
+    assert said_then_called(await answer(FULL_SUPERVISOR, items)) == (
+        "All right.",
+        "end_call",
+        {},
+    )
+
+
+async def test_a_change_made_on_a_yes_said_with_a_new_request_is_said_then_the_request_taken() -> (
+    None
+):
+    done = "Done. Order 1 0 0, 1 0 2 is cancelled."
+    items = [
+        user("cancel order 100102"),
+        llm.FunctionCall(name="cancel_order", arguments="{}", call_id="confirmed"),
+        user("Yes. And I want to return an order too."),
+        llm.FunctionCallOutput(
+            name="cancel_order", output=done, is_error=False, call_id="confirmed"
+        ),
+    ]
+    assert said_then_called(await answer(FULL_SUPERVISOR, items)) == (done, "request_return", {})
+
+
+async def test_a_change_made_on_a_plain_yes_is_relayed() -> None:
+    done = "Done. Order 1 0 0, 1 0 2 is cancelled."
+    items = [
+        user("cancel order 100102"),
+        llm.FunctionCall(name="cancel_order", arguments="{}", call_id="confirmed"),
+        user("Yes please"),
+        llm.FunctionCallOutput(
+            name="cancel_order", output=done, is_error=False, call_id="confirmed"
+        ),
+    ]
+    assert said(await answer(FULL_SUPERVISOR, items)) == f"{done} {ANYTHING_ELSE}"
 
 
 async def test_a_specialist_the_caller_stopped_is_relayed() -> None:

@@ -1,14 +1,16 @@
 """A model leaves any specialist when the caller asks for something else: the tool and
-its instructions are offered to every specialist, nothing is saved, and the supervisor
-gets the caller's request to act on."""
+its instructions are offered to every specialist, nothing is saved (a specialist that
+confirms before acting says so in its own words), and the supervisor gets the caller's
+request to act on."""
 
 from __future__ import annotations
 
 from livekit.agents import llm
 
-from customer_service.call.wording import LEFT_FOR_SOMETHING_ELSE, SPECIALIST_WAY_OUT
+from customer_service.call.wording import SPECIALIST_WAY_OUT
 from customer_service.domain import OrderStatus
 from customer_service.settings import Settings
+from customer_service.specialists.cancellation import kept_message
 from customer_service.testing import call_session
 from support.conversation import JORDAN, JORDAN_SAYS, check_identity
 from support.scripted_llm import Call, Decision, ScriptedLLM, Turn
@@ -35,7 +37,7 @@ def take_the_new_request(turn: Turn) -> Decision:
     assert (output.name, output.is_error, output.output) == (
         "cancel_order",
         True,
-        LEFT_FOR_SOMETHING_ELSE,
+        kept_message("100102"),
     )
     assert turn.last_user_text == SWITCH
     return Call("lookup_order", {"order_id": "100101"})

@@ -48,6 +48,11 @@ What it guarantees, whatever the model calls, with whatever arguments, in one re
   the `max_refusals`-th ends the specialist with `ToolError(refused)`, changing nothing.
 - A confirm before anything was proposed is answered `NOTHING_TO_CONFIRM_YET`.
 - Two confirms in one reply finish the specialist once (`Specialist.finish`).
+- A caller who asks for something else (`caller_wants_something_else`, sent alone or
+  with a confirm, in either order) after hearing the read-back in full and saying a
+  clear yes to it gets the change made first: the specialist finishes with the
+  proposal. Without that yes it finishes with `nothing_done`, the specialist's plain
+  sentence that nothing was changed.
 
 When the confirm tool is offered, and why it still works before: the tool is added with
 `update_tools()` at the first proposal. The framework takes a reply's tools when the reply
@@ -73,7 +78,7 @@ from livekit.agents.llm import FunctionTool
 from customer_service.call.answers import confirms
 from customer_service.call.guard import guarded
 from customer_service.call.heard import SpokenQuestion
-from customer_service.call.specialist import Specialist
+from customer_service.call.specialist import LeftForNewRequest, Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import NOTHING_TO_CONFIRM_YET, STILL_THERE
 
@@ -98,7 +103,8 @@ class ConfirmBeforeActing(Generic[ResultT]):
     `tool_name` and `tool_description` make the confirm tool the model sees (a prompt:
     short and exact). The sentences are the tool's answers the model relays:
     `not_a_clear_yes` after an answer that is not a clear yes; `refused` ends the
-    specialist (as its `ToolError`) at the `max_refusals`-th; `unanswered` (default
+    specialist (as its `ToolError`) at the `max_refusals`-th; `nothing_done` ends it
+    when the caller asks for something else without having confirmed; `unanswered` (default
     `not_a_clear_yes`) for a confirm before the caller answered the read-back;
     `replaced` (default `unanswered`) for one sent while a newer read-back plays.
     """
@@ -112,6 +118,7 @@ class ConfirmBeforeActing(Generic[ResultT]):
         not_a_clear_yes: str,
         refused: str,
         max_refusals: int,
+        nothing_done: str,
         unanswered: str | None = None,
         replaced: str | None = None,
     ) -> None:
@@ -120,6 +127,7 @@ class ConfirmBeforeActing(Generic[ResultT]):
         self._not_a_clear_yes = not_a_clear_yes
         self._refused_message = refused
         self._max_refusals = max_refusals
+        self._nothing_done = nothing_done
         self._unanswered = unanswered or not_a_clear_yes
         self._replaced = replaced or self._unanswered
         self._proposal: _Proposal[ResultT] | None = None
@@ -129,6 +137,7 @@ class ConfirmBeforeActing(Generic[ResultT]):
         )
         """The confirm tool; list it in the specialist's tools to offer it from the start."""
         specialist.runs_when_called = (*specialist.runs_when_called, self.tool)
+        specialist.settles_on_leaving = self
 
     @property
     def proposal(self) -> ResultT | None:
@@ -191,6 +200,16 @@ class ConfirmBeforeActing(Generic[ResultT]):
             self._specialist.finish(ToolError(self._refused_message))
             return
         raise ToolError(self._not_a_clear_yes)
+
+    def on_leaving(self) -> ResultT | LeftForNewRequest:
+        """How the specialist ends when the caller asks for something else: with the
+        proposal when they heard its read-back in full and then clearly said yes ("yes
+        please, and I also need ..."), so the change is made before their next request;
+        otherwise changing nothing, and saying so plainly."""
+        proposal, answer = self._proposal, self._read_back.answer()
+        if proposal and answer is not None and confirms(answer, read_back=proposal.numbers):
+            return proposal.result
+        return LeftForNewRequest(self._nothing_done)
 
     # Its own cap on refusals is the bound here, not the count of repeated calls.
     @guarded(count_repeats=False)

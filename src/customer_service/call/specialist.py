@@ -11,7 +11,7 @@ run one at a time. With that in place, turning them off would only cost round tr
 from __future__ import annotations
 
 from collections.abc import AsyncIterable
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from livekit.agents import (
     Agent,
@@ -37,11 +37,19 @@ from customer_service.call.wording import (
 from customer_service.telephony.transfer import hand_to_person
 
 ResultT = TypeVar("ResultT")
+OutcomeT_co = TypeVar("OutcomeT_co", covariant=True)
 
 
 class LeftForNewRequest(ToolError):
     """A specialist the caller left by asking for something else: nothing was saved, and
     their request, in the history, is answered next."""
+
+
+class SettlesOnLeaving(Protocol[OutcomeT_co]):
+    """What decides how a specialist ends when the caller asks for something else: a
+    change they already confirmed (`call.confirmation`) is made before they move on."""
+
+    def on_leaving(self) -> OutcomeT_co | LeftForNewRequest: ...
 
 
 class Specialist(AgentTask[ResultT], Generic[ResultT]):
@@ -61,6 +69,9 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
     never runs, and a run that never happened cannot have failed."""
     left_for_new_request = False
     """The caller asked for something else: stopped by the caller, not a failure."""
+    settles_on_leaving: SettlesOnLeaving[ResultT] | None = None
+    """How the specialist ends when the caller asks for something else; without one, it
+    saves nothing and says so (`LEFT_FOR_SOMETHING_ELSE`)."""
     runs_when_called: tuple[llm.FunctionTool[Any, Any], ...] = ()
     """Tools that run whenever the model calls them, offered or not. `update_tools()`
     takes effect only from the next reply: a tool it adds, called in the reply whose tool
@@ -130,16 +141,19 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
     async def caller_wants_something_else(
         self, context: RunContext[CallState], request: str
     ) -> None:
-        """Stop this task, saving nothing, because the caller asks for something else or
-        says goodbye; their request is handled next.
+        """Stop this task because the caller asks for something else or says goodbye;
+        their request is handled next. A change they already clearly confirmed is made
+        first; nothing else is saved.
 
         Args:
             request: The caller's new request, in a few words.
         """
-        # Only a flag and an outcome: nothing here may act on the model's words, and the
-        # supervisor reads the caller's own request from the history.
-        self.left_for_new_request = True
-        self.finish(LeftForNewRequest(LEFT_FOR_SOMETHING_ELSE))
+        # Nothing here acts on the model's words: a change is made only on the caller's
+        # own yes, read in code, and the supervisor reads their request from the history.
+        settles = self.settles_on_leaving
+        outcome = settles.on_leaving() if settles else LeftForNewRequest(LEFT_FOR_SOMETHING_ELSE)
+        self.left_for_new_request = isinstance(outcome, LeftForNewRequest)
+        self.finish(outcome)
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
     @guarded(count_repeats=False, notice_if_slow=False)

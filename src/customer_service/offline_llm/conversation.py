@@ -14,9 +14,10 @@ __all__ = ["CallTool", "Conversation", "Reply", "Say"]
 
 @dataclass(frozen=True)
 class Say:
-    """Speak these words."""
+    """Speak these words, then make the call `then`, if any, in the same reply."""
 
     text: str
+    then: CallTool | None = None
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ class OfflineLLM(llm.LLM[Never]):
 
 
 class OfflineLLMStream(llm.LLMStream):
-    """Sends one chunk: the reply's text, or its single tool call."""
+    """Sends one chunk: the reply's text, its single tool call, or both."""
 
     def __init__(
         self,
@@ -79,14 +79,17 @@ class OfflineLLMStream(llm.LLMStream):
         conversation = Conversation.of(self.chat_ctx, get_fnc_tool_names(self.tools))
         reply = decide(conversation, tools_allowed=self._tools_allowed)
         if isinstance(reply, CallTool):
-            call = llm.FunctionToolCall(
-                name=reply.name,
-                arguments=json.dumps(dict(reply.arguments)),
-                call_id=self._offline_llm.next_id("offline_call"),
-            )
-            delta = llm.ChoiceDelta(role="assistant", tool_calls=[call])
+            delta = llm.ChoiceDelta(role="assistant", tool_calls=[self._tool_call(reply)])
         else:
-            delta = llm.ChoiceDelta(role="assistant", content=reply.text)
+            calls = [self._tool_call(reply.then)] if reply.then else []
+            delta = llm.ChoiceDelta(role="assistant", content=reply.text, tool_calls=calls)
         self._event_ch.send_nowait(
             llm.ChatChunk(id=self._offline_llm.next_id("offline_chunk"), delta=delta)
+        )
+
+    def _tool_call(self, call: CallTool) -> llm.FunctionToolCall:
+        return llm.FunctionToolCall(
+            name=call.name,
+            arguments=json.dumps(dict(call.arguments)),
+            call_id=self._offline_llm.next_id("offline_call"),
         )

@@ -93,22 +93,37 @@ def _relay(
     return Say(f"{text} {profile.follow_up}")
 
 
+def _asked_meanwhile(conversation: Conversation, output: llm.FunctionCallOutput) -> CallTool | None:
+    """The call for what the caller asked for while the tool of `output` ran: work that
+    stopped for it (an error), or a new request said with their answer ("yes, and I
+    want to return an order too")."""
+    if not conversation.caller_spoke_during(output):
+        return None
+    if not output.is_error and routing.new_request(conversation.last_caller_line or "") is None:
+        return None
+    reply = routing.respond(conversation)
+    if (
+        isinstance(reply, CallTool)
+        and reply.name != conversation.tool_name(output)
+        and conversation.offers(reply.name)
+    ):
+        return reply
+    return None
+
+
 def decide(conversation: Conversation, *, tools_allowed: bool = True) -> Reply:
     """The offline model's whole answer to one request."""
     profile = profile_for(conversation.tools)
     last = conversation.last_turn
     if isinstance(last, llm.FunctionCallOutput):
-        if (
-            profile is SUPERVISOR
-            and last.is_error
-            and conversation.caller_spoke_during(last)
-            and isinstance(reply := routing.respond(conversation), CallTool)
-            and reply.name != conversation.tool_name(last)
-            and tools_allowed
-            and conversation.offers(reply.name)
-        ):
-            # The work stopped because the caller asked for something else: that request.
-            return reply
+        request = _asked_meanwhile(conversation, last) if profile is SUPERVISOR else None
+        if request is not None and tools_allowed:
+            if routing.new_request(conversation.last_caller_line or "") is None:
+                # The work stopped for words that are no new request (a person, asked
+                # for inside the specialist): the caller's words are acted on.
+                return request
+            # What became of the work (done, or nothing changed), then the new request.
+            return Say(unquoted(last.output).strip(), then=request)
         return _relay(profile, conversation, last)
     if conversation.last_caller_line is None:
         return Say(profile.opening or profile.prompt(conversation))

@@ -131,6 +131,7 @@ class AddressUpdateTask(Specialist[AddressUpdateResult]):
             not_a_clear_yes=NOT_A_CLEAR_YES,
             refused=ADDRESS_NOT_CONFIRMED,
             max_refusals=MAX_REFUSED_CONFIRMATIONS,
+            nothing_done=ADDRESS_UPDATE_ABANDONED,
             unanswered=CONFIRMATION_NEEDED,
             replaced=ADDRESS_CHANGED_SINCE_READ_BACK,
         )

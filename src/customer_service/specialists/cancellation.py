@@ -97,6 +97,7 @@ class CancellationTask(Specialist[CancellationResult]):
             not_a_clear_yes=NOT_A_CLEAR_YES,
             refused=kept_message(order.order_id),
             max_refusals=MAX_REFUSED_CONFIRMATIONS,
+            nothing_done=kept_message(order.order_id),
         )
         # No earlier history: a "yes" said to something else must not answer this. The
         # order is read back as the task opens, so its confirm tool is offered at once.

@@ -145,6 +145,7 @@ class ReturnTask(Specialist[ReturnResult]):
             not_a_clear_yes=NOT_A_CLEAR_YES,
             refused=RETURN_ABANDONED,
             max_refusals=MAX_REFUSED_CONFIRMATIONS,
+            nothing_done=RETURN_ABANDONED,
         )
 
     def collected(self) -> dict[str, JsonValue]:
