@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from customer_service.settings import Settings
 from customer_service.specialists.address_update import opening_question as address_question
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
@@ -159,10 +161,17 @@ async def test_the_same_specialist_tool_twice_in_one_reply_asks_the_caller_once(
     assert not model.overran
 
 
+@pytest.mark.parametrize("written_again", ["100102", "100 102", "100-102", "one zero zero 102"])
 async def test_a_duplicate_of_a_saved_change_does_not_ask_for_the_address_again(
-    settings: Settings,
+    settings: Settings, written_again: str
 ) -> None:
-    twice = Parallel((Call("update_address", {"order_id": "100102"}),) * 2)
+    # The same order, written two ways in one reply, is one request.
+    twice = Parallel(
+        (
+            Call("update_address", {"order_id": "100102"}),
+            Call("update_address", {"order_id": written_again}),
+        )
+    )
     model = ScriptedLLM(
         [
             Call("verify_identity"),

@@ -4,21 +4,41 @@ A model that calls `lookup_order` twice in one reply would otherwise run the ord
 lookup twice, one after the other, and ask the caller for the number again after they
 had answered; a duplicate `update_address` would ask for the address after the change
 was saved. The duplicate waits for the first instead, and returns its result (or raises
-its error) without running again.
+its error) without running again. Calls are the same when their arguments are, read as
+the tool reads them: "100102" and "100 102" name one order (`request_key`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import json
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar, cast
 
-__all__ = ["DuplicateCalls"]
+from customer_service.normalize import normalize_order_id
+
+__all__ = ["DuplicateCalls", "request_key"]
 
 R = TypeVar("R")
 
 Reply = tuple[str, int]
 """One model reply: its speech handle's id and the step of that speech it belongs to."""
+
+
+def request_key(name: str, arguments: Mapping[str, Any]) -> str:
+    """What a call to tool `name` asks for: its arguments as the tool reads them, an
+    order number in any written form as its six digits."""
+    read = {
+        argument: _order_number(value) if argument == "order_id" else value
+        for argument, value in arguments.items()
+    }
+    return f"{name}:{json.dumps(read, sort_keys=True, default=str)}"
+
+
+def _order_number(value: object) -> object:
+    if not isinstance(value, str):
+        return value
+    return normalize_order_id(value) or value
 
 
 class DuplicateCalls:

@@ -20,6 +20,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 from livekit.agents import RunContext, StopResponse, ToolError
 
+from customer_service.call.duplicates import request_key
 from customer_service.call.late_results import say_if_cut_off
 from customer_service.call.state import CallState
 from customer_service.call.wording import REPEATED_CALL, STORE_APOLOGY, UNEXPECTED_APOLOGY
@@ -66,15 +67,17 @@ def guarded(
         async def run(
             self: SelfT, context: RunContext[CallState], *args: P.args, **kwargs: P.kwargs
         ) -> R:
-            key = call_key(name, arguments(self, context, *args, **kwargs))
+            given = arguments(self, context, *args, **kwargs)
+            key = call_key(name, given)
             if not one_at_a_time:
                 return await checked(key, self, context, *args, **kwargs)
-            # The same request twice in one reply is one request: the second waits for
-            # the first's outcome instead of starting its specialist again.
+            # The same request twice in one reply is one request, however its order
+            # number was written: the second waits for the first's outcome instead of
+            # starting its specialist again.
             speech = context.speech_handle
             result = await context.userdata.duplicate_calls.once(
                 (speech.id, speech.num_steps),
-                key,
+                request_key(name, given),
                 lambda: checked(key, self, context, *args, **kwargs),
             )
             if result is not None:
