@@ -169,8 +169,8 @@ class CustomerServiceAgent(Agent):
         if asking:
             yield step_call(ASK_OWED_QUESTION)
 
-    @code_step
     @function_tool()
+    @code_step
     @guarded(count_repeats=False, one_at_a_time=True, notice_if_slow=False)
     async def ask_owed_question(self, context: RunContext[CallState]) -> None:
         """Never offered to the model: puts the questions owed to the caller, once the

@@ -9,28 +9,70 @@ words (`RunContext.wait_for_playout` waits for them; a caller who cuts them off 
 the tool). So `llm_node` sends its decision as a call to one of the agent's own tools,
 marked `code_step`; `for_the_model` leaves those tools, and their calls, out of what the
 model is offered and shown.
+
+Not offered is not enough: the framework runs any of the agent's tools a reply names,
+offered or not. So a code step runs only for a call `step_call` made: its call id
+carries a signature only this process can make, and the model never sees one. A model
+that calls the step by name is refused, and nothing happens.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import hmac
 import json
+import secrets
 import uuid
-from collections.abc import Sequence
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
-from livekit.agents import llm
+from livekit.agents import RunContext, ToolError, llm
 
-__all__ = ["calls_a_tool", "code_step", "for_the_model", "offered_to_the_model", "step_call"]
+__all__ = [
+    "NOT_A_STEP_FOR_THE_MODEL",
+    "calls_a_tool",
+    "code_step",
+    "for_the_model",
+    "offered_to_the_model",
+    "step_call",
+]
+
+NOT_A_STEP_FOR_THE_MODEL = "Nothing was done: that step is not one you can take."
+"""A code step the model called by name: refused, and the model told so."""
 
 _CODE_STEPS: set[str] = set()
+_STEP_PREFIX = "code_step_"
+_SIGNING_KEY = secrets.token_bytes(32)
 
-ToolT = TypeVar("ToolT", bound=llm.FunctionTool[Any, Any])
+P = ParamSpec("P")
+R = TypeVar("R")
+SelfT = TypeVar("SelfT")
+StepMethod = Callable[Concatenate[SelfT, RunContext[Any], P], Awaitable[R]]
 
 
-def code_step(tool: ToolT) -> ToolT:
-    """Marks an agent's tool as a step its code takes: never offered to the model."""
-    _CODE_STEPS.add(tool.info.name)
-    return tool
+def code_step(method: StepMethod[SelfT, P, R]) -> StepMethod[SelfT, P, R]:
+    """Marks an agent's tool method (under `function_tool`) as a step its code takes:
+    never offered to the model, and refused unless `step_call` started it."""
+    _CODE_STEPS.add(method.__name__)
+
+    @functools.wraps(method)
+    async def run(self: SelfT, context: RunContext[Any], *args: P.args, **kwargs: P.kwargs) -> R:
+        if not _started_by_code(context.function_call.call_id):
+            raise ToolError(NOT_A_STEP_FOR_THE_MODEL)
+        return await method(self, context, *args, **kwargs)
+
+    # functools.wraps keeps the signature and docstring the tool schema is built from.
+    return cast("StepMethod[SelfT, P, R]", run)
+
+
+def _signature(nonce: str) -> str:
+    return hmac.new(_SIGNING_KEY, nonce.encode(), hashlib.sha256).hexdigest()[:24]
+
+
+def _started_by_code(call_id: str) -> bool:
+    nonce, _, signature = call_id.removeprefix(_STEP_PREFIX).partition("_")
+    return call_id.startswith(_STEP_PREFIX) and hmac.compare_digest(signature, _signature(nonce))
 
 
 def offered_to_the_model(tools: Sequence[llm.Tool | llm.Toolset]) -> list[llm.Tool | llm.Toolset]:
@@ -59,7 +101,8 @@ def for_the_model(
 
 def step_call(name: str, **arguments: str) -> llm.ChatChunk:
     """The chunk that has the framework run the code step `name`."""
-    call_id = f"code_step_{uuid.uuid4().hex[:12]}"
+    nonce = uuid.uuid4().hex[:12]
+    call_id = f"{_STEP_PREFIX}{nonce}_{_signature(nonce)}"
     call = llm.FunctionToolCall(name=name, arguments=json.dumps(arguments), call_id=call_id)
     return llm.ChatChunk(id=call_id, delta=llm.ChoiceDelta(role="assistant", tool_calls=[call]))
 

@@ -133,8 +133,8 @@ class ConsentTask(Specialist[ConsentResult]):
         """Call when the caller will not answer or wants to skip the question."""
         self.finish(self._result(ConsentAnswer.UNCLEAR))
 
-    @code_step
     @function_tool()
+    @code_step
     @guarded(count_repeats=False)
     async def settle_in_code(self, context: RunContext[CallState], step: str) -> None:
         """Never offered to the model: what `llm_node` decided in code, taken once the
