@@ -6,7 +6,7 @@ python src/agent.py dev | start      register with a LiveKit server and take cal
 python src/agent.py download-files   fetch the turn-detector model files once
 python src/agent.py migrate          bring the database (DATABASE_URL) to the latest schema
 python src/agent.py seed-demo        add the demo customers and orders to the database
-python src/agent.py identity-release CUSTOMER_ID   let a held account verify by phone again
+python src/agent.py identity-release CUSTOMER_ID [--operator NAME]   release a held account
 python src/agent.py report DIR       summarise a folder of call reports (--html FILE: a page)
 
 `lk agent dev|console|start` and `python -m livekit.agents start src/agent.py` import this
@@ -110,7 +110,8 @@ Commands:
   download-files  fetch the turn-detector model files (once, or at image build)
   migrate         bring the database at DATABASE_URL to the latest schema
   seed-demo       add the demo customers and orders to the database at DATABASE_URL
-  identity-release  CUSTOMER_ID: clear a held account's failed identity checks (audited)
+  identity-release  CUSTOMER_ID [--operator NAME]: clear a held account's failed identity
+                  checks (audited, with who released it)
   report          DIR: summarise a folder of call reports (REPORT_DIR); --html FILE for a page
 
 `python src/agent.py COMMAND --help` lists a command's options.

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
+
 from customer_service.chat import converse
 from customer_service.offline_llm import OfflineLLM
 from customer_service.testing import sqlite_url
@@ -29,6 +31,24 @@ def test_piped_chat_command_tells_the_caller_the_order_shipped(tmp_path: Path) -
     assert len(lines) == 6
     # The default store was created under the (temporary) home directory.
     assert (tmp_path / ".local/share/customer-service-agent/store.sqlite3").is_file()
+
+
+@pytest.mark.parametrize(
+    ("provider", "missing"),
+    [
+        ("inference", "LIVEKIT_API_KEY and LIVEKIT_API_SECRET must be set"),
+        ("plugins", "OPENAI_API_KEY must be set"),
+    ],
+)
+def test_a_provider_without_its_keys_is_one_line_naming_them(
+    tmp_path: Path, provider: str, missing: str
+) -> None:
+    result = run_agent(tmp_path, "chat", stdin=DEMO_INPUT, env={"MODEL_PROVIDER": provider})
+    assert result.returncode == 2
+    assert result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert line.startswith(missing)
+    assert f"(MODEL_PROVIDER={provider})" in line
 
 
 async def chat(tmp_path: Path, text: str) -> list[str]:

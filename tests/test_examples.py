@@ -64,11 +64,19 @@ def test_inbound_trunk_takes_calls_to_a_phone_number() -> None:
     assert trunk.numbers[0] in README
 
 
-def test_dispatch_rule_gives_each_caller_a_room_with_the_agent_named_in_the_readme() -> None:
+def test_dispatch_rule_gives_each_call_a_room_with_the_agent_named_in_the_readme() -> None:
     rule = request("dispatch-rule.json").dispatch_rule
-    assert rule.rule.WhichOneof("rule") == "dispatch_rule_individual"
-    prefix = rule.rule.dispatch_rule_individual.room_prefix
+    # Callee dispatch names the room after the number called, the business's, never the
+    # caller's (individual dispatch would); the random suffix makes a room per call.
+    assert rule.rule.WhichOneof("rule") == "dispatch_rule_callee"
+    callee = rule.rule.dispatch_rule_callee
+    assert callee.randomize
+    assert not callee.pin
+    prefix = callee.room_prefix
     assert prefix
+    # The caller's number still reaches the agent, as the participant's attribute
+    # (caller ID checks use it); hiding it would drop that too.
+    assert not rule.hide_phone_number
     [dispatch] = rule.room_config.agents
     # The README tells the user to set AGENT_NAME to this very name.
     assert f"AGENT_NAME={dispatch.agent_name}" in README

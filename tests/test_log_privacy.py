@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from livekit.agents import llm
 from livekit.agents.cli.log import setup_logging
+from livekit.agents.ipc.log_queue import LogQueueListener
 from livekit.agents.plugin import Plugin
 from livekit.agents.types import DEFAULT_API_CONNECT_OPTIONS
 
@@ -365,3 +366,108 @@ def test_handlers_already_on_the_root_get_the_filter_and_lose_it_on_uninstall() 
     uninstall_log_privacy()
     assert handler.filters == []
     assert "addHandler" not in vars(logging.getLogger())
+
+
+# Room names: LiveKit's individual dispatch rule names a phone call's room after the
+# caller's number, and the framework logs the room name at every job.
+
+ROOM = "call-_+14155550134_Xk3pQ9aZ"
+MASKED_ROOM = "call-_+1*******0134_Xk3pQ9aZ"
+
+
+def received_job_request() -> None:
+    """The framework's INFO line at each job, as `Worker._handle_availability` logs it."""
+    logging.getLogger("livekit.agents").info(
+        "received job request",
+        extra={
+            "job_id": "AJ_dDrGHmmxcTJ3",
+            "dispatch_id": "AD_ZAoW3rJGnNqp",
+            "room": ROOM,
+            "room_id": "RM_nAaF7bM2QwEu",
+            "agent_name": "customer-service",
+            "resuming": False,
+            "enable_recording": False,
+        },
+    )
+
+
+@pytest.mark.usefixtures("restored_logging")
+@pytest.mark.parametrize("devmode", [True, False], ids=["dev", "start"])
+def test_the_frameworks_job_request_line_prints_the_room_name_masked(
+    monkeypatch: pytest.MonkeyPatch, devmode: bool
+) -> None:
+    install_log_privacy(offline_settings())
+    printed = framework_logging(monkeypatch, "INFO", devmode=devmode)
+    received_job_request()
+    text = printed.getvalue()
+    assert "received job request" in text
+    assert MASKED_ROOM in text
+    assert "4155550134" not in text
+
+
+@pytest.mark.usefixtures("restored_logging")
+def test_a_job_process_line_forwarded_with_its_room_prints_it_masked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    install_log_privacy(offline_settings())
+    printed = framework_logging(monkeypatch, "INFO", devmode=False)
+    # As the job process's LogQueueHandler sends it: the message formatted, no args ...
+    record = logging.makeLogRecord(
+        {
+            "name": "livekit.agents",
+            "levelno": logging.INFO,
+            "levelname": "INFO",
+            "msg": f"connected to room {ROOM}",
+            "args": None,
+        }
+    )
+
+    # ... and as the main process receives it: the job's fields added (`logging_extra`).
+    def add_job_fields(forwarded: logging.LogRecord) -> None:
+        forwarded.__dict__.update({"job_id": "AJ_dDrGHmmxcTJ3", "room": ROOM, "pid": 4242})
+
+    LogQueueListener(duplex=None, prepare_fnc=add_job_fields).handle(record)  # type: ignore[arg-type]
+    text = printed.getvalue()
+    assert f"connected to room {MASKED_ROOM}" in text
+    assert text.count(MASKED_ROOM) == 2
+    assert "4155550134" not in text
+
+
+@pytest.mark.parametrize(
+    ("room", "masked"),
+    [
+        (ROOM, MASKED_ROOM),
+        ("call_4155550134_Xk3pQ9aZ", "call_*******0134_Xk3pQ9aZ"),
+        ("+14155550134_Xk3pQ9aZ", "+1*******0134_Xk3pQ9aZ"),
+        ("call-_+15105550100_Xk3pQ9aZ", "call-_+1*******0100_Xk3pQ9aZ"),
+        ("playground-Xk3pQ9aZ", "playground-Xk3pQ9aZ"),
+    ],
+)
+def test_a_phone_number_in_a_room_name_is_masked_in_message_args_and_fields(
+    room: str, masked: str
+) -> None:
+    record = record_with(room=room, lk_room_name=room, job_id="AJ_dDrGHmmxcTJ3")
+    record.msg = "job for %s in room %s"
+    record.args = ("customer-service", room)
+    assert LogPrivacyFilter().filter(record)
+    assert record.getMessage() == f"job for customer-service in room {masked}"
+    assert (vars(record)["room"], vars(record)["lk_room_name"]) == (masked, masked)
+    assert vars(record)["job_id"] == "AJ_dDrGHmmxcTJ3"
+
+
+def test_a_field_that_names_a_room_masks_a_bare_number_too() -> None:
+    # The callee rule without a prefix or suffix names the room after the number alone.
+    record = record_with(room="14155550134", rooms=["14155550134"])
+    assert LogPrivacyFilter().filter(record)
+    assert vars(record)["room"] == "*******0134"
+    assert vars(record)["rooms"] == ["*******0134"]
+
+
+def test_numbers_that_are_no_room_name_stay_as_they_are() -> None:
+    record = record_with(elapsed_time=1234567.25, pid=1234567, sizes=[12345678])
+    record.msg = "took %d ms for %s bytes at 1714380000.5"
+    record.args = (1234567, "12345678")
+    assert LogPrivacyFilter().filter(record)
+    assert record.getMessage() == "took 1234567 ms for 12345678 bytes at 1714380000.5"
+    assert (vars(record)["elapsed_time"], vars(record)["pid"]) == (1234567.25, 1234567)
+    assert vars(record)["sizes"] == [12345678]

@@ -22,7 +22,7 @@ from customer_service.call.state import CallState
 from customer_service.call.wording import GOODBYE
 from customer_service.entry import MISCONFIGURED_EXIT_CODE
 from customer_service.log_privacy import install_log_privacy
-from customer_service.pipeline import build_models
+from customer_service.pipeline import PipelineError, build_models
 from customer_service.reports.collect import SessionEvents, report_call
 from customer_service.settings import ModelProvider, Settings, get_settings
 from customer_service.store import Store, StoreMisconfigured, StoreUnavailable
@@ -125,7 +125,13 @@ def _chat(args: argparse.Namespace) -> int:
     )
     # Quiet unless --verbose, which shows the agent's own logs at LOG_LEVEL.
     install_log_privacy(get_settings(), own_level=None if args.verbose else logging.ERROR)
-    model, description = choose_llm()
+    try:
+        model, description = choose_llm()
+    except PipelineError as problem:
+        # A provider chosen without its keys, or a model it cannot serve: the message
+        # names the setting.
+        print(problem, file=sys.stderr)
+        return MISCONFIGURED_EXIT_CODE
     interactive = sys.stdin.isatty()
     config = StoreConfig.from_settings(get_settings(), database_url=args.database_url)
 

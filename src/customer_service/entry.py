@@ -116,6 +116,10 @@ STORE_COMMAND_DESCRIPTIONS = {
 }
 
 
+OPERATOR_MAX_CHARS = 64
+"""The longest operator name, and login name, an `identity-release` audit event keeps."""
+
+
 class UnknownCustomer(Exception):
     """`identity-release` named an account the store does not have."""
 
@@ -161,13 +165,24 @@ def run_store_command(argv: list[str], settings: Settings) -> int:
         )
     if command == RELEASE_COMMAND:
         parser.add_argument("customer_id", metavar="CUSTOMER_ID", help="for example C-1001")
+        parser.add_argument(
+            "--operator",
+            type=operator_name,
+            metavar="NAME",
+            help=f"who releases it, for the audit log (1 to {OPERATOR_MAX_CHARS} printable "
+            "characters); the login name is recorded beside it, and alone without it",
+        )
     arguments = parser.parse_args(argv[argv.index(command) + 1 :] if command else [])
     config = StoreConfig.from_settings(settings)
     try:
         if command == "migrate":
             report = migrated(asyncio.run(migrate_database(settings.database_url)))
         elif command == RELEASE_COMMAND:
-            report = asyncio.run(_release_identity_hold(config, arguments.customer_id.strip()))
+            report = asyncio.run(
+                _release_identity_hold(
+                    config, arguments.customer_id.strip(), released_by(arguments.operator)
+                )
+            )
         else:
             report = asyncio.run(_seed_demo(config, force=arguments.force))
     except (StoreUnavailable, StoreMisconfigured) as error:
@@ -207,14 +222,14 @@ async def _seed_demo(config: StoreConfig, *, force: bool) -> str:
     return f"added {added.customers} demo customers and {added.orders} demo orders."
 
 
-async def _release_identity_hold(config: StoreConfig, customer_id: str) -> str:
+async def _release_identity_hold(config: StoreConfig, customer_id: str, operator: str) -> str:
     # Opened as calls open it, less their seeding: a release never adds customers.
     store = await dataclasses.replace(config, seed_demo_data=False).open()
     try:
         release = await store.release_identity_hold(
             customer_id,
             call_id=f"{RELEASE_COMMAND}-{uuid.uuid4().hex[:12]}",
-            released_by=_operator(),
+            released_by=operator,
         )
     finally:
         await store.close()
@@ -230,12 +245,36 @@ async def _release_identity_hold(config: StoreConfig, customer_id: str) -> str:
     )
 
 
-def _operator() -> str:
-    """Who ran the command, for the audit log."""
+def operator_name(given: str) -> str:
+    """`--operator NAME` as the audit log keeps it: its spaces collapsed, refused when it
+    is empty, longer than OPERATOR_MAX_CHARS or holds a character that does not print
+    (a line break or a terminal escape would forge or hide lines where it is read)."""
+    name = given.strip()
+    if not name.isprintable():
+        name = ""
+    name = " ".join(name.split())
+    if not 0 < len(name) <= OPERATOR_MAX_CHARS:
+        raise argparse.ArgumentTypeError(f"1 to {OPERATOR_MAX_CHARS} printable characters")
+    return name
+
+
+def login_name() -> str:
+    """The login name the command runs under (LOGNAME, USER, ... or the password
+    database), each character that does not print as '?', cut to OPERATOR_MAX_CHARS: the
+    environment may hold anything."""
     try:
-        return getpass.getuser()
+        login = getpass.getuser()
     except (OSError, KeyError):  # no login name and no passwd entry (some containers)
         return "unknown"
+    shown = "".join(char if char.isprintable() else "?" for char in login).strip()
+    return shown[:OPERATOR_MAX_CHARS] or "unknown"
+
+
+def released_by(operator: str | None) -> str:
+    """Who released a hold, for its audit event: the operator named and the login name,
+    or the login name alone when none was named."""
+    login = login_name()
+    return login if operator is None else f"{operator} (login {login})"
 
 
 # Reaching the LiveKit server

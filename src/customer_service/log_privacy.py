@@ -9,6 +9,10 @@ Where personal data would reach the logs:
   statement with its bound values, and result rows, at INFO and DEBUG.
 - A traceback's exception message can quote the input that failed (pydantic's
   `ValidationError` always does).
+- A phone call's room is named by LiveKit's dispatch rule, after the caller's number with
+  individual dispatch (`call-_+14155550134_Xk3pQ9aZ`), and the framework logs the room
+  name with every job ("received job request"), in a field `room`, as the job processes'
+  forwarded records do too.
 
 `install_log_privacy` puts `LogPrivacyFilter` on every handler of the root logger: those
 there already and those added later, since the framework's command line adds its handler
@@ -21,6 +25,7 @@ that job processes forward to the main process included.
 from __future__ import annotations
 
 import logging
+import re
 import traceback
 import weakref
 from collections.abc import Callable
@@ -28,6 +33,7 @@ from dataclasses import dataclass, field
 
 import pydantic
 
+from customer_service.privacy import mask_phone, mask_room_name
 from customer_service.settings import Settings
 
 __all__ = [
@@ -99,6 +105,64 @@ def _frames_only(formatted_traceback: str) -> str:
     return "\n".join([*frames, f"Exception message {WITHHELD}"])
 
 
+_RECORD_FIELDS = frozenset(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
+"""Attributes every log record has; any other is an extra field."""
+
+_ROOM_NAME_NUMBER = re.compile(
+    r"(?<![A-Za-z0-9+])\+\d{7,15}(?!\d)|(?<=_)\d{7,}(?!\d)|(?<![A-Za-z0-9+])\d{7,}(?=_)"
+)
+"""A phone number as room names carry it, in any text: written with its '+', or joined
+to the rest of the name by '_'. A bare number (a time, a size, a process id) is left."""
+
+
+def _names_a_room(field: str) -> bool:
+    return "room" in field.lower()
+
+
+def _without_room_numbers(value: object, *, room: bool) -> object:
+    """`value` (text, or a list, tuple or dict of them) with the phone numbers of room
+    names masked: every number when it is a room's field (`room`), else those joined to a
+    room name. The very same object when there was nothing to mask."""
+    if isinstance(value, str):
+        if room:
+            masked = mask_room_name(value)
+        else:
+            masked = _ROOM_NAME_NUMBER.sub(lambda found: mask_phone(found.group()), value)
+        return value if masked == value else masked
+    if isinstance(value, list | tuple):
+        items = [_without_room_numbers(item, room=room) for item in value]
+        if all(new is old for new, old in zip(items, value, strict=True)):
+            return value
+        return type(value)(items) if isinstance(value, tuple) else items
+    if isinstance(value, dict):
+        entries = {
+            key: _without_room_numbers(item, room=room or _names_a_room(str(key)))
+            for key, item in value.items()
+        }
+        return value if all(entries[key] is value[key] for key in value) else entries
+    return value
+
+
+def _mask_room_numbers(record: logging.LogRecord) -> None:
+    """Masks the phone numbers of room names in the message (its arguments merged in), the
+    traceback's text and every extra field of `record`."""
+    try:
+        message = record.getMessage()
+    except (TypeError, ValueError):  # arguments that do not fit: the handler says so
+        message = None
+    if message is not None:
+        masked = _without_room_numbers(message, room=False)
+        if masked is not message:
+            record.msg, record.args = masked, None
+    if record.exc_text:
+        record.exc_text = str(_without_room_numbers(record.exc_text, room=False))
+    for name, value in list(vars(record).items()):
+        if name not in _RECORD_FIELDS:
+            masked = _without_room_numbers(value, room=_names_a_room(name))
+            if masked is not value:
+                setattr(record, name, masked)
+
+
 def _echoes_its_input(error: BaseException) -> bool:
     return any(isinstance(link, pydantic.ValidationError) for link in _exception_chain(error))
 
@@ -111,6 +175,8 @@ class LogPrivacyFilter(logging.Filter):
       unless `allow_transcripts`.
     - Withholds the exception messages of a record that carried such fields or whose
       exception quotes its input (pydantic's `ValidationError`), unless `allow_transcripts`.
+    - Masks the phone numbers of room names in the message, its arguments and its extra
+      fields (`privacy.mask_room_name`), whatever `allow_transcripts` says.
 
     It changes the record itself, so every handler after it sees the redacted record.
     """
@@ -123,6 +189,7 @@ class LogPrivacyFilter(logging.Filter):
         if record.levelno < DRIVER_LEVEL and _from_driver(record.name):
             return False
         if self.allow_transcripts:
+            _mask_room_numbers(record)
             return True
         personal = [name for name in vars(record) if is_personal_field(name)]
         for name in personal:
@@ -137,6 +204,7 @@ class LogPrivacyFilter(logging.Filter):
             if isinstance(record.msg, str):
                 record.msg = record.msg.replace(record.exc_text, withheld)
             record.exc_text = withheld
+        _mask_room_numbers(record)
         return True
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "mask_free_text",
     "mask_name",
     "mask_phone",
+    "mask_room_name",
     "mask_value",
 ]
 
@@ -46,6 +47,17 @@ def _country_code(phone: str, digits: str) -> str:
     except phonenumbers.NumberParseException:
         # Without a known country code, one digit is the least that can be shown.
         return digits[:1]
+
+
+_NUMBER_IN_ROOM_NAME = re.compile(r"(?<![\d+])\+?\d{7,}(?!\d)")
+
+
+def mask_room_name(room: str) -> str:
+    """A LiveKit room name with every phone number in it masked as `mask_phone` masks it.
+    A dispatch rule names a phone call's room after a number (individual dispatch: the
+    caller's, `<prefix>_<number>_<random>`): "call-_+14155550134_Xk3pQ9aZ" ->
+    "call-_+1*******0134_Xk3pQ9aZ"."""
+    return _NUMBER_IN_ROOM_NAME.sub(lambda found: mask_phone(found.group()), room)
 
 
 def mask_email(email: str) -> str:

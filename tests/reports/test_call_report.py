@@ -9,12 +9,15 @@ import re
 from pathlib import Path
 from typing import Any
 
+from livekit.agents.observability import Tagger
+
 from customer_service.chat import converse
 from customer_service.offline_llm import OfflineLLM
+from customer_service.reports.collect import SessionEvents, report_call
 from customer_service.reports.masking import WITHHELD
 from customer_service.reports.prices import ModelPrice
 from customer_service.settings import RecordingConsent, Settings
-from customer_service.testing import sqlite_url
+from customer_service.testing import call_session, sqlite_url
 from support.offline_chat import JORDAN
 
 JORDANS_DETAILS = ("Jordan", "jordan.lee", "4155550134", "415 555 0134", "Howard", "Market")
@@ -161,3 +164,16 @@ async def test_a_caller_who_declined_recording_leaves_no_words(tmp_path: Path) -
     assert report["outcome"] == "resolved"
     assert "94107" not in text
     assert_no_personal_data(text)
+
+
+async def test_a_room_named_after_the_callers_number_is_masked_in_the_report() -> None:
+    # LiveKit's individual dispatch names a phone call's room after the caller's number.
+    async with call_session(OfflineLLM()) as session:
+        recorded = SessionEvents(session)
+        await session.run(user_input="Where is my order 100101?")
+        state = session.userdata
+        session_report = recorded.session_report(session, call_id=state.call_id)
+        session_report.room = "call-_+14155550134_Xk3pQ9aZ"
+        report = await report_call(state, session_report, tagger=Tagger())
+    assert report.content["room"] == "call-_+1*******0134_Xk3pQ9aZ"
+    assert "4155550134" not in json.dumps(report.content, default=str)

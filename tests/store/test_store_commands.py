@@ -16,6 +16,7 @@ import pytest
 
 from customer_service.entry import (
     MISCONFIGURED_EXIT_CODE,
+    OPERATOR_MAX_CHARS,
     run_store_command,
     store_startup_problem,
 )
@@ -172,6 +173,61 @@ def test_identity_release_clears_the_hold_and_audits_it(
         f"{shown_url(database_url)}: C-1001 had no failed identity checks to clear; the "
         "release is recorded.\n",
     )
+
+
+def _release_as(
+    arguments: list[str], settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str, str]:
+    status = run_store_command(["identity-release", "C-1001", *arguments], settings)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_identity_release_records_the_operator_named_and_the_login_name(
+    database_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LOGNAME", "svc-agent")
+    asyncio.run(_with_failures(database_url, 5))
+    settings = _settings(database_url=database_url)
+
+    status, _, err = _release_as(["--operator", " Dana  Ops "], settings, capsys)
+    assert (status, err) == (0, "")
+    _, [event] = asyncio.run(_released(database_url))
+    assert event["released_by"] == "Dana Ops (login svc-agent)"
+
+
+def test_identity_release_without_an_operator_records_the_login_name_bounded_and_printable(
+    database_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LOGNAME", "\x1b[2J\x1b[31mroot\n" + "x" * 5000)
+    asyncio.run(_with_failures(database_url, 1))
+    settings = _settings(database_url=database_url)
+
+    assert _release_as([], settings, capsys)[0] == 0
+    _, [event] = asyncio.run(_released(database_url))
+    released_by = str(event["released_by"])
+    assert released_by.isprintable()
+    assert "\x1b" not in released_by
+    assert released_by.startswith("?[2J?[31mroot?xxx")
+    assert len(released_by) == OPERATOR_MAX_CHARS
+
+
+@pytest.mark.parametrize(
+    "operator", ["", "   ", "Dana\x1b[31m", "Dana\nOps", "Dana\u202eOps", "D" * 65]
+)
+def test_identity_release_refuses_an_operator_name_that_is_empty_unprintable_or_long(
+    database_url: str, capsys: pytest.CaptureFixture[str], operator: str
+) -> None:
+    asyncio.run(_with_failures(database_url, 1))
+    with pytest.raises(SystemExit) as exited:
+        run_store_command(
+            ["identity-release", "C-1001", "--operator", operator],
+            _settings(database_url=database_url),
+        )
+    assert exited.value.code == MISCONFIGURED_EXIT_CODE
+    error = capsys.readouterr().err.splitlines()[-1]
+    assert error.endswith(f"--operator: 1 to {OPERATOR_MAX_CHARS} printable characters")
+    assert asyncio.run(_released(database_url)) == (1, [])
 
 
 def test_identity_release_of_an_unknown_account_is_one_line_and_status_2(

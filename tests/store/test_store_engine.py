@@ -191,3 +191,49 @@ async def test_a_postgres_url_opens_the_database(database_url: str) -> None:
 )
 def test_shown_urls_mask_passwords_in_the_user_part_and_the_query(url: str, shown: str) -> None:
     assert shown_url(url) == f"DATABASE_URL={shown}"
+
+
+RAW_PASSWORD = "Kq7@Zx9:Vb3/Wm5@Jt8"
+"""A password written into the URL as it is, not percent-encoded: each of '@', ':' and '/'
+ends a part of a URL for a parser that reads it left to right."""
+PASSWORD_PIECES = ("Kq7", "Zx9", "Vb3", "Wm5", "Jt8")
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        (
+            f"postgresql+asyncpg://agent:{RAW_PASSWORD}@db.example.com:5432/store",
+            "postgresql+asyncpg://agent:***@db.example.com:5432/store",
+        ),
+        (
+            f"postgres://agent:{RAW_PASSWORD}@db/store?sslmode=require",
+            "postgres://agent:***@db/store?sslmode=require",
+        ),
+        ("postgresql://agent:p@ss@db/store", "postgresql://agent:***@db/store"),
+        ("postgresql://agent:a/b:c@db/store", "postgresql://agent:***@db/store"),
+        ("postgresql://agent:p%40ss@db/store", "postgresql://agent:***@db/store"),
+    ],
+)
+def test_a_raw_at_colon_or_slash_in_the_password_never_shows(url: str, shown: str) -> None:
+    assert shown_url(url) == f"DATABASE_URL={shown}"
+    for piece in PASSWORD_PIECES:
+        assert piece not in shown_url(url)
+
+
+@pytest.mark.parametrize("password", [RAW_PASSWORD, "Kq7@Zx9"])
+async def test_a_raw_at_in_the_password_is_one_line_that_says_how_to_write_it(
+    password: str,
+) -> None:
+    url = f"postgresql+asyncpg://agent:{password}@db.example.com/store"
+    with pytest.raises(StoreMisconfigured) as raised:
+        await Store.open(url)
+    line = store_problem(raised.value, url)
+    assert line.startswith("DATABASE_URL=postgresql+asyncpg://agent:***@db.example.com/store: ")
+    assert "%40" in line
+    assert not any(piece in line for piece in PASSWORD_PIECES)
+
+
+def test_an_at_in_the_query_string_is_not_taken_for_one_in_the_password() -> None:
+    url = store_url("postgresql+asyncpg://agent:s3cret@db/store?application_name=ops@night")
+    assert (url.host, url.password, url.query["application_name"]) == ("db", "s3cret", "ops@night")

@@ -7,6 +7,9 @@ one module says lives here, and the offline model imports these instead of copyi
 
 from __future__ import annotations
 
+import functools
+import unicodedata
+
 # How numbers sound is decided in one place; this name is kept for its many callers.
 from customer_service.call.speakable import spaced_digits as spaced_digits
 
@@ -80,15 +83,31 @@ def offers_human(sentence: str) -> bool:
 
 
 _QUOTE = '"'
-_QUOTE_LIKE = str.maketrans(dict.fromkeys('"\u201c\u201d\u201e\u201f\u00ab\u00bb\uff02', "'"))
+_QUOTE_LIKE_NAMES = ("QUOTATION", "PRIME", "GERSHAYIM", "DITTO MARK", "DOUBLE ACUTE ACCENT")
+"""Parts of the Unicode names of marks that read as a quote: quotation marks of every
+script and ornament, double primes, the Hebrew gershayim, the ditto mark, the double
+acute accent."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _reads_as_quote(char: str) -> bool:
+    if char.isascii():
+        return char == _QUOTE
+    if unicodedata.category(char) in ("Pi", "Pf"):  # opening and closing quotation marks
+        return True
+    name = unicodedata.name(char, "")
+    return any(part in name for part in _QUOTE_LIKE_NAMES)
 
 
 def quoted(stored: str) -> str:
     """Stored free text (an item name, an address) as it goes into a tool output: in
     double quotes, so the model reads it as data and never as our sentences. Quote marks
-    inside become apostrophes and line breaks spaces, so it cannot end its quotation.
-    Words spoken straight to the caller are for the ear and carry no quote marks."""
-    return _QUOTE + " ".join(stored.translate(_QUOTE_LIKE).split()) + _QUOTE
+    inside, and every mark that reads as one (curly, low, angle, full-width quotation
+    marks, double primes and the like), become apostrophes and line breaks spaces, so it
+    cannot end its quotation. Words spoken straight to the caller are for the ear and
+    carry no quote marks."""
+    plain = "".join("'" if _reads_as_quote(char) else char for char in stored)
+    return _QUOTE + " ".join(plain.split()) + _QUOTE
 
 
 def unquoted(output: str) -> str:

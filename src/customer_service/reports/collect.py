@@ -25,6 +25,7 @@ from livekit.agents.voice.report import SessionReport
 from customer_service.call import audit
 from customer_service.call.idle import ENDED_FOR_SILENCE
 from customer_service.call.state import CallState
+from customer_service.privacy import mask_room_name
 from customer_service.reports.masking import masked_history, masked_result
 from customer_service.reports.turns import turns, usage_entries
 from customer_service.settings import RecordingConsent
@@ -153,7 +154,8 @@ def build(
         "report_version": REPORT_VERSION,
         "call_id": state.call_id,
         "job_id": framework["job_id"],
-        "room": framework["room"],
+        # A dispatch rule may name the room after the caller's number.
+        "room": mask_room_name(framework["room"]),
         "agent_name": framework["agent_name"],
         "started_at": session_report.started_at,
         "ended_at": framework["timestamp"],

@@ -6,13 +6,21 @@ import argparse
 import sys
 from pathlib import Path
 
-from customer_service.reports.summary import NoReports, as_text, load, summarise
+from customer_service.reports.summary import (
+    NoReports,
+    as_text,
+    printable,
+    read_reports,
+    summarise,
+)
 
 DESCRIPTION = (
     "Summarise a folder of call reports (REPORT_DIR): calls by outcome, specialist runs by "
     "outcome, latency medians and 95th percentiles per step, usage and estimated cost."
 )
 NO_REPORTS_EXIT_CODE = 1
+UNWRITABLE_EXIT_CODE = 2
+"""The page (--html) could not be written where it was asked for."""
 
 
 def main(argv: list[str]) -> int:
@@ -23,15 +31,24 @@ def main(argv: list[str]) -> int:
     )
     arguments = parser.parse_args(argv)
     try:
-        summary = summarise(load(arguments.directory))
+        loaded = read_reports(arguments.directory)
     except NoReports as problem:
         print(problem, file=sys.stderr)
         return NO_REPORTS_EXIT_CODE
+    for skipped in loaded.skipped:
+        print(f"skipped {skipped.name}: {skipped.reason}", file=sys.stderr)
+    summary = summarise(loaded.reports)
     print(as_text(summary), end="")
     if arguments.html is not None:
         # Imported here: the plotting library is needed for the page alone.
         from customer_service.reports.html import page
 
-        arguments.html.write_text(page(summary), encoding="utf-8")
-        print(f"\nwrote {arguments.html}")
+        shown = printable(str(arguments.html))
+        try:
+            arguments.html.write_text(page(summary), encoding="utf-8")
+        except OSError as error:
+            reason = error.strerror or type(error).__name__
+            print(f"--html {shown}: the page cannot be written there: {reason}", file=sys.stderr)
+            return UNWRITABLE_EXIT_CODE
+        print(f"\nwrote {shown}")
     return 0

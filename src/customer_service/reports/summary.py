@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from customer_service.reports.turns import STEPS
 
@@ -61,19 +65,144 @@ class Summary:
         return sum(model.cost_usd or 0.0 for model in self.usage)
 
 
-def load(directory: Path) -> list[dict[str, Any]]:
-    """Every call report in `directory` (files that are not one are left alone)."""
-    reports = []
+MAX_REPORT_BYTES = 16 * 1024 * 1024
+"""A file larger than this is not read: a call's report is far smaller."""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file of the folder that was not summarised, and why."""
+
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Loaded:
+    reports: list[dict[str, Any]]
+    skipped: list[Skipped]
+
+
+class _Checked(BaseModel):
+    model_config = ConfigDict(strict=True)
+
+
+class _Tool(_Checked):
+    pass
+
+
+class _Turn(_Checked):
+    tools: list[_Tool] = []
+
+
+class _SpecialistRun(_Checked):
+    specialist: str
+    outcome: str
+
+
+class _Usage(_Checked):
+    kind: str
+    provider: str
+    model: str
+    input_tokens: float = 0.0
+    output_tokens: float = 0.0
+    characters: float = 0.0
+    audio_s: float = 0.0
+    cost_usd: float | None = None
+
+
+class _Report(_Checked):
+    """What the summary reads of a report, checked before it is read: a file of another
+    shape is skipped instead of stopping the summary."""
+
+    outcome: str
+    turns: list[_Turn] = []
+    specialists: list[_SpecialistRun] = []
+    usage: list[_Usage] = []
+
+
+def read_reports(directory: Path) -> Loaded:
+    """The call reports among the `*.json` files of `directory`, and every other such
+    file with the reason it was left out. Only regular files of at most MAX_REPORT_BYTES
+    are read, opened so that a FIFO or a device never blocks. Raises `NoReports` when
+    none is a call report."""
+    if not directory.is_dir():
+        raise NoReports(f"{printable(str(directory))} is not a folder.")
+    reports: list[dict[str, Any]] = []
+    skipped: list[Skipped] = []
     for path in sorted(directory.glob("*.json")):
         try:
-            content = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue
-        if isinstance(content, dict) and "report_version" in content:
-            reports.append(content)
+            reports.append(_report_in(path))
+        except _NotAReport as reason:
+            skipped.append(Skipped(printable(path.name), str(reason)))
     if not reports:
-        raise NoReports(f"{directory} holds no call report (REPORT_DIR writes them).")
-    return reports
+        raise NoReports(
+            f"{printable(str(directory))} holds no call report (REPORT_DIR writes them)."
+        )
+    return Loaded(reports, skipped)
+
+
+def load(directory: Path) -> list[dict[str, Any]]:
+    """Every call report in `directory` (files that are not one are left out)."""
+    return read_reports(directory).reports
+
+
+class _NotAReport(Exception):
+    """Why a file is not summarised, in a few words."""
+
+
+def _report_in(path: Path) -> dict[str, Any]:
+    try:
+        text = _bounded_text(path)
+    except OSError as error:
+        raise _NotAReport(f"cannot be read: {error.strerror or type(error).__name__}") from error
+    try:
+        content = json.loads(text)
+    except RecursionError as error:
+        raise _NotAReport("not JSON: nested too deep") from error
+    except ValueError as error:
+        raise _NotAReport(f"not JSON: {printable(str(error))}") from error
+    if not isinstance(content, dict) or "report_version" not in content:
+        raise _NotAReport("not a call report: it has no report_version")
+    try:
+        _Report.model_validate(content)
+    except ValidationError as error:
+        [first, *_] = error.errors()
+        where = ".".join(str(part) for part in first["loc"])
+        raise _NotAReport(f"not a call report: {printable(where)}: {first['msg']}") from error
+    return content
+
+
+def _bounded_text(path: Path) -> str:
+    # Non-blocking: opening a FIFO for reading would otherwise wait for a writer.
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise _NotAReport("not a regular file")
+        if status.st_size > MAX_REPORT_BYTES:
+            raise _NotAReport(f"larger than {MAX_REPORT_BYTES} bytes")
+        with os.fdopen(os.dup(descriptor), "rb") as file:
+            data = file.read(MAX_REPORT_BYTES + 1)
+    finally:
+        os.close(descriptor)
+    if len(data) > MAX_REPORT_BYTES:
+        raise _NotAReport(f"larger than {MAX_REPORT_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise _NotAReport("not UTF-8 text") from error
+
+
+def printable(text: str) -> str:
+    """`text` with each character that does not print (terminal escapes, line breaks,
+    direction overrides) written as its escape: "\\x1b", "\\n", "\\u202e"."""
+    if text.isprintable():
+        return text
+    return "".join(
+        char if char.isprintable() else char.encode("unicode_escape").decode("ascii")
+        for char in text
+    )
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -96,11 +225,15 @@ def summarise(reports: Iterable[dict[str, Any]]) -> Summary:
                 if isinstance(value := tool.get("duration_s"), int | float):
                     samples["tool_s"].append(float(value))
         for run in report.get("specialists", []):
-            delegations[(run["specialist"], run["outcome"])] += 1
+            delegations[(printable(run["specialist"]), printable(run["outcome"]))] += 1
             if isinstance(value := run.get("duration_ms"), int | float):
                 samples["specialist_s"].append(value / 1000)
         for entry in report.get("usage", []):
-            key = (entry["kind"], entry["provider"], entry["model"])
+            key = (
+                printable(entry["kind"]),
+                printable(entry["provider"]),
+                printable(entry["model"]),
+            )
             totals = usage.setdefault(key, ModelTotals(*key))
             for amount in USAGE_AMOUNTS:
                 if amount in entry:
@@ -121,7 +254,7 @@ def summarise(reports: Iterable[dict[str, Any]]) -> Summary:
     ]
     return Summary(
         calls=len(reports),
-        outcomes=Counter(report["outcome"] for report in reports),
+        outcomes=Counter(printable(report["outcome"]) for report in reports),
         delegations=delegations,
         latencies=latencies,
         usage=sorted(usage.values(), key=lambda m: (m.kind, m.provider, m.model)),

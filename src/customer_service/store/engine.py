@@ -20,7 +20,7 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
 
-from customer_service.store.errors import StoreMisconfigured, database_errors
+from customer_service.store.errors import StoreMisconfigured, database_errors, split_credentials
 
 __all__ = [
     "CONNECT_TIMEOUT_S",
@@ -41,6 +41,11 @@ POSTGRES_EXTRA = "pip install '.[postgres]'"
 
 _URL_EXAMPLES = (
     "sqlite+aiosqlite:///path/to/store.sqlite3 or postgresql+asyncpg://user:password@host/dbname"
+)
+_NOT_A_URL = f"It is not a database URL; use {_URL_EXAMPLES}."
+_RAW_AT = (
+    "Its user name or password holds a raw '@': write it as %40 in the URL (and ':' as "
+    "%3A, '/' as %2F)."
 )
 _DRIVERS = frozenset({("sqlite", "aiosqlite"), ("postgresql", "asyncpg")})
 """The async drivers the store is built and tested on (backend, driver)."""
@@ -68,10 +73,16 @@ def store_url(database_url: str) -> URL:
     Raises `StoreMisconfigured` when it is not a URL or names a driver the store does not
     use (read from the URL alone: no dialect is loaded to find out).
     """
+    _, credentials = split_credentials(database_url)
+    raw_at = credentials is not None and "@" in credentials
     try:
         url = make_url(database_url)
-    except ArgumentError as exc:
-        raise StoreMisconfigured(f"It is not a database URL; use {_URL_EXAMPLES}.") from exc
+    except (ArgumentError, ValueError) as exc:  # ValueError: a port that is not a number
+        raise StoreMisconfigured(_RAW_AT if raw_at else _NOT_A_URL) from exc
+    if raw_at and "@" in (url.host or ""):
+        # SQLAlchemy ends the password at its first '@' and would look up the rest as the
+        # host name.
+        raise StoreMisconfigured(_RAW_AT)
     if url.drivername in _POSTGRES_WITHOUT_DRIVER:
         url = url.set(drivername="postgresql+asyncpg")
     backend, _, driver = url.drivername.partition("+")

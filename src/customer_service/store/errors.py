@@ -7,6 +7,7 @@ import re
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
+from urllib.parse import unquote
 
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
@@ -20,6 +21,7 @@ __all__ = [
     "StoreUnavailable",
     "database_errors",
     "shown_url",
+    "split_credentials",
     "store_problem",
 ]
 
@@ -77,14 +79,32 @@ _SECRET_QUERY_KEY = re.compile(r"pass|pwd|secret|token|key|auth", re.IGNORECASE)
 `auth_token`, ...): masked like the password."""
 
 
+def split_credentials(database_url: str) -> tuple[str, str | None]:
+    """`database_url` without its user part, and that part (`user:password`, None when
+    there is none). The user part ends at the last '@': a URL parser ends it at the first,
+    so a password written with a raw '@' would be read as part of the host."""
+    scheme, separator, rest = database_url.partition("://")
+    credentials, at, location = rest.rpartition("@")
+    if not separator or not at:
+        return database_url, None
+    return f"{scheme}://{location}", credentials
+
+
 def shown_url(database_url: str) -> str:
     """`DATABASE_URL=<the URL with its password masked>`, to name the database in a message.
 
-    The password is masked where it is, in the user part or in the query string."""
+    The password is masked where it is, in the user part or in the query string. The user
+    part is taken off before SQLAlchemy reads the rest, so a password with a raw '@', ':'
+    or '/' never shows; an '@' in the query string makes more of the URL masked, not less.
+    """
+    location, credentials = split_credentials(database_url)
     try:
-        url = make_url(database_url)
-    except ArgumentError:
+        url = make_url(location)
+    except (ArgumentError, ValueError):  # ValueError: a port that is not a number
         return "DATABASE_URL"  # not a URL: it cannot be masked, so it is not shown
+    if credentials is not None:
+        username, has_password, _ = credentials.partition(":")
+        url = url.set(username=unquote(username), password="***" if has_password else None)
     shown = url.set(query={}).render_as_string(hide_password=True)
     parameters = [
         f"{key}={'***' if _SECRET_QUERY_KEY.search(key) else value}"
