@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -119,7 +119,7 @@ async def _call(
             counted=0,
         )
     assert not model.overran
-    return Heard(**{**heard.__dict__, "counted": await _failures(database_url) - before})
+    return replace(heard, counted=await _failures(database_url) - before)
 
 
 async def _guessing_calls(
