@@ -99,7 +99,9 @@ class Caller:
     def reply(self, agent_said: str) -> str | None:
         """The answer to the agent's latest words; None when nothing is asked."""
         said = agent_said.lower()
-        if "full name" in said or "don't match our records" in said:
+        # The single agent's mismatch wording, then this agent's.
+        refused = ("don't match our records", "can't verify you with those details")
+        if "full name" in said or any(words in said for words in refused):
             return self.identity_words
         if "text message updates" in said and "yes or no" in said:
             return "No thanks."

@@ -22,6 +22,8 @@ from concurrency.calls_at_once import (
     run_call,
 )
 from customer_service.addresses import read_back
+from customer_service.call.identity_hold import Hold, hold_on
+from customer_service.call.state import CallerLine
 from customer_service.call.wording import (
     BOUND_APOLOGY,
     LLM_FAILURE_APOLOGY,
@@ -35,11 +37,7 @@ from customer_service.domain import OrderStatus
 from customer_service.privacy import mask_address
 from customer_service.settings import Settings
 from customer_service.specialists.cancellation import not_cancellable_message
-from customer_service.specialists.identity import (
-    ACCOUNT_HELD,
-    VERIFICATION_LOCKED,
-    mismatch_message,
-)
+from customer_service.specialists.identity import VERIFICATION_LOCKED, mismatch_message
 from customer_service.store import AddressChange, AuditEvent, Store
 from customer_service.store.seed import DEMO_CUSTOMERS
 from customer_service.supervisor import TEXT_UPDATES_NOT_SET
@@ -323,8 +321,8 @@ async def _check_identity_counts(
     for plan, outcome in _calls(population.plans_of(*GUESSES), outcomes):
         where = f"guessing call {plan.index} ({plan.kind}, worker {outcome.worker})"
         verified = outcome.verified_customer_id is not None
-        # The right details, when given, fail nothing: they verify, or hear the hold.
-        failed = outcome.identity_checks - int(plan.kind is CallKind.GUESS_THEN_RIGHT)
+        # The right details, when given, verify, or on a held account count like a miss.
+        failed = outcome.identity_checks - int(verified)
         failed_checks += failed
         kinds = Counter(e.kind for e in await store.audit_events(call_id=outcome.call_id))
         found.expect(
@@ -347,16 +345,13 @@ async def _check_identity_counts(
         if verified:
             # The account was under its limit when the right details were checked.
             found.expect(
-                outcome.verified_customer_id == guessed
-                and kinds["identity_verified"] == 1
-                and kinds["identity_account_held"] == 0,
+                outcome.verified_customer_id == guessed and kinds["identity_verified"] == 1,
                 f"{where}: verified, but its audit says {dict(kinds)}",
             )
         else:
-            # Over the limit: told the account is held, offered a colleague, not counted.
+            # Held: the right details heard what a second wrong guess hears.
             found.expect(
-                outcome.heard[-1] == ACCOUNT_HELD
-                and kinds["identity_account_held"] == 1
+                outcome.heard[-1] == mismatch_message(settings.identity_max_attempts - 2)
                 and kinds["identity_verified"] == 0,
                 f"{where}: refused, but heard {outcome.heard[-1:]} with audit {dict(kinds)}",
             )
@@ -375,15 +370,20 @@ async def _check_identity_counts(
 async def check_right_details_held_over_the_limit(
     store: Store, population: Population, settings: Settings
 ) -> None:
-    """After the load the guessed account is over its limit: a call with every detail
-    right hears that the account is held, is not verified, and its check is not counted."""
-    guessed = population.guessed.customer_id
-    before = await store.identity_failures_since(guessed, EVER)
-    assert before >= settings.identity_account_max_failures, f"only {before} failed checks"
+    """After the load the guessed account is held: a call with every detail right hears
+    what a wrong guess hears, is not verified, and its check is counted like one."""
+    guessed = population.guessed
+    before = await store.identity_failures_since(guessed.customer_id, EVER)
+    [candidate] = [
+        candidate
+        for candidate in await store.identity_candidates(guessed.postal_code, EVER)
+        if candidate.customer.customer_id == guessed.customer_id
+    ]
+    assert hold_on(candidate, settings, CallerLine()) is Hold.HELD, candidate
     outcome = await run_call(right_details_call(population), store, settings)
     kinds = Counter(e.kind for e in await store.audit_events(call_id=outcome.call_id))
     assert outcome.verified_customer_id is None
-    assert outcome.heard[-1] == ACCOUNT_HELD
-    assert (kinds["identity_account_held"], kinds["identity_failed"]) == (1, 0), kinds
+    assert outcome.heard[-1] == mismatch_message(settings.identity_max_attempts - 1)
+    assert kinds["identity_failed"] == 1, kinds
     assert kinds["identity_verified"] == kinds["order_disclosed"] == 0, kinds
-    assert await store.identity_failures_since(guessed, EVER) == before
+    assert await store.identity_failures_since(guessed.customer_id, EVER) == before + 1

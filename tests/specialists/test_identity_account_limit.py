@@ -1,7 +1,8 @@
 """The identity limit per account, across calls: near misses spread over many calls add
-up and hold the account; its owner, giving every detail right, is told so and offered a
-colleague, while to anyone else a held account reads exactly like details that match
-nothing; an operator's release lets the owner verify again.
+up and hold the account; to every caller, its owner giving every detail right included,
+a held account reads exactly like details that match nothing, and the lock that follows
+says what a customer can do; an operator's release lets the owner verify again. (The
+two kinds of near miss and the owner's line: `test_identity_hold.py`.)
 
 Several calls share one store by opening their sessions on the same database URL.
 """
@@ -20,7 +21,6 @@ from customer_service.clock import FixedClock
 from customer_service.entry import run_store_command
 from customer_service.settings import Settings
 from customer_service.specialists.identity import (
-    ACCOUNT_HELD,
     OPENING_QUESTION,
     VERIFICATION_LOCKED,
     mismatch_message,
@@ -122,8 +122,8 @@ async def _held_call(
         await session.run(user_input="Jordan Lee, 94107, jordan.lee@example.com")
         state = session.userdata
         assert state.verified_customer is None
-        # Not a wrong guess: it counts against neither the call nor the account.
-        assert state.identity.failed_checks == 0
+        # Counted like a wrong guess, against the call as against the account.
+        assert state.identity.failed_checks == 1
         assert not state.identity.locked
         lines = agent_lines(session)
         kinds = await audit_kinds(session)
@@ -150,43 +150,35 @@ async def test_twelve_near_misses_over_four_calls_hold_the_account_for_the_fifth
         assert lines[1:] == LOCKED_CALL_LINES
     assert await _failures(database_url, JORDAN_ID) == 12
 
-    # The fifth call has every detail right: the caller hears the truth and is offered a
-    # colleague, and nothing about the order.
+    # The fifth call has every detail right: it hears what a wrong guess hears, is
+    # counted like one, and hears nothing about the order.
     lines, kinds = await _held_call(
         _right_details_call(), database_url=database_url, settings=settings
     )
-    assert lines == [OPENING_QUESTION, ACCOUNT_HELD]
-    assert ACCOUNT_HELD.startswith(
-        "For your security, I can't verify this account by phone right now. A colleague can "
-        "help you."
-    )
-    assert offers_human(ACCOUNT_HELD)
+    assert lines == [OPENING_QUESTION, mismatch_message(settings.identity_max_attempts - 1)]
     assert not any(TRACKING_NUMBER in line or "shipped" in line for line in lines)
     assert "identity_verified" not in kinds
     assert "order_disclosed" not in kinds
-    assert "identity_failed" not in kinds
-    assert kinds.count("identity_account_held") == 1
-    # The right details added no failure.
-    assert await _failures(database_url, JORDAN_ID) == 12
+    assert kinds.count("identity_failed") == 1
+    assert await _failures(database_url, JORDAN_ID) == 13
 
 
-async def test_a_held_caller_who_accepts_the_offer_is_put_through(
+async def test_a_held_customer_hears_what_they_can_do_and_is_put_through(
     settings: Settings, database_url: str
 ) -> None:
     await _seed_failures(database_url, settings.identity_account_max_failures, hours_ago=1)
-    model = ScriptedLLM(
-        [
-            Call("lookup_order", {"order_id": "100101"}),
-            check_identity(JORDAN),
-            relay,
-            Call("transfer_to_human", {"reason": "account held"}),
-            relay,
-        ]
-    )
+    steps: list[Any] = [Call("lookup_order", {"order_id": "100101"})]
+    steps += [check_identity(JORDAN), relay] * settings.identity_max_attempts
+    model = ScriptedLLM([*steps, Call("transfer_to_human", {"reason": "not verified"}), relay])
     async with call_session(model, database_url=database_url, settings=settings) as session:
         await session.run(user_input="Where is my order 100101?")
-        await session.run(user_input="Jordan Lee, 94107, jordan.lee@example.com")
-        assert agent_lines(session)[-1] == ACCOUNT_HELD
+        for _ in range(settings.identity_max_attempts):
+            await session.run(user_input="Jordan Lee, 94107, jordan.lee@example.com")
+        # Every locked caller hears it, so it tells nobody the account is held.
+        assert agent_lines(session)[-1] == VERIFICATION_LOCKED
+        assert "from the phone number on your account" in VERIFICATION_LOCKED
+        assert "tomorrow" in VERIFICATION_LOCKED
+        assert offers_human(VERIFICATION_LOCKED)
         await session.run(user_input="Yes please, put me through")
         assert session.userdata.escalated
     assert not model.overran
@@ -236,13 +228,13 @@ async def test_the_account_is_held_at_its_limit_and_not_before(
         await session.run(user_input="I'd like to check something on my account")
         result = await session.run(user_input="Jordan Lee, 94107, jordan.lee@example.com")
         result.expect.contains_function_call(name="check_identity")
-        result.expect.contains_function_call_output(output=ACCOUNT_HELD, is_error=True)
-        assert agent_lines(session)[-1] == ACCOUNT_HELD
+        held = mismatch_message(settings.identity_max_attempts - 1)
+        result.expect.contains_function_call_output(output=held, is_error=True)
+        assert agent_lines(session)[-1] == held
         assert session.userdata.verified_customer is None
-        assert session.userdata.identity.failed_checks == 0
-        [event] = await audit_events(session, kind="identity_account_held")
-        assert event.customer_id == JORDAN_ID
-    assert await _failures(database_url, JORDAN_ID) == limit
+        assert session.userdata.identity.failed_checks == 1
+        assert await audit_events(session, kind="identity_verified") == []
+    assert await _failures(database_url, JORDAN_ID) == limit + 1
 
 
 async def test_a_released_hold_lets_the_customer_verify_again(
@@ -251,13 +243,13 @@ async def test_a_released_hold_lets_the_customer_verify_again(
     limit = settings.identity_account_max_failures
     await _seed_failures(database_url, limit, hours_ago=1)
     lines, _ = await _held_call(_right_details_call(), database_url=database_url, settings=settings)
-    assert lines[-1] == ACCOUNT_HELD
+    assert lines[-1] == mismatch_message(settings.identity_max_attempts - 1)
 
     # A colleague releases the hold from the command line (its own event loop).
     command_settings = settings.model_copy(update={"database_url": database_url})
     release = ["identity-release", JORDAN_ID]
     assert await asyncio.to_thread(run_store_command, release, command_settings) == 0
-    assert f"released {JORDAN_ID}: cleared {limit} failed identity checks" in (
+    assert f"released {JORDAN_ID}: cleared {limit + 1} failed identity checks" in (
         capsys.readouterr().out
     )
     assert await _failures(database_url, JORDAN_ID) == 0
@@ -272,7 +264,7 @@ async def test_a_released_hold_lets_the_customer_verify_again(
     async with await Store.open(database_url) as store:
         [released] = await store.audit_events(kind="identity_hold_released")
     assert released.customer_id == JORDAN_ID
-    assert released.detail["failures_cleared"] == limit
+    assert released.detail["failures_cleared"] == limit + 1
 
 
 @pytest.mark.parametrize(
@@ -316,11 +308,11 @@ async def test_a_hold_ends_when_the_calls_clock_passes_the_window(
     for _ in range(-(-limit // settings.identity_max_attempts)):
         await _call(_three_tries(wrong), database_url=database_url, settings=settings)
     lines, _ = await _held_call(_right_details_call(), database_url=database_url, settings=settings)
-    assert lines[-1] == ACCOUNT_HELD
+    assert lines[-1] == mismatch_message(settings.identity_max_attempts - 1)
 
     clock.advance(dt.timedelta(hours=settings.identity_account_window_h, seconds=-1))
     lines, _ = await _held_call(_right_details_call(), database_url=database_url, settings=settings)
-    assert lines[-1] == ACCOUNT_HELD
+    assert lines[-1] == mismatch_message(settings.identity_max_attempts - 1)
 
     clock.advance(dt.timedelta(seconds=2))
     model = ScriptedLLM([Call("verify_identity"), check_identity(JORDAN), relay])

@@ -248,6 +248,33 @@ async def test_a_failed_check_that_cannot_be_written_leaves_nothing(store: Store
     assert await store.audit_events(call_id="call-1") == []
 
 
+async def test_a_failed_check_keeps_for_each_account_whether_only_its_label_details_matched(
+    store: Store,
+) -> None:
+    sam_in_jordans_zip = SAME_PHONE.model_copy(
+        update={"customer_id": "C-2006", "postal_code": "94107"}
+    )
+    await _add_customers(store, sam_in_jordans_zip)
+    for full_name, postal_code, contact in (
+        # Jordan: name and postal code, the two details on a parcel label; Sam Park's
+        # account in the same ZIP: postal code and email.
+        ("Jordan Lee", "94107", "sam.park@example.com"),
+        # Jordan: name and email; then every detail (a check refused on a held account).
+        ("Jordan Lee", "60601", "jordan.lee@example.com"),
+        ("Jordan Lee", "94107", "jordan.lee@example.com"),
+    ):
+        await store.record_failed_identity_check(full_name, postal_code, contact, "call-1")
+    await store.record_identity_failure(["C-1001"], "call-2", label_only=True)
+
+    since = store.clock.now() - dt.timedelta(hours=1)
+    candidates = await store.identity_candidates("94107", since)
+
+    assert [
+        (c.customer.customer_id, c.recent_failures, c.recent_label_only, c.recent_with_contact)
+        for c in candidates
+    ] == [("C-1001", 4, 2, 2), ("C-2006", 1, 0, 1)]
+
+
 async def test_identity_candidates_carry_their_failures_within_the_window(store: Store) -> None:
     await _add_customers(store, SAME_PHONE.model_copy(update={"postal_code": "94107"}))
     await store.record_identity_failure(["C-1001"], "call-old", at=DAY_BEFORE - dt.timedelta(1))

@@ -301,6 +301,10 @@ async def test_upgrading_a_first_revision_database_keeps_its_data(database_url: 
             created_at=NOON,
         )
         assert await store.identity_failures_since("C-2001", NOON) == 1
+        # Revision 0004: a failure counted before it reads as one that matched the phone
+        # or email, the kind that holds an account soonest.
+        [candidate] = await store.identity_candidates("60614", NOON)
+        assert (candidate.recent_failures, candidate.recent_label_only) == (1, 0)
 
 
 async def test_migrating_a_current_database_again_changes_nothing(database_url: str) -> None:

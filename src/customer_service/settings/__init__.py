@@ -102,8 +102,11 @@ class Settings(BaseSettings):
     identity_max_attempts: int = Field(default=3, ge=1, le=10)
     identity_account_max_failures: int = Field(default=5, ge=1, le=100)
     """Near misses at an account (failed identity checks with two of its three details
-    right), over all calls within `identity_account_window_h`, that hold it: it cannot
-    be verified by phone until they age out or an operator releases it."""
+    right, its phone or email among them), over all calls within
+    `identity_account_window_h`, that hold it: it cannot be verified by phone, except from
+    the number on file, until they age out or an operator releases it. Near misses of the
+    name and postal code alone hold it at a multiple of this
+    (`customer_service.call.identity_hold`)."""
     identity_account_window_h: float = Field(default=24.0, gt=0, le=720, allow_inf_nan=False)
     """Hours a near miss counts against the account it came close to (at most 30 days)."""
     order_lookup_max_attempts: int = Field(default=3, ge=1, le=10)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import enum
-import logging
 from collections.abc import Coroutine
 from textwrap import dedent
 from typing import Any
@@ -18,27 +16,20 @@ from customer_service.call import audit
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
 from customer_service.call.heard import caller_messages
+from customer_service.call.identity_hold import Hold, hold_on, matching_candidate
 from customer_service.call.registration import Desk, supervisor_tool
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallerLine, CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
 from customer_service.domain import Customer
-from customer_service.normalize import (
-    emails_match,
-    holds_contact_detail,
-    names_match,
-    phones_match,
-    postal_codes_match,
-)
+from customer_service.normalize import emails_match, holds_contact_detail
 from customer_service.privacy import mask_name
-from customer_service.store import AuditEvent, IdentityCandidate
+from customer_service.store import AuditEvent
 from customer_service.telephony.caller_id import (
     CALLING_NUMBER_INSTRUCTIONS,
     CALLING_NUMBER_NOT_CONFIRMED,
     CallingNumberConfirmation,
 )
-
-logger = logging.getLogger(__name__)
 
 OPENING_QUESTION = (
     "Before I can help with that, I need to verify your identity. Please tell me your "
@@ -66,16 +57,14 @@ IDENTITY_INSTRUCTIONS = PERSONA + dedent(
     """
 )
 
-ACCOUNT_HELD = (
-    "For your security, I can't verify this account by phone right now. A colleague can "
-    f"help you. {OFFER_HUMAN}"
-)
-"""Said only to a caller who gave every detail of an account that is held: the truth,
-which tells them nothing they did not know."""
 VERIFICATION_LOCKED = (
     "I'm sorry, I can't verify your identity on this call after too many unsuccessful "
-    f"attempts. {OFFER_HUMAN}"
+    "attempts. If your details are right, you can call again tomorrow or from the phone "
+    f"number on your account. {OFFER_HUMAN}"
 )
+"""Said to every caller whose checks lock the call, so that it can say what a customer
+whose account is held can do without telling anyone the account is held
+(`customer_service.call.identity_hold`)."""
 VERIFICATION_DECLINED = (
     "That's fine. I can't share or change anything on an account without verifying the "
     "caller, but I'm happy to help with anything else."
@@ -104,11 +93,12 @@ def offers_contact_detail(history: ChatContext) -> bool:
 
 
 def mismatch_message(attempts_left: int) -> str:
-    # One wording for every wrong factor and for unknown accounts, so a caller cannot
-    # probe which detail was wrong or whether an account exists.
+    # One wording for every wrong factor, for unknown accounts and for every check that
+    # comes close to a held account, right or wrong, so a caller cannot probe which
+    # detail was wrong, whether an account exists, or whether it is held; true in each.
     attempt_word = "attempt" if attempts_left == 1 else "attempts"
     return (
-        "I'm sorry, those details don't match our records. Please check them and tell me "
+        "I'm sorry, I can't verify you with those details. Please check them and tell me "
         f"again. You have {attempts_left} {attempt_word} left."
     )
 
@@ -126,35 +116,6 @@ class IdentityResult(BaseModel):
     outcome: IdentityOutcome
     customer_id: str | None = None
     full_name: str | None = None
-
-
-async def matching_candidate(
-    state: CallState, full_name: str, postal_code: str, phone_or_email: str
-) -> IdentityCandidate | None:
-    """The customer whose name, postal code and phone or email all match, if any, with
-    the failed checks counted against it within the window, read together."""
-    settings = state.settings
-    since = state.clock.now() - dt.timedelta(hours=settings.identity_account_window_h)
-    for candidate in await state.store.identity_candidates(postal_code, since):
-        customer = candidate.customer
-        if (
-            names_match(full_name, customer.full_name)
-            and postal_codes_match(postal_code, customer.postal_code, customer.country)
-            and (
-                emails_match(phone_or_email, customer.email)
-                or phones_match(phone_or_email, customer.phone, customer.country)
-            )
-        ):
-            return candidate
-    return None
-
-
-def account_held(state: CallState, candidate: IdentityCandidate) -> bool:
-    """Whether the account has had too many failed checks that came close to it, over
-    all calls, within the window. A successful verification does not reset the count:
-    failures only age out (or an operator releases the hold, `identity-release`), so a
-    right guess among many cannot wipe the record of the wrong ones."""
-    return candidate.recent_failures >= state.settings.identity_account_max_failures
 
 
 class VerifyIdentityTask(Specialist[IdentityResult]):
@@ -273,19 +234,27 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
                 self.finish(IdentityResult(outcome=IdentityOutcome.LOCKED))
                 return
             candidate = await matching_candidate(state, full_name, postal_code, phone_or_email)
-            if candidate is None:
-                # A held account reads like any mismatch: only its right details hear of it.
+            hold = None if candidate is None else hold_on(candidate, state.settings, state.line)
+            if candidate is None or hold is Hold.HELD:
+                # The right details on a held account read, count and are recorded like
+                # a wrong guess: nothing tells a guesser which of their guesses was right.
                 await self._failed(state, full_name, postal_code, phone_or_email)
-            elif account_held(state, candidate):
-                await self._refused_held_account(state, candidate.customer)
-            else:
-                email = emails_match(phone_or_email, candidate.customer.email)
-                by = "calling_number" if calling_number else "email" if email else "phone"
-                await self._verified(state, candidate.customer, by=by)
+                return
+            email = emails_match(phone_or_email, candidate.customer.email)
+            by = "calling_number" if calling_number else "email" if email else "phone"
+            await self._verified(
+                state, candidate.customer, by=by, passed_hold=hold is Hold.PASSED_BY_LINE
+            )
 
-    async def _verified(self, state: CallState, customer: Customer, *, by: str) -> None:
+    async def _verified(
+        self, state: CallState, customer: Customer, *, by: str, passed_hold: bool
+    ) -> None:
         # Recorded first: a verification that cannot be recorded does not happen.
-        await audit.record(state, "identity_verified", customer_id=customer.customer_id, by=by)
+        # A hold passed is named, for the operator who later reads why it let them in.
+        passed = {"passed_hold": "line_is_phone_on_file"} if passed_hold else {}
+        await audit.record(
+            state, "identity_verified", customer_id=customer.customer_id, by=by, **passed
+        )
         state.mark_verified(customer)
         self.finish(
             IdentityResult(
@@ -294,20 +263,6 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
                 full_name=customer.full_name,
             )
         )
-
-    async def _refused_held_account(self, state: CallState, customer: Customer) -> None:
-        logger.warning(
-            "identity check refused: account held after too many near misses",
-            extra={
-                "call_id": state.call_id,
-                "limit": state.settings.identity_account_max_failures,
-                "window_h": state.settings.identity_account_window_h,
-            },
-        )
-        await audit.record_later(state, "identity_account_held", customer_id=customer.customer_id)
-        # Every detail was right, so this was no guess: it counts against neither the
-        # account nor the call. The caller hears the truth and is offered a colleague.
-        self.finish(ToolError(ACCOUNT_HELD))
 
     async def _failed(
         self, state: CallState, full_name: str, postal_code: str, phone_or_email: str
@@ -323,7 +278,8 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
         async def count_against_near_misses(events: list[AuditEvent]) -> list[str]:
             # Against every account two of the three details match: guesses at one
             # account add up across calls whichever detail is wrong, while one known
-            # detail (a name, an email address) counts against nobody.
+            # detail (a name, an email address) counts against nobody. The right
+            # details on a held account count too, as one that includes the contact.
             return await state.store.record_failed_identity_check(
                 full_name, postal_code, phone_or_email, state.call_id, events
             )

@@ -4,8 +4,11 @@ A failed check counts against an account only when it came close to it: at least
 `NEAR_MISS_FACTORS` of the three details (the name, the postal code, the phone number
 or email address) match that account. Guesses at one account spread over many calls
 still run into one limit per account, while a stranger who knows one public detail (a
-name, an email address) cannot put a customer, or every namesake, over it. An operator
-releases a held account (`release_identity_hold`); the audit event keeps what was cleared.
+name, an email address) cannot put a customer, or every namesake, over it. Each counted
+check keeps whether it was made of the name and postal code alone (`label_only`): those
+two are printed on every parcel, and the hold rule (`customer_service.call.identity_hold`)
+weighs them apart. An operator releases a held account (`release_identity_hold`); the
+audit event keeps what was cleared.
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pydantic import JsonValue
-from sqlalchemy import ColumnElement, Index, String, delete, func, or_, select
+from sqlalchemy import Boolean, ColumnElement, Index, String, delete, false, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.sql.selectable import ScalarSelect
 
 from customer_service.domain import Customer
 from customer_service.normalize import (
@@ -46,6 +50,7 @@ __all__ = [
     "IdentityFailureRow",
     "IdentityFailureStore",
     "IdentityHoldRelease",
+    "NearMiss",
 ]
 
 NEAR_MISS_FACTORS = 2
@@ -68,6 +73,18 @@ class IdentityFailureRow(Base):
     customer_id: Mapped[str] = mapped_column(String(32))
     failed_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), index=True)
     call_id: Mapped[str] = mapped_column(String(128))
+    label_only: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    """The check matched the account's name and postal code and not its phone or email.
+    Rows from before the column read as false: counted as the stricter kind."""
+
+
+@dataclass(frozen=True)
+class NearMiss:
+    """One account a failed check came close to."""
+
+    customer_id: str
+    label_only: bool
+    """Only the name and postal code matched: the two details on a parcel label."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +93,14 @@ class IdentityCandidate:
 
     customer: Customer
     recent_failures: int
+    """Every near miss counted against the account within the window."""
+    recent_label_only: int
+    """Those of them made of the name and postal code alone."""
+
+    @property
+    def recent_with_contact(self) -> int:
+        """Near misses within the window that matched the phone number or email address."""
+        return self.recent_failures - self.recent_label_only
 
 
 @dataclass(frozen=True)
@@ -94,18 +119,28 @@ class IdentityFailureStore(StoreCore):
     """The `Store` methods that count failed identity checks per account, across calls."""
 
     async def record_identity_failure(
-        self, customer_ids: Sequence[str], call_id: str, at: dt.datetime | None = None
+        self,
+        customer_ids: Sequence[str],
+        call_id: str,
+        at: dt.datetime | None = None,
+        *,
+        label_only: bool = False,
     ) -> None:
         """Records one failed check against each account (once each, however often it
-        is named), all in one transaction. `at` defaults to the store's clock's now; it
-        must be aware."""
+        is named), all in one transaction, each of the kind `label_only` says. `at`
+        defaults to the store's clock's now; it must be aware."""
         unique_ids = list(dict.fromkeys(customer_ids))
         if not unique_ids:
             return
         failed_at = at if at is not None else self.clock.now()
         async with self._session("record a failed identity check") as session:
             session.add_all(
-                IdentityFailureRow(customer_id=customer_id, failed_at=failed_at, call_id=call_id)
+                IdentityFailureRow(
+                    customer_id=customer_id,
+                    failed_at=failed_at,
+                    call_id=call_id,
+                    label_only=label_only,
+                )
                 for customer_id in unique_ids
             )
 
@@ -122,37 +157,50 @@ class IdentityFailureStore(StoreCore):
         of the accounts it counted against."""
         # Reads, then writes: SQLite must take the write lock first (see `_write_session`).
         async with self._write_session("record a failed identity check") as session:
-            customer_ids = await _near_misses(session, full_name, postal_code, phone_or_email)
+            near_misses = await _near_misses(session, full_name, postal_code, phone_or_email)
             failed_at = self.clock.now()
             session.add_all(
-                IdentityFailureRow(customer_id=customer_id, failed_at=failed_at, call_id=call_id)
-                for customer_id in customer_ids
+                IdentityFailureRow(
+                    customer_id=near_miss.customer_id,
+                    failed_at=failed_at,
+                    call_id=call_id,
+                    label_only=near_miss.label_only,
+                )
+                for near_miss in near_misses
             )
             session.add_all(event_to_row(event) for event in events)
-        return customer_ids
+        return [near_miss.customer_id for near_miss in near_misses]
 
     async def identity_candidates(
         self, postal_code: str, failures_since: dt.datetime
     ) -> list[IdentityCandidate]:
         """The customers filed under `postal_code` (as `customers_with_postal_code`
-        finds them), each with its failed checks at or after `failures_since`: what an
-        identity check needs, in one read."""
+        finds them), each with its failed checks at or after `failures_since`, of both
+        kinds: what an identity check needs, in one read."""
         condition = postal_code_condition(postal_code)
         if condition is None:
             return []
-        failures = (
-            select(func.count())
-            .select_from(IdentityFailureRow)
-            .where(IdentityFailureRow.customer_id == CustomerRow.customer_id)
-            .where(IdentityFailureRow.failed_at >= failures_since)
-            .correlate(CustomerRow)
-            .scalar_subquery()
+
+        def failures(*only: ColumnElement[bool]) -> ScalarSelect[int]:
+            return (
+                select(func.count())
+                .select_from(IdentityFailureRow)
+                .where(IdentityFailureRow.customer_id == CustomerRow.customer_id)
+                .where(IdentityFailureRow.failed_at >= failures_since, *only)
+                .correlate(CustomerRow)
+                .scalar_subquery()
+            )
+
+        statement = (
+            select(CustomerRow, failures(), failures(IdentityFailureRow.label_only.is_(True)))
+            .where(condition)
+            .order_by(CustomerRow.customer_id)
         )
-        statement = select(CustomerRow, failures).where(condition).order_by(CustomerRow.customer_id)
         async with self._session("look up customers") as session:
             rows = (await session.execute(statement)).all()
             return [
-                IdentityCandidate(customer_from_row(row), int(count or 0)) for row, count in rows
+                IdentityCandidate(customer_from_row(row), int(every or 0), int(label_only or 0))
+                for row, every, label_only in rows
             ]
 
     async def identity_failures_since(self, customer_id: str, since: dt.datetime) -> int:
@@ -177,7 +225,8 @@ class IdentityFailureStore(StoreCore):
         address; the last digits of the number) and the details compared in code.
         """
         async with self._session("look up customers by their details") as session:
-            return await _near_misses(session, full_name, postal_code, phone_or_email)
+            near_misses = await _near_misses(session, full_name, postal_code, phone_or_email)
+            return [near_miss.customer_id for near_miss in near_misses]
 
     async def release_identity_hold(
         self, customer_id: str, *, call_id: str, released_by: str
@@ -231,26 +280,20 @@ def _release_event(release: IdentityHoldRelease, call_id: str, released_by: str)
 
 async def _near_misses(
     session: AsyncSession, full_name: str, postal_code: str, phone_or_email: str
-) -> list[str]:
+) -> list[NearMiss]:
     found = _name_or_contact_condition(full_name, phone_or_email)
     if found is None:
         return []
-    rows = await session.scalars(select(CustomerRow).where(found))
-    return sorted(
-        row.customer_id
-        for row in rows
-        if _matching_details(row, full_name, postal_code, phone_or_email) >= NEAR_MISS_FACTORS
-    )
-
-
-def _matching_details(row: CustomerRow, full_name: str, postal_code: str, contact: str) -> int:
-    return sum(
-        (
-            names_match(full_name, row.full_name),
-            postal_codes_match(postal_code, row.postal_code, row.country),
-            emails_match(contact, row.email) or phones_match(contact, row.phone, row.country),
+    near_misses: list[NearMiss] = []
+    for row in await session.scalars(select(CustomerRow).where(found)):
+        name = names_match(full_name, row.full_name)
+        postal = postal_codes_match(postal_code, row.postal_code, row.country)
+        contact = emails_match(phone_or_email, row.email) or phones_match(
+            phone_or_email, row.phone, row.country
         )
-    )
+        if name + postal + contact >= NEAR_MISS_FACTORS:
+            near_misses.append(NearMiss(row.customer_id, label_only=not contact))
+    return sorted(near_misses, key=lambda near_miss: near_miss.customer_id)
 
 
 def _name_or_contact_condition(full_name: str, phone_or_email: str) -> ColumnElement[bool] | None:
