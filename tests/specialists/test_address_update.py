@@ -166,6 +166,10 @@ async def test_shipped_order_is_refused_and_unchanged(settings: Settings) -> Non
         ({"postal_code": "00000"}, "The ZIP code 00000 looks like a placeholder"),
         ({"city": "N/A"}, "The city N/A looks like a placeholder"),
         ({"street": "x"}, "The street x looks like a placeholder"),
+        ({"street": "123 Fake Street"}, "The street 123 Fake Street looks like a placeholder"),
+        ({"street": "same as before"}, "I need the address itself"),
+        ({"city": "asdf"}, "The city asdf doesn't look like a real place name"),
+        ({"postal_code": "94105-0000"}, "never all zeros"),
         ({"country": "Spain", "postal_code": "28014"}, "The province California isn't one"),
     ],
 )

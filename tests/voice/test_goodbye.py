@@ -155,6 +155,31 @@ async def test_after_words_over_the_goodbye_a_later_goodbye_still_ends_the_call(
     assert not model.overran
 
 
+@pytest.mark.parametrize("over_the_goodbye", ["Thanks, bye!", "You too, goodbye."])
+async def test_a_goodbye_over_the_goodbye_ends_the_call_without_another(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, over_the_goodbye: str
+) -> None:
+    # The model takes the words over the goodbye for a goodbye and ends the call again.
+    model = ScriptedLLM([Call("end_call"), Call("end_call")])
+    caller = [Utterance(BYE), Utterance(over_the_goodbye, after=AgentSays("Thank you"))]
+    with phone_line(monkeypatch, PHONE_CALLER) as server:
+        async with voice_call_session(model, caller, settings=settings) as call:
+            await call.finished()
+            await hung_up(call)
+
+            assert call.speech(2).interrupted
+            assert GOODBYE.startswith(call.speech(2).heard)
+            # One goodbye synthesized (sentence by sentence) and heard; the call and the
+            # room ended once.
+            assert " ".join(call.tts.texts).count(GOODBYE) == 1
+            assert len(call.speeches) == 2
+            assert [turn.last_user_text for turn in model.turns] == [BYE, over_the_goodbye]
+            assert server.deleted_rooms == [ROOM]
+            assert await audit_kinds(call.session) == ["call_ended_by_agent"]
+            assert call.errors == []
+    assert not model.overran
+
+
 async def test_a_caller_who_hangs_up_during_the_goodbye_ends_the_call_themselves(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:

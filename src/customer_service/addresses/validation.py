@@ -6,10 +6,10 @@ address metadata through `country_rules`. `validated_address` turns the argument
 that cannot be used. The problem's message is a sentence that can be spoken to the
 caller as it is: it names the field in plain words, says what is wrong and what to
 check, and repeats at most a short piece of what was given. Text that could harm a
-store or a log (control characters, quotes, semicolons, megabytes of input) is refused
-here, so everything stored is literal, short and printable; so are placeholders ("N/A",
-"x", an all-zero postal code). Pure and synchronous; the specialist turns a problem
-into a `ToolError`.
+store or a log is refused (`field_text`), and so is text that names no place
+(`plausible`): placeholders ("N/A", "x", "123 Fake Street", an all-zero postal code or
++4), references ("same as before") and keyboard mash ("asdf"). Pure and synchronous;
+the specialist turns a problem into a `ToolError`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from typing import Literal
 
 from customer_service.addresses.country_rules import (
     CountryRules,
@@ -25,48 +24,24 @@ from customer_service.addresses.country_rules import (
     country_rules,
     lookup_key,
 )
-from customer_service.addresses.regions import PLACEHOLDERS, SYMBOL_NAMES
+from customer_service.addresses.field_text import (
+    POSTAL_CODE_LIMIT,
+    SPOKEN_POSTAL_CODE_LIMIT,
+    AddressField,
+    AddressProblem,
+    capital,
+    echo,
+    field_text,
+    has_letter,
+    placeholder,
+)
+from customer_service.addresses.plausible import has_a_name, mashed, refers_elsewhere, stands_in
+from customer_service.addresses.regions import PLACEHOLDERS
 from customer_service.domain import PostalAddress
 from customer_service.normalize import normalize_postal_code
 
 __all__ = ["AddressField", "AddressProblem", "validated_address"]
 
-AddressField = Literal["street", "unit", "city", "region", "postal_code", "country"]
-
-
-class AddressProblem(ValueError):
-    """One field of an address cannot be used; `message` can be spoken to the caller."""
-
-    def __init__(self, field: AddressField, message: str) -> None:
-        super().__init__(message)
-        self.field: AddressField = field
-        self.message = message
-
-
-# Longest text looked at: anything longer is refused before any other work is done.
-_MAX_INPUT = 1_000
-# Longest piece of the caller's input that a message repeats.
-_MAX_ECHO = 30
-_LIMITS: dict[AddressField, int] = {
-    "street": 100,
-    "unit": 30,
-    "city": 60,
-    "region": 60,
-    "country": 60,
-    # The code itself; said aloud ("nine four one oh seven") it may be longer.
-    "postal_code": 12,
-}
-_SPOKEN_POSTAL_CODE_LIMIT = 80
-
-# Whitespace that collapses into one space; every other control or format character
-# (NUL, escape, zero-width space, bidi overrides, ...) is refused.
-_SPACES = re.compile(r"[\t\n\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
-_DASHES = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2212", "-"))
-_PUNCTUATION = frozenset(" .,'\u2019#/-&()\u00ba\u00aa\u00b0")
-_ALLOWED_HINT = (
-    "Please use only letters, numbers, spaces and ordinary punctuation "
-    "like periods, commas, hyphens and slashes."
-)
 _CA_SHAPE = re.compile(r"[A-Z][0-9][A-Z][0-9][A-Z][0-9]")
 
 _STREET_EXAMPLE = "Please give the house number and street name, like 500 Howard Street."
@@ -93,6 +68,10 @@ _POSTAL_HINTS = {
 # Codes that fill the field without being a place: an assigned code is never all zeros,
 # and 99999 is the American form's "unknown".
 _PLACEHOLDER_POSTAL = re.compile(r"[0\W]+|99999")
+_NO_PLUS_4 = (
+    "doesn't look right: the four digits after the dash are never all zeros. Please give "
+    "the five-digit ZIP code, like 94107, or the full ZIP+4 as it appears on your mail."
+)
 _CA_LETTERS_HINT = (
     "Canadian postal codes never use the letters D, F, I, O, Q or U, and never start with W or Z"
 )
@@ -136,7 +115,7 @@ def validated_address(
 
 
 def _country(raw: str) -> str:
-    text = _text("country", raw, "the country")
+    text = field_text("country", raw, "the country")
     if not text:
         raise AddressProblem(
             "country",
@@ -147,57 +126,72 @@ def _country(raw: str) -> str:
     if code is None:
         raise AddressProblem(
             "country",
-            f"The country{_echo(text)} isn't one I recognise. Please say the country's "
+            f"The country{echo(text)} isn't one I recognise. Please say the country's "
             "full name, like United States or Canada.",
         )
     return code
 
 
 def _street(raw: str) -> str:
-    text = _text("street", raw, "the street")
+    text = field_text("street", raw, "the street")
     if not text:
         raise AddressProblem(
             "street",
             "The street is missing. Please give the house number and street name, "
             "like 500 Howard Street.",
         )
-    if lookup_key(text) in PLACEHOLDERS:
-        raise AddressProblem("street", _placeholder("the street", text, _STREET_EXAMPLE))
-    if not _has_letter(text):
+    if lookup_key(text) in PLACEHOLDERS or stands_in(text):
+        raise AddressProblem("street", placeholder("the street", text, _STREET_EXAMPLE))
+    if refers_elsewhere(text):
         raise AddressProblem(
             "street",
-            f"The street{_echo(text)} doesn't look right: it needs the street name, "
+            f"The street{echo(text)} isn't an address I can use: I need the address "
+            f"itself, said in full. {_STREET_EXAMPLE}",
+        )
+    if not has_letter(text):
+        raise AddressProblem(
+            "street",
+            f"The street{echo(text)} doesn't look right: it needs the street name, "
             f"not just a number. {_STREET_EXAMPLE}",
+        )
+    if mashed(text) or not has_a_name(text):
+        raise AddressProblem(
+            "street",
+            f"The street{echo(text)} doesn't look like a real street name. {_STREET_EXAMPLE}",
         )
     return text
 
 
 def _unit(raw: str | None) -> str | None:
-    text = _text("unit", raw, "the apartment or unit")
+    text = field_text("unit", raw, "the apartment or unit")
     if not text or lookup_key(text) in PLACEHOLDERS - {""}:
         return None
     if not any(char.isalnum() for char in text):
         raise AddressProblem(
             "unit",
-            f"The apartment or unit{_echo(text)} doesn't look right: it should be "
+            f"The apartment or unit{echo(text)} doesn't look right: it should be "
             "something like Apt 4B or Suite 200.",
         )
     return text
 
 
 def _city(raw: str) -> str:
-    text = _text("city", raw, "the city")
+    text = field_text("city", raw, "the city")
     if not text:
         raise AddressProblem(
             "city", "The city is missing. Please give the name of the city or town."
         )
-    if lookup_key(text) in PLACEHOLDERS:
-        raise AddressProblem("city", _placeholder("the city", text, _CITY_EXAMPLE))
-    if not _has_letter(text) or any(unicodedata.category(char)[0] == "N" for char in text):
+    if lookup_key(text) in PLACEHOLDERS or stands_in(text):
+        raise AddressProblem("city", placeholder("the city", text, _CITY_EXAMPLE))
+    if not has_letter(text) or any(unicodedata.category(char)[0] == "N" for char in text):
         raise AddressProblem(
             "city",
-            f"The city{_echo(text)} doesn't look right: it should be the name of the city "
+            f"The city{echo(text)} doesn't look right: it should be the name of the city "
             f"or town, without numbers. {_CITY_EXAMPLE}",
+        )
+    if mashed(text) or refers_elsewhere(text):
+        raise AddressProblem(
+            "city", f"The city{echo(text)} doesn't look like a real place name. {_CITY_EXAMPLE}"
         )
     return text
 
@@ -205,7 +199,7 @@ def _city(raw: str) -> str:
 def _region(raw: str | None, rules: CountryRules) -> str:
     """The region's code, or its text where the country has no list; "" when not said."""
     label = f"the {rules.region_label}"
-    text = _text("region", raw, label)
+    text = field_text("region", raw, label)
     code = rules.region_code(text) if text else None
     # A region's own code first: "NA" is Navarra before it is "not applicable".
     if code is not None:
@@ -221,7 +215,7 @@ def _region(raw: str | None, rules: CountryRules) -> str:
         if _names_north_american_region(text):
             raise AddressProblem(
                 "region",
-                f"The region{_echo(text)} sounds like a US state or Canadian province, "
+                f"The region{echo(text)} sounds like a US state or Canadian province, "
                 f"which an address in {rules.name_in_sentence} doesn't have. "
                 "Please check the country, or leave the region out.",
             )
@@ -229,7 +223,7 @@ def _region(raw: str | None, rules: CountryRules) -> str:
         return ""
     raise AddressProblem(
         "region",
-        f"{_capital(label)}{_echo(text)} isn't one I recognise in {rules.name_in_sentence}. "
+        f"{capital(label)}{echo(text)} isn't one I recognise in {rules.name_in_sentence}. "
         f"Please check the country, or give {_region_hint(rules)}",
     )
 
@@ -260,7 +254,7 @@ def _region_of_postal_code(region: str, postal_code: str, rules: CountryRules) -
             name = rules.regions[region].name
             raise AddressProblem(
                 "postal_code",
-                f"{_capital(label)} {postal_code} isn't one for {name}. "
+                f"{capital(label)} {postal_code} isn't one for {name}. "
                 f"Please check {label} or the {rules.region_label}.",
             )
         return region
@@ -281,7 +275,7 @@ def _region_of_postal_code(region: str, postal_code: str, rules: CountryRules) -
     if postal_code and prefixes and not matches and all(prefixes):
         raise AddressProblem(
             "postal_code",
-            f"{_capital(label)} {postal_code} isn't one in {rules.name_in_sentence}. "
+            f"{capital(label)} {postal_code} isn't one in {rules.name_in_sentence}. "
             f"Please check {label} or the country.",
         )
     raise AddressProblem(
@@ -294,36 +288,31 @@ def _region_of_postal_code(region: str, postal_code: str, rules: CountryRules) -
 def _postal_code(raw: str, rules: CountryRules) -> str:
     label = "the ZIP code" if rules.postal_label == "ZIP code" else f"the {rules.postal_label}"
     hint = _postal_hint(rules)
-    text = _text("postal_code", raw, label, limit=_SPOKEN_POSTAL_CODE_LIMIT, hint=_capital(hint))
+    text = field_text("postal_code", raw, label, limit=SPOKEN_POSTAL_CODE_LIMIT, hint=capital(hint))
     if rules.postal_pattern is None:
         # The country's addresses carry no postal code: nothing to write or read back.
         return ""
     if not text:
-        raise AddressProblem("postal_code", f"{_capital(label)} is missing. {_capital(hint)}.")
+        raise AddressProblem("postal_code", f"{capital(label)} is missing. {capital(hint)}.")
     code = normalize_postal_code(text)
-    if len(code) > _LIMITS["postal_code"]:
-        raise AddressProblem("postal_code", f"{_capital(label)} is too long. {_capital(hint)}.")
-    placeholder = _PLACEHOLDER_POSTAL.fullmatch(code) and (code != "99999" or rules.code == "US")
-    if placeholder or lookup_key(text) in PLACEHOLDERS:
+    if len(code) > POSTAL_CODE_LIMIT:
+        raise AddressProblem("postal_code", f"{capital(label)} is too long. {capital(hint)}.")
+    unassigned = _PLACEHOLDER_POSTAL.fullmatch(code) and (code != "99999" or rules.code == "US")
+    if unassigned or lookup_key(text) in PLACEHOLDERS:
         raise AddressProblem(
-            "postal_code", _placeholder(label, text, f"Please check {label}: {hint}.")
+            "postal_code", placeholder(label, text, f"Please check {label}: {hint}.")
         )
     layout = _POSTAL_LAYOUTS.get(rules.code)
     # Elsewhere the code is kept as said where the pattern allows it ("100-0001" in Japan).
     for candidate in (layout(code) if layout else text.upper(), code):
         if rules.postal_pattern.fullmatch(candidate):
+            if rules.code == "US" and code[5:] == "0000":
+                raise AddressProblem("postal_code", f"{capital(label)}{echo(text)} {_NO_PLUS_4}")
             return layout(code) if layout else candidate
-    wrong = f"{_capital(label)}{_echo(text)} doesn't look right:"
+    wrong = f"{capital(label)}{echo(text)} doesn't look right:"
     if rules.code == "CA" and _CA_SHAPE.fullmatch(code):
         raise AddressProblem("postal_code", f"{wrong} {_CA_LETTERS_HINT}.")
     raise AddressProblem("postal_code", f"{wrong} {hint}.")
-
-
-def _placeholder(label: str, text: str, example: str) -> str:
-    return (
-        f"{_capital(label)}{_echo(text)} looks like a placeholder rather than part of a real "
-        f"address. {example}"
-    )
 
 
 def _postal_hint(rules: CountryRules) -> str:
@@ -332,67 +321,6 @@ def _postal_hint(rules: CountryRules) -> str:
     examples = " or ".join(rules.postal_examples[:2])
     if not examples:
         return (
-            f"{_capital(rules.postal_label)}s in {rules.name_in_sentence} have letters and numbers"
+            f"{capital(rules.postal_label)}s in {rules.name_in_sentence} have letters and numbers"
         )
-    return f"{_capital(rules.postal_label)}s in {rules.name_in_sentence} look like {examples}"
-
-
-def _text(
-    field: AddressField,
-    raw: str | None,
-    label: str,
-    *,
-    limit: int | None = None,
-    hint: str | None = None,
-) -> str:
-    """`raw` normalised ("" if absent), refused if too long or with unusable characters."""
-    if raw is None:
-        return ""
-    limit = _LIMITS[field] if limit is None else limit
-    too_long = (
-        f"{_capital(label)} is too long. {hint}."
-        if hint
-        else f"{_capital(label)} is too long: it can have at most {limit} characters. "
-        "Please give a shorter form."
-    )
-    if len(raw) > _MAX_INPUT:
-        raise AddressProblem(field, too_long)
-    text = _SPACES.sub(" ", unicodedata.normalize("NFC", raw).translate(_DASHES)).strip(" ")
-    if len(text) > limit:
-        raise AddressProblem(field, too_long)
-    if any(unicodedata.category(char)[0] == "C" for char in text):
-        raise AddressProblem(
-            field,
-            f"{_capital(label)} has a hidden control or formatting character in it, "
-            f"so I can't use it as given. {_ALLOWED_HINT}",
-        )
-    for char in text:
-        if unicodedata.category(char)[0] not in "LMN" and char not in _PUNCTUATION:
-            raise AddressProblem(
-                field, f"{_capital(label)} can't contain {_describe(char)}. {_ALLOWED_HINT}"
-            )
-    return text
-
-
-def _describe(char: str) -> str:
-    """How to say a refused character: "a semicolon", "a black heart suit symbol"."""
-    if char in SYMBOL_NAMES:
-        return SYMBOL_NAMES[char]
-    name = unicodedata.name(char, "").lower()
-    if not name or len(name) > _MAX_ECHO:
-        return "an unusual symbol"
-    article = "an" if name[0] in "aeiou" else "a"
-    return f"{article} {name} symbol"
-
-
-def _echo(text: str) -> str:
-    """`text` with a leading space, to repeat in a message; empty if too long to say back."""
-    return f" {text}" if len(text) <= _MAX_ECHO else ""
-
-
-def _capital(label: str) -> str:
-    return label[:1].upper() + label[1:]
-
-
-def _has_letter(text: str) -> bool:
-    return any(unicodedata.category(char)[0] == "L" for char in text)
+    return f"{capital(rules.postal_label)}s in {rules.name_in_sentence} look like {examples}"

@@ -27,6 +27,7 @@ from livekit.agents import (
 from livekit.agents.llm import ToolFlag
 from pydantic import JsonValue
 
+from customer_service.call.empty_replies import never_empty
 from customer_service.call.guard import guarded
 from customer_service.call.state import CallState
 from customer_service.call.wording import (
@@ -133,7 +134,8 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
         # names a tool it does not have.
         offered = list(tools)
         tools.extend(tool for tool in self.runs_when_called if tool not in offered)
-        async for chunk in Agent.default.llm_node(self, chat_ctx, offered, model_settings):
+        reply = Agent.default.llm_node(self, chat_ctx, offered, model_settings)
+        async for chunk in never_empty(reply):
             yield chunk
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)

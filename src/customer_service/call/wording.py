@@ -75,6 +75,9 @@ LLM_FAILURE_APOLOGY = (
     f"If it keeps happening, {OFFER_HUMAN}"
 )
 """The whole reply of a turn whose model failed before sending any text or tool call."""
+SAY_AGAIN = "Sorry, could you say that again?"
+"""The whole reply of a turn whose model sent no words and no tool call: never silence
+(`call.empty_replies`)."""
 
 
 def offers_human(sentence: str) -> bool:

@@ -6,10 +6,11 @@ when the room is deleted, which disconnects every participant, SIP callers inclu
 The farewell can be interrupted like any reply, so the framework's own rule tells words
 from noise: a cough pauses it and it resumes (a false interruption), words cut it. A
 caller who cuts it ("wait, one more thing") is still on the call: nothing is ended or
-recorded as ended, and their words are a turn the agent answers. The hang-up waits for
-the farewell in a task of its own, not inside the tool that asked for it: the framework
-holds a caller's turn until every running tool has finished, so the tool returns at once
-and the farewell is an ordinary speech of the session.
+recorded as ended, and their words are a turn the agent answers; when that answer is to
+end the call (the words were their own goodbye), it ends without a second farewell. The
+hang-up waits for the farewell in a task of its own, not inside the tool that asked for
+it: the framework holds a caller's turn until every running tool has finished, so the
+tool returns at once and the farewell is an ordinary speech of the session.
 
 Why not `livekit.agents.beta.tools.EndCallTool`: it lets the model word the goodbye, it
 ends the session whether or not the caller let the goodbye finish, it reads the job
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from weakref import WeakKeyDictionary
 
 from livekit.agents import AgentSession, get_job_context
+from livekit.agents.llm import ChatMessage
 from livekit.agents.voice import SpeechHandle
 
 from customer_service.call import audit
@@ -47,12 +49,25 @@ ENDED_BY_AGENT = "call_ended_by_agent"
 @dataclass(frozen=True)
 class _HangUp:
     farewell: SpeechHandle | None
-    """None when the session was already closing: nobody was left to hear one."""
+    """None when no farewell was said: the session was already closing (nobody was left
+    to hear one), or the caller had just spoken over one (`said_last`)."""
     ended: asyncio.Task[bool]
 
     @property
     def cut_short(self) -> bool:
         return self.farewell is not None and self.farewell.interrupted
+
+    def said_last(self, session: AgentSession[CallState]) -> bool:
+        """Whether the caller heard this farewell begin, cut it, and has heard nothing
+        from the agent since: the words they spoke over it are all that followed."""
+        if self.farewell is None:
+            return False
+        spoken = [
+            item
+            for item in session.history.items
+            if isinstance(item, ChatMessage) and item.role == "assistant"
+        ]
+        return bool(spoken) and spoken[-1] in self.farewell.chat_items
 
 
 _hang_ups: WeakKeyDictionary[AgentSession[CallState], _HangUp] = WeakKeyDictionary()
@@ -66,17 +81,21 @@ def start_hang_up(
     is recorded, the session shut down everywhere, the room deleted in a job. The task's
     result is True when the call ended, False when the caller's words cut the farewell
     and the call goes on. While one hang-up is under way or done, another request gets
-    that one's task; after a cut-short farewell, the next request says its own."""
+    that one's task. After a cut-short farewell, the next request says its own, unless
+    that farewell is still the last the caller heard from the agent: then the words they
+    spoke over it were a goodbye of theirs ("thanks, bye"), and the call ends without a
+    second one."""
     current = _hang_ups.get(session)
     if current is not None and not current.cut_short:
         return current.ended
     state = session.userdata
     state.end()
-    try:
-        # Interruptible: the framework pauses it for noise and cuts it for words.
-        speech: SpeechHandle | None = session.say(farewell, allow_interruptions=True)
-    except RuntimeError:
-        speech = None  # the session is already closing
+    speech: SpeechHandle | None = None
+    if current is None or not current.said_last(session):
+        # RuntimeError: the session is already closing, and nobody is left to hear one.
+        with suppress(RuntimeError):
+            # Interruptible: the framework pauses it for noise and cuts it for words.
+            speech = session.say(farewell, allow_interruptions=True)
     ended = asyncio.create_task(_end_the_call(session, speech, audit_event), name="hang up")
     _hang_ups[session] = _HangUp(speech, ended)
     return ended
