@@ -11,7 +11,7 @@ from typing import Any
 
 from livekit.agents import AgentSession
 
-from customer_service.call.escalation import MODEL_NOTE_LIMIT, briefing
+from customer_service.call.escalation import MODEL_NOTE_LIMIT, briefing, model_note
 from customer_service.call.state import CallState, Delegation, DelegationOutcome
 from customer_service.call.wording import HANDOFF as HANDOFF_MESSAGE
 from customer_service.settings import Settings
@@ -403,6 +403,33 @@ async def test_a_long_reason_full_of_details_is_masked_and_cut_to_200_characters
         assert record.reason.endswith("…")
         for detail in ("Jordan", "Lee", "jordan.lee", "Howard", "4B", "\n", '"'):
             assert detail not in record.reason
+    assert not model.overran
+
+
+async def test_a_failed_callers_claimed_details_are_masked_in_the_note_in_any_shape(
+    settings: Settings,
+) -> None:
+    # Never verified, so nothing on file names them: the check's own arguments do.
+    claimed = check_identity(
+        JORDAN, full_name="dana whitfield", phone_or_email="d a n a dot w at example dot com"
+    )
+    reason = "dana whitfield (DANA WHITFIELD), zip nine four one oh seven, cannot verify"
+    model = ScriptedLLM(
+        [Call("verify_identity"), claimed, relay, Call("give_up"), relay, transfer(reason), relay]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Verify me, please")
+        await session.run(user_input="dana whitfield, 94107, d a n a dot w at example dot com")
+        await session.run(user_input="I give up")
+        await session.run(user_input="Get me a person")
+        record = await the_escalation(session)
+
+        assert record.reason == "D. W. (D. W.), zip ***, cannot verify"
+        brief = briefing(record.summary, record.reason)
+        for detail in ("dana", "whitfield", "nine four", "94107"):
+            assert detail not in brief.lower()
+        # The brief built without a stored record masks them the same way.
+        assert model_note(reason, session.userdata, session.history) == record.reason
     assert not model.overran
 
 

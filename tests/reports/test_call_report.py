@@ -17,8 +17,13 @@ from customer_service.reports.collect import SessionEvents, report_call
 from customer_service.reports.masking import WITHHELD
 from customer_service.reports.prices import ModelPrice
 from customer_service.settings import RecordingConsent, Settings
+from customer_service.specialists.identity import mismatch_message
 from customer_service.testing import call_session, sqlite_url
+from support.conversation import JORDAN as JORDANS_DETAILS_GIVEN
+from support.conversation import check_identity
 from support.offline_chat import JORDAN
+from support.scripted_llm import Call, Say, ScriptedLLM
+from support.scripted_llm import relay_tool_output as relay
 
 JORDANS_DETAILS = ("Jordan", "jordan.lee", "4155550134", "415 555 0134", "Howard", "Market")
 """What must never be in a report of Jordan's calls: name, email, phone, street."""
@@ -121,7 +126,8 @@ async def test_the_report_of_a_resolved_call_field_by_field(tmp_path: Path) -> N
     # The words, masked as logs mask them.
     said = [item for item in report["chat_history"] if item["type"] == "message"]
     assert said[0]["content"] == ["Hello, thanks for calling. How can I help you today?"]
-    assert said[3]["content"] == ["J. L., 94107, j***@example.com"]
+    # The postal code too: masked in the words as in the check's arguments.
+    assert said[3]["content"] == ["J. L., ***, j***@example.com"]
     assert "going to 500***" in said[4]["content"][0]
     assert_no_personal_data(text)
 
@@ -177,3 +183,79 @@ async def test_a_room_named_after_the_callers_number_is_masked_in_the_report() -
         report = await report_call(state, session_report, tagger=Tagger())
     assert report.content["room"] == "call-_+1*******0134_Xk3pQ9aZ"
     assert "4155550134" not in json.dumps(report.content, default=str)
+
+
+CLAIMED = {
+    "full_name": "dana whitfield",
+    "postal_code": "94107",
+    "phone_or_email": "d a n a dot w at example dot com",
+}
+"""A failed caller's claim: a name not on file, in lower case, and a spelled email."""
+READ_BACK = (
+    "I have your number as 4 1 5, 5 5 5, 0 1 3 4, and your email as j o r d a n dot l e e "
+    "at example dot com. Thanks, dana, I mean jordan lee, sorry."
+)
+"""What a model may say back in spelled form."""
+
+
+async def test_a_calls_report_keeps_no_detail_in_any_shape_it_was_said(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM(
+        [
+            Call("lookup_order"),
+            check_identity(CLAIMED),
+            relay,
+            check_identity(JORDANS_DETAILS_GIVEN),
+            Call("lookup", {"order_id": "100101"}),
+            relay,
+            Say(READ_BACK),
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        recorded = SessionEvents(session)
+        await session.run(user_input="Where is my order?")
+        failed = await session.run(
+            user_input="this is dana whitfield, 9 4 1 0 7, d a n a dot w at example dot com"
+        )
+        failed.expect.contains_function_call_output(output=mismatch_message(2), is_error=True)
+        await session.run(
+            user_input="sorry, jordan lee, ninety four one oh seven, jordan.lee@example.com"
+        )
+        await session.run(user_input="It's order 1 0 0, 1 0 1")
+        await session.run(user_input="can you read my details back?")
+        state = session.userdata
+        report = await report_call(state, recorded.session_report(session, call_id=state.call_id))
+    assert not model.overran
+    text = json.dumps(report.content, ensure_ascii=False, default=str)
+    # The details were in the call, said and read back in the shapes the mask must know.
+    spoken = json.dumps([item.model_dump() for item in session.history.items], default=str)
+    assert "1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4" in spoken
+    assert "whitfield" in spoken
+    for detail in (
+        "dana",
+        "whitfield",
+        "d a n a",
+        "94107",
+        "9 4 1 0 7",
+        "ninety four",
+        "j o r d a n",
+        "4 1 5",
+        "1Z999AA10123456784",
+        "1 Z 9",
+    ):
+        assert detail.lower() not in text.lower(), detail
+    assert_no_personal_data(text)
+    # The order lookup's typed result keeps the tracking number's last four.
+    lookup = next(
+        r for r in report.content["specialists"] if r["specialist"] == "order_lookup_task"
+    )
+    assert lookup["result"]["tracking_number"] == "*******6784"
+    said = [item for item in report.content["chat_history"] if item["type"] == "message"]
+    assert said[-1]["content"] == [
+        "I have your number as *******0134, and your email as j***. "
+        "Thanks, D., I mean J. L., sorry."
+    ]
+    # What a colleague needs stays: the order number, as the caller and the agent said it.
+    assert ["It's order 1 0 0, 1 0 1"] in [item["content"] for item in said]
+    assert any("Order 1 0 0, 1 0 1, placed on" in item["content"][0] for item in said)

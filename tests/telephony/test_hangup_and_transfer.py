@@ -339,7 +339,7 @@ async def test_without_a_stored_record_the_brief_is_built_the_same_way(settings:
     async with call_session(ScriptedLLM([]), settings=settings) as session:
         state = session.userdata
         assert await state.store.escalations(call_id=state.call_id) == []
-        context = await transfer_module._briefing(state, claim)
+        context = await transfer_module._briefing(state, claim, session.history)
     [message] = context.messages()
     assert message.text_content == (
         "Not verified: 0 failed identity checks. Model's note: "

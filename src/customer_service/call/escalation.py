@@ -5,12 +5,13 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
+from livekit.agents.llm import ChatContext
 from pydantic import JsonValue
 
 from customer_service.call import audit
+from customer_service.call.known_details import known_details
 from customer_service.call.state import CallState
 from customer_service.call.wording import HANDOFF
-from customer_service.privacy import mask_free_text
 from customer_service.store import AuditEvent, EscalationRecord, StoreUnavailable
 
 logger = logging.getLogger(__name__)
@@ -96,13 +97,13 @@ def _verification(state: CallState, events: list[AuditEvent]) -> str:
     return f"Not verified: {checks}{locked}."
 
 
-def model_note(reason: str, state: CallState) -> str:
+def model_note(reason: str, state: CallState, history: ChatContext) -> str:
     """The model's account of why, as it may be stored and read to a colleague: on one
-    line, masked like logs (the verified caller's name too), at most `MODEL_NOTE_LIMIT`
-    characters. It is the model's word, never a fact: the record says so."""
-    customer = state.verified_customer
-    names = [customer.full_name] if customer is not None else []
-    text = " ".join(mask_free_text(reason, names=names).split()).replace('"', "'")
+    line, masked like logs and with every name and detail the call heard
+    (`known_details`), at most `MODEL_NOTE_LIMIT` characters. It is the model's word,
+    never a fact: the record says so."""
+    masked = known_details(state, history).mask(reason)
+    text = " ".join(masked.split()).replace('"', "'")
     if len(text) > MODEL_NOTE_LIMIT:
         text = text[: MODEL_NOTE_LIMIT - 1].rstrip() + "…"
     return text or "not given"
@@ -117,6 +118,7 @@ def briefing(summary: str, note: str) -> str:
 async def escalate(
     state: CallState,
     reason: str,
+    history: ChatContext,
     *,
     from_specialist: str | None = None,
     collected: dict[str, JsonValue] | None = None,
@@ -124,7 +126,8 @@ async def escalate(
     """Records the hand-off, once per call, and returns what the caller should hear next.
 
     The reason is the model's account, stored as such (masked and shortened: it may
-    quote anything, the caller's details included); the summary, whether the caller was
+    quote anything, the caller's details included, which the call's `history` holds);
+    the summary, whether the caller was
     verified among it, comes from call state and the call's records alone.
     """
     if state.escalated:
@@ -143,7 +146,7 @@ async def escalate(
     order_id = collected.get("order_id")
     record = EscalationRecord(
         call_id=state.call_id,
-        reason=model_note(reason, state),
+        reason=model_note(reason, state, history),
         verified=customer is not None,
         customer_id=customer.customer_id if customer else None,
         collected={

@@ -24,6 +24,7 @@ from livekit.agents.voice.report import SessionReport
 
 from customer_service.call import audit
 from customer_service.call.idle import ENDED_FOR_SILENCE
+from customer_service.call.known_details import known_details
 from customer_service.call.state import CallState
 from customer_service.privacy import mask_room_name
 from customer_service.reports.masking import masked_history, masked_result
@@ -148,7 +149,7 @@ def build(
     outcome = outcome_of(state, events)
     transcript = transcript_allowed(state, events)
     customer = state.verified_customer
-    names = [customer.full_name] if customer is not None else []
+    known = known_details(state, session_report.chat_history)
     framework = session_report.to_dict(include_events=False)
     content: dict[str, Any] = {
         "report_version": REPORT_VERSION,
@@ -177,7 +178,7 @@ def build(
                 "specialist": run.specialist,
                 "outcome": run.outcome.value,
                 "duration_ms": run.duration_ms,
-                "result": masked_result(run.result, names=names),
+                "result": masked_result(run.result, known=known),
             }
             for run in state.guardrails.delegations
         ],
@@ -187,7 +188,7 @@ def build(
         "usage": usage_entries(session_report.model_usage, state.settings.price_table),
         "events": _events(session_report),
         "chat_history": masked_history(
-            framework["chat_history"]["items"], transcript=transcript, names=names
+            framework["chat_history"]["items"], transcript=transcript, known=known
         ),
     }
     content["cost_usd"] = round(sum(u["cost_usd"] or 0.0 for u in content["usage"]), 6)

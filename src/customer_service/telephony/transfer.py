@@ -159,7 +159,11 @@ async def hand_to_person(
     transfer = _planned_transfer(state.settings)
     extra: dict[str, JsonValue] = {"transfer": transfer.kind.value} if transfer else {}
     message = await escalate(
-        state, reason, from_specialist=from_specialist, collected={**(collected or {}), **extra}
+        state,
+        reason,
+        session.history,
+        from_specialist=from_specialist,
+        collected={**(collected or {}), **extra},
     )
     if transfer is None:
         return message
@@ -193,7 +197,7 @@ async def _put_through(
             await WarmTransferTask(
                 sip_call_to=transfer.dial,
                 sip_trunk_id=transfer.trunk_id,
-                chat_ctx=await _briefing(state, reason),
+                chat_ctx=await _briefing(state, reason, session.history),
                 ringing_timeout=RINGING_TIMEOUT_S,
                 extra_instructions=BRIEFING_INSTRUCTIONS,
             )
@@ -205,7 +209,7 @@ async def _put_through(
     return None
 
 
-async def _briefing(state: CallState, reason: str) -> ChatContext:
+async def _briefing(state: CallState, reason: str, history: ChatContext) -> ChatContext:
     """What the colleague is told before they join: the hand-off record's facts, then the
     model's note, masked and labelled (`call.escalation.briefing`), which hold no more
     personal data than the record itself. Never the transcript: the framework would read
@@ -214,7 +218,7 @@ async def _briefing(state: CallState, reason: str) -> ChatContext:
     if record is not None:
         summary, note = record.summary, record.reason
     else:  # the store was down when the hand-off was recorded
-        summary, note = summarize(state, []), model_note(reason, state)
+        summary, note = summarize(state, []), model_note(reason, state, history)
     context = ChatContext.empty()
     context.add_message(role="assistant", content=briefing(summary, note))
     return context
