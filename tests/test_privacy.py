@@ -225,6 +225,8 @@ def test_mask_free_text_keeps_what_a_colleague_needs(text: str) -> None:
         ("nine four one oh seven", [], ["9 4 1 0 7"], "***"),
         ("ninety four, one oh seven", [], ["94107"], "***"),
         ("CA 94107, United States", [], ["94107"], "CA ***, U. S."),
+        # Inside a longer run, a postal code keeps none of its digits.
+        ("100101, 94107", [], ["94107"], "***"),
         ("postcode s w 1 a, 1 a a", [], ["SW1A 1AA"], "postcode ***"),
         ("it's jordanlee, all one word", [], ["jordan.lee@example.com"], "it's j***, all one word"),
         ("on gran via 12", [], ["Gran Vía 12"], "on ***"),

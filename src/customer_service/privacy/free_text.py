@@ -247,23 +247,26 @@ def _masked_run(text: str, run: list[re.Match[str]], known: frozenset[str]) -> s
     groups = [digits_from_speech(found.group()) for found in run]
     joins = [text[before.end() : after.start()] for before, after in itertools.pairwise(run)]
     number = "".join(groups)
-    if _holds_known(groups, known):
-        return mask_phone(number) if len(number) >= _PHONE_DIGITS_IN_TEXT else SHORT_MASK
+    said = _known_said(groups, known)
+    if said is not None:
+        # A phone number keeps its last four, as everywhere; anything shorter keeps
+        # nothing, even inside a longer run.
+        return mask_phone(number) if len(said) >= _PHONE_DIGITS_IN_TEXT else SHORT_MASK
     if len(number) < _PHONE_DIGITS_IN_TEXT or _reads_as_order_numbers(groups, joins):
         return None
     international = _INTERNATIONAL.match(run[0].group()) is not None
     return mask_phone(f"+{number}" if international else number)
 
 
-def _holds_known(groups: list[str], known: frozenset[str]) -> bool:
-    """Whether the groups, or some of them in a row, are a known detail's digits."""
+def _known_said(groups: list[str], known: frozenset[str]) -> str | None:
+    """The known detail's digits that the groups, or some of them in a row, are."""
     for first in range(len(groups)):
         said = ""
         for group in groups[first:]:
             said += group
             if said in known:
-                return True
-    return False
+                return said
+    return None
 
 
 def _reads_as_order_numbers(groups: list[str], joins: list[str]) -> bool:
