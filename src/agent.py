@@ -62,7 +62,6 @@ from livekit.plugins import turn_detector  # noqa: F401
 from customer_service.entry import (
     MISCONFIGURED_EXIT_CODE,
     STORE_COMMANDS,
-    announce_dispatch,
     command_of,
     preflight,
     run_store_command,
@@ -89,7 +88,7 @@ except SettingsInvalid as invalid:
 # modes that use them.
 unregister_unused_plugin_runners(get_settings().turn_detection)
 
-from customer_service.server import server
+from customer_service.server import announce_dispatch, server
 
 __all__ = ["main", "server"]
 
@@ -110,8 +109,7 @@ Commands:
   download-files  fetch the turn-detector model files (once, or at image build)
   migrate         bring the database at DATABASE_URL to the latest schema
   seed-demo       add the demo customers and orders to the database at DATABASE_URL
-  identity-release  CUSTOMER_ID [--operator NAME]: clear a held account's failed identity
-                  checks (audited, with who released it)
+  identity-release  CUSTOMER_ID [--operator NAME]: release a held account (audited)
   report          DIR: summarise a folder of call reports (REPORT_DIR); --html FILE for a page
 
 `python src/agent.py COMMAND --help` lists a command's options.

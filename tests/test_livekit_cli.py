@@ -21,14 +21,12 @@ from livekit.agents.cli.discover import get_import_data
 
 import customer_service.server
 from customer_service.entry import (
-    AUTOMATIC_DISPATCH,
     MISCONFIGURED_EXIT_CODE,
-    announce_dispatch,
-    dispatch_line,
     host_and_port,
     unreachable_server_problem,
 )
 from customer_service.log_privacy import LogPrivacyFilter, uninstall_log_privacy
+from customer_service.server import AUTOMATIC_DISPATCH, announce_dispatch, dispatch_line
 from customer_service.settings import IGNORE_ENV_FILES_VARIABLE, Settings
 from support.agent_process import AGENT, child_environment
 
@@ -306,7 +304,7 @@ def test_the_line_is_logged_once_when_the_server_first_registers(
     server = a_server(agent_name)
     announce_dispatch(server)
     announce_dispatch(server)  # every path that loads the entry may call it
-    caplog.set_level(logging.INFO, logger="customer_service.entry")
+    caplog.set_level(logging.INFO, logger="customer_service.server")
     assert caplog.messages == []
     server.emit("worker_registered", "AW_one", None)
     server.emit("worker_registered", "AW_one", None)  # a reconnection registers again
@@ -344,4 +342,4 @@ def test_the_entry_file_announces_the_dispatch_of_agent_name(
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == [f"customer_service.entry: {expected}"]
+    assert result.stdout.splitlines() == [f"customer_service.server: {expected}"]

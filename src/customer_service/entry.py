@@ -1,5 +1,4 @@
-"""Checks `python src/agent.py <command>` makes before the LiveKit framework starts, and
-the line that says how rooms get this agent.
+"""Checks `python src/agent.py <command>` makes before the LiveKit framework starts.
 
 Without them, `dev` with no LIVEKIT_URL logs `ws_url is required` and exits with status 0,
 `start` with an unreachable LIVEKIT_URL retries for minutes and then exits with status 0
@@ -20,9 +19,7 @@ import socket
 import sys
 import threading
 import uuid
-import weakref
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from customer_service.console_requirements import console_problem
@@ -32,9 +29,6 @@ from customer_service.store import StoreMisconfigured, StoreUnavailable
 from customer_service.store.errors import shown_url, store_problem
 from customer_service.store.schema import FIRST_REVISION, Upgrade, migrate_database
 from customer_service.store.shared import StoreConfig
-
-if TYPE_CHECKING:
-    from livekit.agents import AgentServer
 
 logger = logging.getLogger(__name__)
 
@@ -391,37 +385,3 @@ def unreachable_server_problem(
         "LiveKit server is running, or use `python src/agent.py chat` to talk to the agent "
         "offline."
     )
-
-
-# How rooms get this agent
-
-AUTOMATIC_DISPATCH = "automatic dispatch: every new room gets this agent (Agent Playground)"
-
-
-def dispatch_line(agent_name: str) -> str:
-    """How rooms get an agent registered as `agent_name` ("" for none), in one line."""
-    if not agent_name:
-        return AUTOMATIC_DISPATCH
-    return (
-        f"explicit dispatch as AGENT_NAME={agent_name}: rooms get this agent only through "
-        "a dispatch rule or API"
-    )
-
-
-_announcing: weakref.WeakSet[AgentServer] = weakref.WeakSet()
-
-
-def announce_dispatch(server: AgentServer) -> None:
-    """Logs `dispatch_line` once, when `server` first registers with LiveKit (`dev`, `start`,
-    `lk agent dev|start`: the commands that take rooms). Calling it again for the same
-    server adds nothing, so every path that loads the entry file may call it."""
-    if server in _announcing:
-        return
-    _announcing.add(server)
-
-    def announce(*_: object) -> None:
-        # rtc_session() settles the name (AGENT_NAME, else LiveKit's LIVEKIT_AGENT_NAME
-        # variables); AgentServer has no public accessor for it.
-        logger.info(dispatch_line(server._agent_name))
-
-    server.once("worker_registered", announce)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import gc
 import logging
+import weakref
 from typing import Any, TypedDict
 
 from livekit.agents import (
@@ -213,3 +214,37 @@ async def entrypoint(ctx: JobContext) -> None:
     progress = ProgressAttributes(ctx.room, call_id=state.call_id)
     ctx.add_shutdown_callback(progress.aclose)
     progress.follow(state)
+
+
+# How rooms get this agent
+
+AUTOMATIC_DISPATCH = "automatic dispatch: every new room gets this agent (Agent Playground)"
+
+
+def dispatch_line(agent_name: str) -> str:
+    """How rooms get an agent registered as `agent_name` ("" for none), in one line."""
+    if not agent_name:
+        return AUTOMATIC_DISPATCH
+    return (
+        f"explicit dispatch as AGENT_NAME={agent_name}: rooms get this agent only through "
+        "a dispatch rule or API"
+    )
+
+
+_announcing: weakref.WeakSet[AgentServer] = weakref.WeakSet()
+
+
+def announce_dispatch(server: AgentServer) -> None:
+    """Logs `dispatch_line` once, when `server` first registers with LiveKit (`dev`, `start`,
+    `lk agent dev|start`: the commands that take rooms). Calling it again for the same
+    server adds nothing, so every path that loads the entry file may call it."""
+    if server in _announcing:
+        return
+    _announcing.add(server)
+
+    def announce(*_: object) -> None:
+        # rtc_session() settles the name (AGENT_NAME, else LiveKit's LIVEKIT_AGENT_NAME
+        # variables); AgentServer has no public accessor for it.
+        logger.info(dispatch_line(server._agent_name))
+
+    server.once("worker_registered", announce)
