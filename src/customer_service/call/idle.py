@@ -3,9 +3,10 @@
 The framework marks the caller away after `USER_AWAY_TIMEOUT_S` of silence while the
 agent listens (`user_away_timeout`). The first time, whoever holds the conversation
 (the supervisor or a specialist) asks its question again in short form and the
-framework's away timer starts over; a second silence ends the call through the same
-hang-up path as `end_call`, so words over that farewell keep the call open too. Any
-word from the caller starts the count again.
+framework's away timer starts over; a second silence, measured once the question has
+begun to play, ends the call through the same hang-up path as `end_call`, so words
+over that farewell keep the call open too. Any word from the caller starts the count
+again.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import logging
 from collections.abc import Awaitable
 from typing import Protocol
 
-from livekit.agents import AgentSession, AgentTask, UserStateChangedEvent
+from livekit.agents import AgentSession, AgentStateChangedEvent, AgentTask, UserStateChangedEvent
 
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
@@ -45,11 +46,25 @@ class IdleCaller:
         self._hang_up = hang_up
         self._silences = 0
         self._ending: asyncio.Task[None] | None = None
+        self._asked_unplayed = False
+        """Asked again, and the question has not started playing yet."""
         session.on("user_state_changed", self._on_user_state_changed)
+        session.on("agent_state_changed", self._on_agent_state_changed)
+
+    def _on_agent_state_changed(self, event: AgentStateChangedEvent) -> None:
+        if event.new_state == "speaking":
+            self._asked_unplayed = False
 
     def _on_user_state_changed(self, event: UserStateChangedEvent) -> None:
         if event.new_state == "speaking":
             self._silences = 0
+        elif event.new_state == "away" and self._asked_unplayed:
+            # The away timer restarted before the question began to play (the event
+            # loop was held up in between): the caller has not yet had the question,
+            # so this is no second silence. Once only, so a question that never plays
+            # cannot keep the call open for ever.
+            self._asked_unplayed = False
+            asyncio.get_running_loop().call_soon(self._session.reset_away_timer)
         elif event.new_state == "away" and self._ending is None:
             self._silences += 1
             if self._silences >= SILENCES_BEFORE_HANGING_UP:
@@ -67,6 +82,7 @@ class IdleCaller:
             self._session.say(STILL_THERE)
         else:
             self._session.say(f"{STILL_THERE} {HOW_CAN_I_HELP}")
+        self._asked_unplayed = True
         # The caller counts as listening again, so a second silence is measured afresh.
         # Not from inside this state change's own event: every other listener would hear
         # of "listening" before "away".
