@@ -5,8 +5,6 @@ them is still put.
 
 from __future__ import annotations
 
-from typing import Any
-
 from customer_service.call.wording import ANYTHING_ELSE, SAY_AGAIN
 from customer_service.settings import Settings
 from customer_service.specialists.consent import (
@@ -16,6 +14,7 @@ from customer_service.specialists.consent import (
 )
 from customer_service.testing.voice import AgentSays, HangUp, Utterance, voice_call_session
 from support.conversation import JORDAN, JORDAN_SAYS, check_identity
+from support.demo_addresses import MARKET_STREET_SUITE_5
 from support.scripted_llm import Call, Say, ScriptedLLM
 
 SMS = ConsentTopic.ORDER_UPDATES_SMS
@@ -25,14 +24,6 @@ ANSWER_PAUSE = 0.5
 """Script seconds a caller leaves after a question's last words before answering."""
 EMPTY = Say("")
 """A reply with no words and no tool call."""
-MARKET_STREET: dict[str, Any] = {
-    "street": "1 Market Street",
-    "unit": "Suite 5",
-    "city": "San Francisco",
-    "region": "California",
-    "postal_code": "94105",
-    "country": "USA",
-}
 THANKS = "Oh great, yes, thank you."
 UP_TO_THE_CONFIRMATION = [
     Utterance("I need to change the delivery address for order 100102"),
@@ -45,7 +36,7 @@ UP_TO_THE_CONFIRMATION = [
 CHANGE_CONFIRMED = [
     Call("update_address", {"order_id": "100102"}),
     check_identity(JORDAN),
-    Call("record_address", MARKET_STREET),
+    Call("record_address", MARKET_STREET_SUITE_5.model_dump()),
     Call("confirm_address"),
 ]
 
