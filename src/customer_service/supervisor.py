@@ -29,7 +29,7 @@ from livekit.agents.llm import ChatContext
 
 from customer_service.call.code_steps import calls_a_tool, code_step, for_the_model, step_call
 from customer_service.call.consent_wording import ConsentTopic
-from customer_service.call.empty_replies import never_empty
+from customer_service.call.empty_replies import Reply, never_empty, relays_a_tool_result
 from customer_service.call.guard import guarded
 from customer_service.call.registration import SpecialistRegistration
 from customer_service.call.specialist import LeftForNewRequest
@@ -163,12 +163,16 @@ class CustomerServiceAgent(Agent):
             yield owed.lead_in
             yield step_call(ASK_OWED_QUESTION)
             return
-        reply: AsyncIterable[llm.ChatChunk | str | FlushSentinel]
-        reply = Agent.default.llm_node(self, chat_ctx, tools, model_settings)
+
+        def model_reply() -> Reply:
+            return Agent.default.llm_node(self, chat_ctx, tools, model_settings)
+
+        reply = model_reply()
         if owed is None:
             # An empty reply is followed by the owed question when there is one; else it
             # says something itself.
-            reply = never_empty(reply)
+            again = model_reply if relays_a_tool_result(chat_ctx) else None
+            reply = never_empty(reply, ask_again=again)
         asking = owed is not None
         async for chunk in reply:
             asking = asking and not calls_a_tool(chunk)

@@ -53,3 +53,31 @@ async def test_an_empty_specialist_reply_says_something_and_the_specialist_goes_
         await session.run(user_input=JORDAN_SAYS)
         assert agent_lines(session)[-1].startswith("Order 1 0 0, 1 0 1")
     assert not model.overran
+
+
+async def test_an_empty_reply_to_a_tool_result_asks_the_model_once_more(
+    settings: Settings,
+) -> None:
+    # The caller was clear and the lookup ran: the result is said, not "say that again".
+    model = ScriptedLLM(
+        [Call("lookup_order", {"order_id": "100101"}), check_identity(JORDAN), EMPTY, relay]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Where is my order 100101?")
+        await session.run(user_input=JORDAN_SAYS)
+        assert agent_lines(session)[-1].startswith("Order 1 0 0, 1 0 1")
+        assert SAY_AGAIN not in agent_lines(session)
+    assert not model.overran
+
+
+async def test_a_second_empty_reply_to_a_tool_result_is_not_silence(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM(
+        [Call("lookup_order", {"order_id": "100101"}), check_identity(JORDAN), EMPTY, BLANK]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Where is my order 100101?")
+        await session.run(user_input=JORDAN_SAYS)
+        assert agent_lines(session)[-1].strip() == SAY_AGAIN
+    assert not model.overran

@@ -4,17 +4,23 @@ Left alone, the framework plays nothing and waits for the caller, who waits for 
 agent: dead air. Every reply of the supervisor and of every specialist passes through
 `never_empty` (their `llm_node`), so such a reply ends with `SAY_AGAIN` instead. The
 supervisor puts a question it owes the caller in that place, when it owes one.
+
+An empty reply to a tool's result is asked for once more first: the caller said what
+they wanted and the tool has done its part, so "say that again" would be wrong, and
+the result (a change made, an order found) would go unsaid.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 
 from livekit.agents import FlushSentinel, llm
 
 from customer_service.call.wording import SAY_AGAIN
 
-__all__ = ["never_empty", "reaches_the_caller"]
+__all__ = ["Reply", "never_empty", "reaches_the_caller", "relays_a_tool_result"]
+
+Reply = AsyncIterable[llm.ChatChunk | str | FlushSentinel]
 
 
 def reaches_the_caller(chunk: llm.ChatChunk | str | FlushSentinel) -> bool:
@@ -27,14 +33,23 @@ def reaches_the_caller(chunk: llm.ChatChunk | str | FlushSentinel) -> bool:
     return False
 
 
+def relays_a_tool_result(chat_ctx: llm.ChatContext) -> bool:
+    """Whether the reply asked for follows a tool's result."""
+    return bool(chat_ctx.items) and chat_ctx.items[-1].type == "function_call_output"
+
+
 async def never_empty(
-    reply: AsyncIterable[llm.ChatChunk | str | FlushSentinel],
+    reply: Reply, *, ask_again: Callable[[], Reply] | None = None
 ) -> AsyncIterator[llm.ChatChunk | str | FlushSentinel]:
-    """`reply`, passed on as it comes, ended with `SAY_AGAIN` when nothing in it reached
-    the caller."""
+    """`reply`, passed on as it comes; when nothing in it reached the caller, the reply
+    of `ask_again` (when given, once) and then, if that too is empty, `SAY_AGAIN`."""
     answered = False
     async for chunk in reply:
         answered = answered or reaches_the_caller(chunk)
         yield chunk
+    if not answered and ask_again is not None:
+        async for chunk in ask_again():
+            answered = answered or reaches_the_caller(chunk)
+            yield chunk
     if not answered:
         yield SAY_AGAIN

@@ -27,7 +27,7 @@ from livekit.agents import (
 from livekit.agents.llm import ToolFlag
 from pydantic import JsonValue
 
-from customer_service.call.empty_replies import never_empty
+from customer_service.call.empty_replies import Reply, never_empty, relays_a_tool_result
 from customer_service.call.guard import guarded
 from customer_service.call.state import CallState
 from customer_service.call.wording import (
@@ -134,8 +134,12 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
         # names a tool it does not have.
         offered = list(tools)
         tools.extend(tool for tool in self.runs_when_called if tool not in offered)
-        reply = Agent.default.llm_node(self, chat_ctx, offered, model_settings)
-        async for chunk in never_empty(reply):
+
+        def reply() -> Reply:
+            return Agent.default.llm_node(self, chat_ctx, offered, model_settings)
+
+        again = reply if relays_a_tool_result(chat_ctx) else None
+        async for chunk in never_empty(reply(), ask_again=again):
             yield chunk
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
