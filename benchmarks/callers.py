@@ -259,7 +259,7 @@ class BenchPopulation:
         orders = []
         for number, order_id in enumerate(self.order_ids(index)):
             # The first order of every customer is still processing: changeable, cancellable.
-            status = (OrderStatus.PROCESSING, OrderStatus.SHIPPED, OrderStatus.DELIVERED)[
+            status = (OrderStatus.PENDING, OrderStatus.PROCESSED, OrderStatus.DELIVERED)[
                 0 if number == 0 else number % 3
             ]
             orders.append(
@@ -269,8 +269,8 @@ class BenchPopulation:
                     status=status,
                     items=(OrderItem(name="Desk lamp", quantity=1 + number % 2),),
                     placed_on=placed + dt.timedelta(days=(index + number) % 300),
-                    carrier=None if status is OrderStatus.PROCESSING else "UPS",
-                    tracking_number=None if status is OrderStatus.PROCESSING else f"1Z{order_id}",
+                    carrier=None if status is OrderStatus.PENDING else "UPS",
+                    tracking_number=None if status is OrderStatus.PENDING else f"1Z{order_id}",
                     delivered_on=placed + dt.timedelta(days=320)
                     if status is OrderStatus.DELIVERED
                     else None,

@@ -81,7 +81,7 @@ class SingleAgentState:
 
 def _summary(order: Order) -> str:
     items = "; ".join(item.name for item in order.items)
-    if order.status is OrderStatus.SHIPPED:
+    if order.status is OrderStatus.PROCESSED:
         progress = f"has shipped with {order.carrier}, tracking number {order.tracking_number}"
     else:
         progress = f"is {order.status.value}"
@@ -201,7 +201,7 @@ class SingleAgent(Agent):
         """
         state = context.userdata
         order = await self._callers_order(state, order_id)
-        if order.status is not OrderStatus.PROCESSING:
+        if order.status is not OrderStatus.PENDING:
             raise ToolError(f"Order {spaced_digits(order.order_id)} can't be changed any more.")
         try:
             address = validated_address(
@@ -250,7 +250,7 @@ class SingleAgent(Agent):
         """
         state = context.userdata
         order = await self._callers_order(state, order_id)
-        if order.status is not OrderStatus.PROCESSING:
+        if order.status is not OrderStatus.PENDING:
             raise ToolError(f"Order {spaced_digits(order.order_id)} can't be cancelled any more.")
         items = "; ".join(item.name for item in order.items)
         return (

@@ -65,7 +65,7 @@ async def test_cancel_then_ask_where_the_order_is(database_url: str) -> None:
     assert said[4].startswith("Order 1 0 0, 1 0 2")
     assert "is cancelled" in said[4]
     assert said[5:] == [GOODBYE]
-    assert await statuses(database_url) == (OrderStatus.SHIPPED, OrderStatus.CANCELLED)
+    assert await statuses(database_url) == (OrderStatus.PROCESSED, OrderStatus.CANCELLED)
     assert await cancellations(database_url) == ["100102"]
 
 
@@ -73,7 +73,7 @@ async def test_no_keeps_the_order(database_url: str) -> None:
     said = (await chat(database_url, "I'd like to cancel order 100102", JORDAN, "no")).agent
     assert said[2:] == [READ_BACK, kept_message("100102")]
     assert kept_message("100102") == "All right, I haven't cancelled order 1 0 0, 1 0 2."
-    assert await statuses(database_url) == (OrderStatus.SHIPPED, OrderStatus.PROCESSING)
+    assert await statuses(database_url) == (OrderStatus.PROCESSED, OrderStatus.PENDING)
     assert await cancellations(database_url) == []
 
 
@@ -88,15 +88,15 @@ async def test_an_unclear_answer_hears_the_read_back_again_then_yes(database_url
         READ_BACK,
         f"{CANCELLED} {ANYTHING_ELSE}",
     ]
-    assert await statuses(database_url) == (OrderStatus.SHIPPED, OrderStatus.CANCELLED)
+    assert await statuses(database_url) == (OrderStatus.PROCESSED, OrderStatus.CANCELLED)
 
 
 async def test_a_shipped_order_is_not_cancelled(database_url: str) -> None:
     said = (await chat(database_url, "cancel order 100101", JORDAN, "no")).agent
-    refusal = not_cancellable_message("100101", OrderStatus.SHIPPED)
+    refusal = not_cancellable_message("100101", OrderStatus.PROCESSED)
     assert refusal.startswith("Order 1 0 0, 1 0 1 has already shipped, so I can't cancel it")
     assert said[2:] == [refusal, DECLINED_OFFER]
-    assert await statuses(database_url) == (OrderStatus.SHIPPED, OrderStatus.PROCESSING)
+    assert await statuses(database_url) == (OrderStatus.PROCESSED, OrderStatus.PENDING)
     assert await cancellations(database_url) == []
 
 
@@ -108,7 +108,7 @@ async def test_a_person_instead_of_answering_the_read_back(database_url: str) ->
     assert (escalation.reason, escalation.verified) == (ASKED_FOR_PERSON, True)
     assert escalation.collected["active_specialist"] == "cancellation_task"
     assert escalation.collected["order_id"] == "100102"
-    assert await statuses(database_url) == (OrderStatus.SHIPPED, OrderStatus.PROCESSING)
+    assert await statuses(database_url) == (OrderStatus.PROCESSED, OrderStatus.PENDING)
 
 
 async def test_cancel_that_order_after_hearing_it(database_url: str) -> None:
@@ -162,5 +162,5 @@ async def test_a_yes_with_a_return_request_cancels_then_takes_the_return(
     ).agent
     # Cancelled first, said so, and then the return is taken up: which order?
     assert said[2:] == [READ_BACK, CANCELLED, ORDER_QUESTION]
-    assert await statuses(database_url) == (OrderStatus.SHIPPED, OrderStatus.CANCELLED)
+    assert await statuses(database_url) == (OrderStatus.PROCESSED, OrderStatus.CANCELLED)
     assert await cancellations(database_url) == ["100102"]

@@ -342,7 +342,7 @@ async def test_address_change_refused_on_a_shipped_order(database_url: str) -> N
     said = (
         await chat(database_url, "I want to change the address for order 100101", JORDAN, "no")
     ).agent
-    refusal = not_changeable_message("100101", OrderStatus.SHIPPED)
+    refusal = not_changeable_message("100101", OrderStatus.PROCESSED)
     assert said[2:] == [refusal, DECLINED_OFFER]
     assert (await stored_order(database_url, "100101")).shipping_address == (
         demo_order("100101").shipping_address

@@ -290,7 +290,7 @@ def postal_codes_match(given: str, on_file: str, country: str) -> bool:
 _COMPARED_TAIL_DIGITS = 4
 
 
-def phones_match(given: str, on_file_e164: str, region: str) -> bool:
+def phones_match(given: str, on_file_e164: str | None, region: str) -> bool:
     """Whether the caller's phone number is the one on file.
 
     A number said without a country code is read in `region` and, failing that, in
@@ -299,6 +299,8 @@ def phones_match(given: str, on_file_e164: str, region: str) -> bool:
     # Parsing is most of an identity check's cost when it compares a caller's words with
     # many namesakes' numbers: numbers whose last digits differ cannot be the same, and
     # parsing only ever strips leading digits (prefixes, country codes).
+    if on_file_e164 is None:
+        return False
     tail = digits_from_speech(given)[-_COMPARED_TAIL_DIGITS:]
     if not tail or tail != digits_from_speech(on_file_e164)[-_COMPARED_TAIL_DIGITS:]:
         return False

@@ -17,8 +17,8 @@ from livekit.agents import ToolError
 from customer_service.call.speakable import (
     main_item,
     ordinal_word,
+    placed_on_phrase,
     spaced_digits,
-    spoken_date,
     spoken_list,
 )
 from customer_service.call.state import CallState
@@ -87,8 +87,8 @@ def recent_orders_list(orders: Sequence[Order]) -> str:
         return NO_RECENT_ORDERS
     lines = " ".join(
         f"{ordinal_word(place).capitalize()}, order {spaced_digits(order.order_id)}: "
-        f"{main_item(order.items, quoted)}, placed on {spoken_date(order.placed_on)}, "
-        f"{order.status.value}."
+        f"{main_item(order.items, quoted)}{placed_on_phrase(order.placed_on)}, "
+        f"{order.status.spoken}."
         for place, order in enumerate(orders, start=1)
     )
     return f"Here are your recent orders. {lines} {WHICH_ORDER}"
@@ -106,8 +106,9 @@ _LAST = frozenset({"last", "latest", "newest"})
 _STATUSES = {
     "delivered": OrderStatus.DELIVERED,
     "arrived": OrderStatus.DELIVERED,
-    "shipped": OrderStatus.SHIPPED,
-    "processing": OrderStatus.PROCESSING,
+    "shipped": OrderStatus.PROCESSED,
+    "processing": OrderStatus.PENDING,
+    "pending": OrderStatus.PENDING,
     "cancelled": OrderStatus.CANCELLED,
     "canceled": OrderStatus.CANCELLED,
 }
@@ -244,7 +245,9 @@ def fitting_orders(choice: Choice, listed: Sequence[Order]) -> list[Order]:
         candidates = [
             order
             for order in candidates
-            if order.placed_on.month == month and day in (None, order.placed_on.day)
+            if order.placed_on is not None
+            and order.placed_on.month == month
+            and day in (None, order.placed_on.day)
         ]
     if choice.status is not None:
         candidates = [order for order in candidates if order.status is choice.status]

@@ -141,7 +141,7 @@ def _order(order_id: str, customer: Customer, number: int) -> Order:
     return Order(
         order_id=order_id,
         customer_id=customer.customer_id,
-        status=OrderStatus.PROCESSING,
+        status=OrderStatus.PENDING,
         items=(OrderItem(name="Cast-iron teapot", quantity=1),),
         placed_on=_PLACED_ON,
         shipping_address=PostalAddress(

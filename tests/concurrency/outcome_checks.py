@@ -143,7 +143,7 @@ async def check_the_load(
     )
     untouched = await store.get_order(population.guessed_order.order_id)
     found.expect(
-        untouched is not None and untouched.status is OrderStatus.PROCESSING,
+        untouched is not None and untouched.status is OrderStatus.PENDING,
         "the guessed account's order changed",
     )
     found.assert_none()
@@ -182,7 +182,7 @@ async def _check_distinct_changes(
         order = await store.get_order(plan.order.order_id)
         assert order is not None
         found.expect(
-            order.shipping_address == plan.new_address and order.status is OrderStatus.PROCESSING,
+            order.shipping_address == plan.new_address and order.status is OrderStatus.PENDING,
             f"{where}: the order ships to {order.shipping_address}, not the confirmed address",
         )
         rows = _by(changes, plan.order.order_id)

@@ -91,5 +91,5 @@ async def test_a_shipped_order_is_not_cancelled(models: EvalModels) -> None:
         )
         order = await session.userdata.store.get_order("100101")
         assert order is not None
-        assert order.status is OrderStatus.SHIPPED
+        assert order.status is OrderStatus.PROCESSED
         await judged(session, models.judge)

@@ -126,7 +126,7 @@ async def test_no_to_what_else_ends_the_call() -> None:
     assert called(await answer(SUPERVISOR, *before, user("no"))) == ("end_call", {})
 
 
-OFFER = not_changeable_message("100101", OrderStatus.SHIPPED)
+OFFER = not_changeable_message("100101", OrderStatus.PROCESSED)
 
 
 def offered_a_colleague() -> list[llm.ChatItem]:

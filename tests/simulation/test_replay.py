@@ -41,7 +41,7 @@ def test_a_failing_scenario_fails_the_command_with_its_reason(
     assert table == [
         "pass  order_lookup  Order status by number",
         "FAIL  order_lookup  Expects what the call never does",
-        "                    - order 100101: status is shipped, expected cancelled",
+        "                    - order 100101: status is processed, expected cancelled",
         "1 passed, 1 failed, 2 scenarios",
     ]
     assert replay_module.main(["--file", str(path), "--label", "Order status by number"]) == 0

@@ -99,7 +99,7 @@ async def test_a_simulated_call_that_leaves_another_state_is_failed_with_the_rea
             await session.run(user_input=line)
         verdict = await graded(ctx)
     assert verdict == simulation.SimulationVerdict(
-        success=False, reason="order 100102: status is processing, expected cancelled"
+        success=False, reason="order 100102: status is pending, expected cancelled"
     )
 
 
@@ -139,7 +139,7 @@ async def test_a_job_shut_down_before_the_simulation_ends_is_graded_as_the_call_
     # The job's shutdown ran first: its scratch store is closed and removed.
     verdict = await graded(ctx)
     assert verdict == simulation.SimulationVerdict(
-        success=False, reason="order 100102: status is processing, expected cancelled"
+        success=False, reason="order 100102: status is pending, expected cancelled"
     )
 
 

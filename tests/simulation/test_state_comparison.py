@@ -45,7 +45,7 @@ async def test_a_wrong_expected_state_fails_with_its_reason(tmp_path: Path) -> N
     scenario_store = await opened(tmp_path, expects_cancelled)
     try:
         assert await scenario_store.differences() == [
-            "order 100102: status is processing, expected cancelled"
+            "order 100102: status is pending, expected cancelled"
         ]
         outcome = await scenario_store.store.cancel_order(
             order_id="100102", customer_id="C-1001", call_id="call-1"

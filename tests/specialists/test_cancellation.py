@@ -68,7 +68,7 @@ async def cancellations(store: Store) -> list[AuditEvent]:
 
 async def assert_nothing_cancelled(session: AgentSession[CallState]) -> None:
     for order_id in ("100102", "200202", "300301"):
-        assert await status_of(session, order_id) is OrderStatus.PROCESSING
+        assert await status_of(session, order_id) is OrderStatus.PENDING
     assert await cancellations(session.userdata.store) == []
 
 
@@ -78,7 +78,7 @@ async def test_clear_yes_cancels_once_and_later_requests_see_it(settings: Settin
     async with call_session(model, settings=settings) as session:
         await reach_read_back(session)
         assert agent_lines(session)[-1] == READ_BACK
-        assert await status_of(session) is OrderStatus.PROCESSING
+        assert await status_of(session) is OrderStatus.PENDING
 
         confirmed = await session.run(user_input="Yes, please")
         confirmed.expect.next_event().is_function_call(name="confirm_cancellation")

@@ -62,7 +62,7 @@ async def test_a_model_leaves_a_specialist_for_the_callers_new_request(
         result.expect.contains_function_call(name="lookup_order", arguments={"order_id": "100101"})
         order = await session.userdata.store.get_order("100102")
         assert order is not None
-        assert order.status is OrderStatus.PROCESSING
+        assert order.status is OrderStatus.PENDING
         [run] = [
             event
             for event in await session.userdata.store.audit_events(kind="delegation")

@@ -26,7 +26,7 @@ from customer_service.order_choice import (
         ("November 2", Choice(day=(11, 2))),
         ("the first one from November", Choice(position=1, day=(11, None))),
         ("the delivered one", Choice(status=OrderStatus.DELIVERED)),
-        ("the one that shipped", Choice(status=OrderStatus.SHIPPED)),
+        ("the one that shipped", Choice(status=OrderStatus.PROCESSED)),
         ("the one with the yoga mat please", Choice(words=("yoga", "mat"))),
         ("um yes that", Choice()),
     ],

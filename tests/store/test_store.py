@@ -3,13 +3,20 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import os
+from decimal import Decimal
 from pathlib import Path
 
 import pydantic
 import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
 
-from customer_service.domain import Customer, Order, OrderItem, OrderStatus
+from customer_service.domain import (
+    Customer,
+    Order,
+    OrderStatus,
+    Transaction,
+    TransactionKind,
+)
 from customer_service.store import AuditEvent, Store, StoreUnavailable
 from customer_service.store.orders import order_to_row
 from customer_service.testing import open_demo_store
@@ -34,6 +41,7 @@ async def test_seeds_the_demo_customers(store: Store) -> None:
         email="jordan.lee@example.com",
         postal_code="94107",
         country="US",
+        address=JORDAN_ADDRESS,
     )
     assert await store.get_customer("C-1002") == Customer(
         customer_id="C-1002",
@@ -42,6 +50,7 @@ async def test_seeds_the_demo_customers(store: Store) -> None:
         email="priya.n@example.com",
         postal_code="10001",
         country="US",
+        address=PRIYA_ADDRESS,
     )
     assert await store.get_customer("C-1003") == Customer(
         customer_id="C-1003",
@@ -50,6 +59,7 @@ async def test_seeds_the_demo_customers(store: Store) -> None:
         email="maria.garcia@example.es",
         postal_code="28013",
         country="ES",
+        address=MARIA_ADDRESS,
     )
     assert await store.get_customer("C-1004") is None
 
@@ -58,15 +68,21 @@ async def test_seeds_the_demo_orders(store: Store) -> None:
     shipped = await store.get_order("100101")
     assert shipped is not None
     assert shipped.customer_id == "C-1001"
-    assert shipped.status is OrderStatus.SHIPPED
+    assert shipped.status is OrderStatus.PROCESSED
     assert shipped.carrier == "UPS"
     assert shipped.tracking_number == "1Z999AA10123456784"
     assert shipped.delivered_on is None
     assert shipped.shipping_address == JORDAN_ADDRESS
-    assert shipped.items == (
-        OrderItem(name="Wireless noise-cancelling headphones", quantity=1),
-        OrderItem(name="USB-C charging cable", quantity=2),
+    assert [(i.name, i.quantity, i.item_id, i.price) for i in shipped.items] == [
+        ("Wireless noise-cancelling headphones", 1, "9000000101", Decimal("199.99")),
+        ("USB-C charging cable", 2, "9000000201", Decimal("12.99")),
+    ]
+    assert shipped.payments == (
+        Transaction(
+            kind=TransactionKind.PAYMENT, amount=Decimal("225.97"), method_id="credit_card_9000101"
+        ),
     )
+    assert [f.item_ids for f in shipped.fulfilments] == [("9000000101", "9000000201", "9000000201")]
 
     delivered = await store.get_order("200201")
     assert delivered is not None
@@ -76,11 +92,11 @@ async def test_seeds_the_demo_orders(store: Store) -> None:
     assert delivered.shipping_address == PRIYA_ADDRESS
 
     expected = {
-        "100101": ("C-1001", OrderStatus.SHIPPED, JORDAN_ADDRESS),
-        "100102": ("C-1001", OrderStatus.PROCESSING, JORDAN_ADDRESS),
+        "100101": ("C-1001", OrderStatus.PROCESSED, JORDAN_ADDRESS),
+        "100102": ("C-1001", OrderStatus.PENDING, JORDAN_ADDRESS),
         "200201": ("C-1002", OrderStatus.DELIVERED, PRIYA_ADDRESS),
-        "200202": ("C-1002", OrderStatus.PROCESSING, PRIYA_ADDRESS),
-        "300301": ("C-1003", OrderStatus.PROCESSING, MARIA_ADDRESS),
+        "200202": ("C-1002", OrderStatus.PENDING, PRIYA_ADDRESS),
+        "300301": ("C-1003", OrderStatus.PENDING, MARIA_ADDRESS),
     }
     placed: list[dt.date] = []
     for order_id, (customer_id, status, address) in expected.items():
@@ -93,7 +109,7 @@ async def test_seeds_the_demo_orders(store: Store) -> None:
         )
         assert 1 <= len(order.items) <= 2
         assert (order.placed_on.year, order.placed_on.month) == (2026, 11)
-        if status is OrderStatus.PROCESSING:
+        if status is OrderStatus.PENDING:
             assert (order.carrier, order.tracking_number, order.delivered_on) == (None, None, None)
         placed.append(order.placed_on)
     assert placed == sorted(placed)

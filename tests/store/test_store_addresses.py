@@ -114,7 +114,7 @@ async def test_retry_after_the_order_shipped_still_reports_the_change(store: Sto
     _, change = await _change(store)
     async with store.engine.begin() as connection:
         await connection.execute(
-            text("UPDATE orders SET status = 'shipped' WHERE order_id = '100102'")
+            text("UPDATE orders SET status = 'processed' WHERE order_id = '100102'")
         )
 
     assert await _change(store) == (AddressChangeOutcome.ALREADY_APPLIED, change)

@@ -25,11 +25,11 @@ from support.demo_addresses import JORDAN_ADDRESS
 from support.faults import fail_writes
 
 STATUSES = {
-    "100101": OrderStatus.SHIPPED,
-    "100102": OrderStatus.PROCESSING,
+    "100101": OrderStatus.PROCESSED,
+    "100102": OrderStatus.PENDING,
     "200201": OrderStatus.DELIVERED,
-    "200202": OrderStatus.PROCESSING,
-    "300301": OrderStatus.PROCESSING,
+    "200202": OrderStatus.PENDING,
+    "300301": OrderStatus.PENDING,
 }
 """Every demo order's status as seeded."""
 

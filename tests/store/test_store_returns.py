@@ -161,7 +161,7 @@ async def test_return_refusal_is_the_stores_rule_without_the_store(store: Store)
     assert return_refusal(order, last_return_day(delivered_on) + dt.timedelta(days=1)) is (
         ReturnOutcome.OUTSIDE_WINDOW
     )
-    for status in (OrderStatus.PROCESSING, OrderStatus.SHIPPED, OrderStatus.CANCELLED):
+    for status in (OrderStatus.PENDING, OrderStatus.PROCESSED, OrderStatus.CANCELLED):
         assert return_refusal(order.model_copy(update={"status": status}), delivered_on) is (
             ReturnOutcome.NOT_DELIVERED
         )

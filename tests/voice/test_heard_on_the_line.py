@@ -282,5 +282,5 @@ async def test_interrupting_the_cancellation_read_back_cancels_nothing(
         await call.finished()
         order = await call.state.store.get_order("100102")
         assert order is not None
-        assert order.status.value == "processing"
+        assert order.status.value == "pending"
         assert call.errors == []

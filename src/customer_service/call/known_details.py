@@ -45,7 +45,9 @@ def known_details(state: CallState, history: ChatContext) -> KnownDetails:
     customer = state.identity.customer
     if customer is not None:
         names[customer.full_name] = None
-        details.update(dict.fromkeys((customer.email, customer.phone, customer.postal_code)))
+        details.update(
+            dict.fromkeys(d for d in (customer.email, customer.phone, customer.postal_code) if d)
+        )
     if state.line.caller_number:
         details[state.line.caller_number] = None
     return KnownDetails(names=tuple(names), details=tuple(details))

@@ -95,6 +95,12 @@ def spoken_date(day: dt.date) -> str:
     return f"{day:%B} {ordinal_word(day.day)}"
 
 
+def placed_on_phrase(day: dt.date | None) -> str:
+    """ ", placed on November second" after an order's number or item; nothing for an order
+    whose date the store does not know."""
+    return "" if day is None else f", placed on {spoken_date(day)}"
+
+
 def spoken_list(phrases: Sequence[str]) -> str:
     """Phrases as one natural phrase: "a, b and c"; never semicolons."""
     if len(phrases) <= 1:

@@ -212,7 +212,7 @@ def not_changeable_message(order_id: str, status: OrderStatus) -> str:
 
 
 def ensure_changeable(order: OrderLookupResult) -> None:
-    if order.status is not OrderStatus.PROCESSING:
+    if not order.status.is_pending:
         raise ToolError(not_changeable_message(order.order_id, order.status))
 
 
@@ -297,7 +297,7 @@ async def apply_address_change(
         return SavedAddress.saying(f"Order {spaced} is already set to be delivered to", address)
     if outcome is AddressChangeOutcome.ORDER_SHIPPED:
         # It shipped while the caller was giving the new address.
-        shipped = order.status if order.status.has_shipped else OrderStatus.SHIPPED
+        shipped = order.status if order.status.has_shipped else OrderStatus.PROCESSED
         raise ToolError(not_changeable_message(order.order_id, shipped))
     if outcome is AddressChangeOutcome.ORDER_CANCELLED:
         raise ToolError(not_changeable_message(order.order_id, OrderStatus.CANCELLED))

@@ -132,7 +132,7 @@ class CancellationTask(Specialist[CancellationResult]):
 
 
 def ensure_cancellable(order: OrderLookupResult) -> None:
-    if order.status is not OrderStatus.PROCESSING:
+    if order.status is not OrderStatus.PENDING:
         raise ToolError(not_cancellable_message(order.order_id, order.status))
 
 
@@ -181,7 +181,7 @@ async def apply_cancellation(state: CallState, order: OrderLookupResult) -> str:
         return f"Order {spaced} is cancelled."
     if outcome is CancellationOutcome.ORDER_SHIPPED:
         # It shipped while the caller was deciding.
-        raise ToolError(not_cancellable_message(order.order_id, OrderStatus.SHIPPED))
+        raise ToolError(not_cancellable_message(order.order_id, OrderStatus.PROCESSED))
     raise ToolError(not_found_message(order.order_id))
 
 

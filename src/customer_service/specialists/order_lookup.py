@@ -16,13 +16,13 @@ from customer_service.addresses import read_back as address_read_back
 from customer_service.call import audit
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
-from customer_service.call.registration import (
-    PASS_ORDER_ID,
-    CallersOrderId,
-    Desk,
-    supervisor_tool,
+from customer_service.call.registration import PASS_ORDER_ID, CallersOrderId, Desk, supervisor_tool
+from customer_service.call.speakable import (
+    placed_on_phrase,
+    spaced_digits,
+    spoken_date,
+    spoken_items,
 )
-from customer_service.call.speakable import spaced_digits, spoken_date, spoken_items
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallerLine, CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
@@ -101,7 +101,7 @@ class OrderLookupResult(BaseModel):
     customer_id: str
     status: OrderStatus
     items: tuple[OrderItem, ...] = Field(min_length=1)
-    placed_on: dt.date
+    placed_on: dt.date | None = None
     carrier: str | None = None
     tracking_number: str | None = None
     delivered_on: dt.date | None = None
@@ -109,20 +109,20 @@ class OrderLookupResult(BaseModel):
 
     @classmethod
     def from_order(cls, order: Order) -> OrderLookupResult:
-        return cls.model_validate(order.model_dump())
+        return cls.model_validate(order.model_dump() | {"tracking_number": order.tracking_number})
 
     def summary(self) -> str:
         """What the caller may hear about the order, for the model to relay: stored text
         (items, carrier, address) in quotes, as data."""
-        if self.status is OrderStatus.SHIPPED:
+        if self.status is OrderStatus.PROCESSED:
             tracking = spaced_digits(self.tracking_number or "")
             progress = f"has shipped with {quoted(self.carrier or '')}, tracking number {tracking}"
         elif self.status is OrderStatus.DELIVERED and self.delivered_on is not None:
             progress = f"was delivered on {spoken_date(self.delivered_on)}"
         else:
-            progress = f"is {self.status.value}"
+            progress = f"is {self.status.spoken}"
         return (
-            f"Order {spaced_digits(self.order_id)}, placed on {spoken_date(self.placed_on)}, "
+            f"Order {spaced_digits(self.order_id)}{placed_on_phrase(self.placed_on)}, "
             f"{progress}. It contains {spoken_items(self.items, quoted)}, going to "
             f"{quoted(address_read_back(self.shipping_address))}."
         )

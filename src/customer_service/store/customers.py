@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import ColumnElement, String, Text, and_, or_, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from customer_service.domain import Customer
+from customer_service.domain import Customer, PostalAddress
 from customer_service.normalize import (
     digits_from_speech,
     name_key,
@@ -22,6 +22,7 @@ __all__ = [
     "customer_to_row",
     "lookup_keys",
     "postal_code_condition",
+    "set_account_address",
 ]
 
 
@@ -35,13 +36,19 @@ class CustomerRow(Base):
 
     customer_id: Mapped[str] = mapped_column(String(32), primary_key=True)
     full_name: Mapped[str] = mapped_column(String(200))
-    phone: Mapped[str] = mapped_column(String(32))
+    phone: Mapped[str | None] = mapped_column(String(32))
     email: Mapped[str] = mapped_column(String(320))
     postal_code: Mapped[str] = mapped_column(String(16))
     # normalize_postal_code(postal_code): identity checks look callers up by what they
     # said, so the lookup is an indexed equality instead of a scan with string functions.
     postal_code_key: Mapped[str] = mapped_column(String(16), index=True)
     country: Mapped[str] = mapped_column(String(2))
+    # The default address; its postal code and country are the two columns above. Null
+    # for an account stored without one.
+    street: Mapped[str | None] = mapped_column(Text)
+    unit: Mapped[str | None] = mapped_column(Text)
+    city: Mapped[str | None] = mapped_column(Text)
+    region: Mapped[str | None] = mapped_column(Text)
     # `lookup_keys`: a failed identity check finds the accounts it names by indexed
     # equalities, not by reading every customer. Text: normalising may lengthen a name.
     name_key: Mapped[str] = mapped_column(Text, index=True)
@@ -49,26 +56,61 @@ class CustomerRow(Base):
     phone_tail: Mapped[str] = mapped_column(String(PHONE_TAIL_DIGITS), index=True)
 
 
-def lookup_keys(full_name: str, email: str, phone: str) -> dict[str, str]:
+def lookup_keys(full_name: str, email: str, phone: str | None) -> dict[str, str]:
     """The indexed keys of a customer's name, email address and phone number: what
     `names_match`, `emails_match` and `phones_match` compare, or narrow down to."""
     return {
         "name_key": name_key(full_name),
         "email_key": normalize_email(email) or "",
-        "phone_tail": digits_from_speech(phone)[-PHONE_TAIL_DIGITS:],
+        "phone_tail": digits_from_speech(phone or "")[-PHONE_TAIL_DIGITS:],
     }
 
 
 def customer_to_row(customer: Customer) -> CustomerRow:
-    return CustomerRow(
-        **customer.model_dump(),
-        postal_code_key=normalize_postal_code(customer.postal_code),
+    row = CustomerRow(
+        **customer.model_dump(exclude={"address", "postal_code", "country"}),
         **lookup_keys(customer.full_name, customer.email, customer.phone),
     )
+    set_account_address(row, customer.postal_code, customer.country, customer.address)
+    return row
+
+
+def set_account_address(
+    row: CustomerRow, postal_code: str, country: str, address: PostalAddress | None
+) -> None:
+    """The account's postal code, country and default address: one place, so the postal
+    code an identity check compares is always the default address's."""
+    row.postal_code = postal_code
+    row.postal_code_key = normalize_postal_code(postal_code)
+    row.country = country
+    row.street = None if address is None else address.street
+    row.unit = None if address is None else address.unit
+    row.city = None if address is None else address.city
+    row.region = None if address is None else address.region
 
 
 def customer_from_row(row: CustomerRow) -> Customer:
-    return Customer.model_validate(row, from_attributes=True)
+    address = (
+        None
+        if row.street is None or row.city is None or row.region is None
+        else PostalAddress(
+            street=row.street,
+            unit=row.unit,
+            city=row.city,
+            region=row.region,
+            postal_code=row.postal_code,
+            country=row.country,
+        )
+    )
+    return Customer(
+        customer_id=row.customer_id,
+        full_name=row.full_name,
+        phone=row.phone,
+        email=row.email,
+        postal_code=row.postal_code,
+        country=row.country,
+        address=address,
+    )
 
 
 def postal_code_condition(postal_code: str) -> ColumnElement[bool] | None:

@@ -9,15 +9,28 @@ the demo never ages: the delivered order was always delivered 17 days before.
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 from typing import NamedTuple
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from customer_service.domain import Customer, Order, OrderItem, OrderStatus, PostalAddress
+from customer_service.domain import (
+    Customer,
+    Fulfilment,
+    Order,
+    OrderItem,
+    OrderStatus,
+    PostalAddress,
+    Transaction,
+    TransactionKind,
+)
+from customer_service.store.catalog import ProductRow, add_products
 from customer_service.store.customers import CustomerRow, customer_to_row
+from customer_service.store.demo_catalog import DEMO_PAYMENT_METHODS, DEMO_PRODUCTS, demo_variant
 from customer_service.store.errors import DemoDataRefused
 from customer_service.store.orders import OrderRow, order_to_row
+from customer_service.store.payments import method_rows
 
 __all__ = [
     "DEMO_CUSTOMERS",
@@ -59,6 +72,7 @@ DEMO_CUSTOMERS: tuple[Customer, ...] = (
         email="jordan.lee@example.com",
         postal_code="94107",
         country="US",
+        address=_JORDAN_ADDRESS,
     ),
     Customer(
         customer_id="C-1002",
@@ -67,6 +81,7 @@ DEMO_CUSTOMERS: tuple[Customer, ...] = (
         email="priya.n@example.com",
         postal_code="10001",
         country="US",
+        address=_PRIYA_ADDRESS,
     ),
     Customer(
         customer_id="C-1003",
@@ -75,8 +90,35 @@ DEMO_CUSTOMERS: tuple[Customer, ...] = (
         email="maria.garcia@example.es",
         postal_code="28013",
         country="ES",
+        address=_MARIA_ADDRESS,
     ),
 )
+
+
+def _line(name: str, item_id: str, quantity: int = 1) -> OrderItem:
+    variant = demo_variant(item_id)
+    return OrderItem(
+        name=name,
+        quantity=quantity,
+        product_id=variant.product_id,
+        item_id=item_id,
+        options=variant.options,
+        price=variant.price,
+    )
+
+
+def _paid(method_id: str, *items: OrderItem) -> tuple[Transaction, ...]:
+    total = sum((item.price or Decimal(0)) * item.quantity for item in items)
+    return (Transaction(kind=TransactionKind.PAYMENT, amount=total, method_id=method_id),)
+
+
+def _shipped(tracking_id: str, *items: OrderItem) -> tuple[Fulfilment, ...]:
+    return (
+        Fulfilment(
+            tracking_ids=(tracking_id,),
+            item_ids=tuple(item.item_id or "" for item in items for _ in range(item.quantity)),
+        ),
+    )
 
 
 def demo_orders(today: dt.date) -> tuple[Order, ...]:
@@ -88,58 +130,63 @@ def demo_orders(today: dt.date) -> tuple[Order, ...]:
     def days_ago(days: int) -> dt.date:
         return today - dt.timedelta(days=days)
 
+    headphones = _line("Wireless noise-cancelling headphones", "9000000101")
+    cables = _line("USB-C charging cable", "9000000201", 2)
+    coffee_set = _line("Ceramic pour-over coffee set", "9000000301")
+    mat = _line("Cork yoga mat", "9000000401")
+    blocks = _line("Yoga block", "9000000501", 2)
+    bottles = _line("Stainless steel water bottle", "9000000601", 3)
+    duvet_cover = _line("Linen duvet cover, double", "9000000701")
+    pillows = _line("Feather pillow", "9000000801", 2)
     return (
         Order(
             order_id="100101",
             customer_id="C-1001",
-            status=OrderStatus.SHIPPED,
-            items=(
-                OrderItem(name="Wireless noise-cancelling headphones", quantity=1),
-                OrderItem(name="USB-C charging cable", quantity=2),
-            ),
+            status=OrderStatus.PROCESSED,
+            items=(headphones, cables),
             placed_on=days_ago(24),
             carrier="UPS",
-            tracking_number="1Z999AA10123456784",
             shipping_address=_JORDAN_ADDRESS,
+            fulfilments=_shipped("1Z999AA10123456784", headphones, cables),
+            payments=_paid("credit_card_9000101", headphones, cables),
         ),
         Order(
             order_id="100102",
             customer_id="C-1001",
-            status=OrderStatus.PROCESSING,
-            items=(OrderItem(name="Ceramic pour-over coffee set", quantity=1),),
+            status=OrderStatus.PENDING,
+            items=(coffee_set,),
             placed_on=days_ago(22),
             shipping_address=_JORDAN_ADDRESS,
+            payments=_paid("credit_card_9000101", coffee_set),
         ),
         Order(
             order_id="200201",
             customer_id="C-1002",
             status=OrderStatus.DELIVERED,
-            items=(
-                OrderItem(name="Cork yoga mat", quantity=1),
-                OrderItem(name="Yoga block", quantity=2),
-            ),
+            items=(mat, blocks),
             placed_on=days_ago(21),
             delivered_on=days_ago(17),
             shipping_address=_PRIYA_ADDRESS,
+            fulfilments=_shipped("9400111899223344556677", mat, blocks),
+            payments=_paid("paypal_9000201", mat, blocks),
         ),
         Order(
             order_id="200202",
             customer_id="C-1002",
-            status=OrderStatus.PROCESSING,
-            items=(OrderItem(name="Stainless steel water bottle", quantity=3),),
+            status=OrderStatus.PENDING,
+            items=(bottles,),
             placed_on=days_ago(10),
             shipping_address=_PRIYA_ADDRESS,
+            payments=_paid("gift_card_9000202", bottles),
         ),
         Order(
             order_id="300301",
             customer_id="C-1003",
-            status=OrderStatus.PROCESSING,
-            items=(
-                OrderItem(name="Linen duvet cover, double", quantity=1),
-                OrderItem(name="Feather pillow", quantity=2),
-            ),
+            status=OrderStatus.PENDING,
+            items=(duvet_cover, pillows),
             placed_on=days_ago(8),
             shipping_address=_MARIA_ADDRESS,
+            payments=_paid("credit_card_9000301", duvet_cover, pillows),
         ),
     )
 
@@ -184,9 +231,14 @@ async def add_missing_demo_data(
         if full_name == demo_customers[customer_id].full_name
     }
     session.add_all([customer_to_row(customer) for customer in new_customers])
+    await _add_missing_products(session)
     # Orders reference customers; without relationship() the flush order is not derived
     # from the foreign key, so customers go first explicitly.
     await session.flush()
+    for customer in new_customers:
+        session.add_all(
+            method_rows(customer.customer_id, DEMO_PAYMENT_METHODS[customer.customer_id])
+        )
     statement = select(OrderRow.order_id).where(OrderRow.order_id.in_(DEMO_ORDER_IDS))
     present_orders = set(await session.scalars(statement))
     new_orders = [
@@ -194,7 +246,7 @@ async def add_missing_demo_data(
         for order in demo_orders(today)
         if order.order_id not in present_orders and order.customer_id in ours
     ]
-    session.add_all([order_to_row(order) for order in new_orders])
+    session.add_all([order_to_row(order, position=int(order.order_id)) for order in new_orders])
     return DemoDataAdded(customers=len(new_customers), orders=len(new_orders))
 
 
@@ -206,3 +258,18 @@ async def _holds_other_customers(session: AsyncSession, present: dict[str, str])
         return True
     others = select(CustomerRow.customer_id).where(CustomerRow.customer_id.not_in(demo_names))
     return (await session.scalars(others.limit(1))).first() is not None
+
+
+async def _add_missing_products(session: AsyncSession) -> None:
+    """The demo catalog's products that are not in the store, each with its variants."""
+    present = set(
+        await session.scalars(
+            select(ProductRow.product_id).where(
+                ProductRow.product_id.in_([product.product_id for product in DEMO_PRODUCTS])
+            )
+        )
+    )
+    await add_products(
+        session,
+        [(index, p) for index, p in enumerate(DEMO_PRODUCTS) if p.product_id not in present],
+    )
