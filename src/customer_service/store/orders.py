@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import JSON, Date, case, ForeignKey, Index, Integer, Select, String, Text, select
+from sqlalchemy import JSON, Date, ForeignKey, Index, Integer, Select, String, Text, case, select
 from sqlalchemy.orm import Mapped, mapped_column
 
 from customer_service.domain import (
