@@ -6,6 +6,7 @@ python src/agent.py dev | start      register with a LiveKit server and take cal
 python src/agent.py download-files   fetch the turn-detector model files once
 python src/agent.py migrate          bring the database (DATABASE_URL) to the latest schema
 python src/agent.py seed-demo        add the demo customers and orders to the database
+python src/agent.py import-tau2 DB   load τ²-bench's retail database into the store
 python src/agent.py identity-release CUSTOMER_ID [--operator NAME]   release a held account
 python src/agent.py report DIR       summarise a folder of call reports (--html FILE: a page)
 
@@ -61,16 +62,14 @@ from livekit.plugins import turn_detector  # noqa: F401
 
 from customer_service.entry import (
     MISCONFIGURED_EXIT_CODE,
-    STORE_COMMANDS,
     command_of,
     preflight,
-    run_store_command,
-    store_startup_problem,
     unreachable_server_problem,
 )
 from customer_service.log_privacy import install_log_privacy
 from customer_service.pipeline import unregister_unused_plugin_runners
 from customer_service.settings import SettingsInvalid, get_settings
+from customer_service.store_commands import STORE_COMMANDS, run_store_command, store_startup_problem
 
 # First: reading the settings loads .env.local and .env into the environment, where the
 # `AgentServer` looks for LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET when it is
@@ -110,6 +109,8 @@ Commands:
   migrate         bring the database at DATABASE_URL to the latest schema
   seed-demo       add the demo customers and orders to the database at DATABASE_URL
   identity-release  CUSTOMER_ID [--operator NAME]: release a held account (audited)
+  import-tau2     DB.json [--force]: load τ²-bench's retail database into the store
+  export-tau2     OUT.json: write the store as τ²-bench's retail database
   report          DIR: summarise a folder of call reports (REPORT_DIR); --html FILE for a page
 
 `python src/agent.py COMMAND --help` lists a command's options.

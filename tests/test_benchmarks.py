@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import gc
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
-# `benchmarks/` sits beside `tests/` and is not installed: import it from the project root.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from benchmarks import handoff_floor
 from benchmarks.callers import (
     BenchPopulation,

@@ -3,32 +3,21 @@
 Without them, `dev` with no LIVEKIT_URL logs `ws_url is required` and exits with status 0,
 `start` with an unreachable LIVEKIT_URL retries for minutes and then exits with status 0
 too, and a missing turn-detector model only shows when the first call fails. The store's
-commands (`migrate`, `seed-demo`, `identity-release`) live here too: they need no LiveKit
-settings.
+commands are in `store_commands.py`.
 """
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import dataclasses
-import getpass
 import logging
 import os
 import socket
-import sys
 import threading
-import uuid
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from customer_service.console_requirements import console_problem
 from customer_service.pipeline import turn_detector_files_problem
 from customer_service.settings import ModelProvider, Settings
-from customer_service.store import StoreMisconfigured, StoreUnavailable
-from customer_service.store.errors import shown_url, store_problem
-from customer_service.store.schema import FIRST_REVISION, Upgrade, migrate_database
-from customer_service.store.shared import StoreConfig
 
 logger = logging.getLogger(__name__)
 
@@ -90,185 +79,6 @@ def preflight(argv: Sequence[str], settings: Settings) -> str | None:
     if command_of(argv) == "console":
         return console_problem(argv, settings)
     return None
-
-
-# The store
-
-RELEASE_COMMAND = "identity-release"
-
-STORE_COMMANDS = frozenset({"migrate", "seed-demo", RELEASE_COMMAND})
-"""Commands that only work on the store (DATABASE_URL)."""
-
-STORE_COMMAND_DESCRIPTIONS = {
-    "migrate": "Bring the database at DATABASE_URL to the latest schema.",
-    "seed-demo": "Add the demo customers and orders (README) that the store at DATABASE_URL "
-    "lacks; changes nothing that is there, and adds nothing next to other customers unless "
-    "--force.",
-    RELEASE_COMMAND: "Release a held account: clear the failed identity checks counted "
-    "against it, so its owner can verify by phone again. The audit log keeps what was "
-    "cleared and who cleared it.",
-}
-
-
-OPERATOR_MAX_CHARS = 64
-"""The longest operator name, and login name, an `identity-release` audit event keeps."""
-
-
-class UnknownCustomer(Exception):
-    """`identity-release` named an account the store does not have."""
-
-
-def store_startup_problem(argv: Sequence[str], settings: Settings) -> str | None:
-    """Why the store cannot serve the calls of a voice command (`console`, `dev`, `start`,
-    `connect`), as a one-line message for the user, or None (also for other commands).
-
-    Opens the store as every call will (migrating and seeding only where the settings
-    say), so a missing driver, an unreachable server or a database that is behind stops
-    the command here instead of failing each call. `chat` opens its own store and says
-    the same.
-    """
-    if command_of(argv) not in VOICE_COMMANDS:
-        return None
-    config = StoreConfig.from_settings(settings)
-
-    async def open_and_close() -> None:
-        store = await config.open()
-        await store.close()
-
-    try:
-        asyncio.run(open_and_close())
-    except (StoreUnavailable, StoreMisconfigured) as error:
-        return store_problem(error, config.database_url)
-    return None
-
-
-def run_store_command(argv: list[str], settings: Settings) -> int:
-    """`migrate`, `seed-demo` or `identity-release CUSTOMER_ID`: prints what it did in one
-    line, or the problem on stderr and returns MISCONFIGURED_EXIT_CODE."""
-    command = command_of(argv)
-    parser = argparse.ArgumentParser(
-        prog=f"agent.py {command}",
-        description=STORE_COMMAND_DESCRIPTIONS.get(command or "", ""),
-    )
-    if command == "seed-demo":
-        parser.add_argument(
-            "--force",
-            action="store_true",
-            help="add them even to a database that holds other customers (their details "
-            "are public: for test databases only)",
-        )
-    if command == RELEASE_COMMAND:
-        parser.add_argument("customer_id", metavar="CUSTOMER_ID", help="for example C-1001")
-        parser.add_argument(
-            "--operator",
-            type=operator_name,
-            metavar="NAME",
-            help=f"who releases it, for the audit log (1 to {OPERATOR_MAX_CHARS} printable "
-            "characters); the login name is recorded beside it, and alone without it",
-        )
-    arguments = parser.parse_args(argv[argv.index(command) + 1 :] if command else [])
-    config = StoreConfig.from_settings(settings)
-    try:
-        if command == "migrate":
-            report = migrated(asyncio.run(migrate_database(settings.database_url)))
-        elif command == RELEASE_COMMAND:
-            report = asyncio.run(
-                _release_identity_hold(
-                    config, arguments.customer_id.strip(), released_by(arguments.operator)
-                )
-            )
-        else:
-            report = asyncio.run(_seed_demo(config, force=arguments.force))
-    except (StoreUnavailable, StoreMisconfigured) as error:
-        print(store_problem(error, settings.database_url), file=sys.stderr)
-        return MISCONFIGURED_EXIT_CODE
-    except UnknownCustomer as error:
-        print(f"{shown_url(settings.database_url)}: {error}", file=sys.stderr)
-        return MISCONFIGURED_EXIT_CODE
-    print(f"{shown_url(settings.database_url)}: {report}")
-    return 0
-
-
-def migrated(upgrade: Upgrade) -> str:
-    """What `migrate` did, for its one line."""
-    if upgrade.adopted:
-        then = "" if upgrade.after == FIRST_REVISION else f", then migrated to {upgrade.after}"
-        return (
-            f"recorded its tables from before migrations at schema revision {FIRST_REVISION}"
-            f"{then} (the latest)."
-        )
-    if upgrade.before == upgrade.after:
-        return f"already at the latest schema revision, {upgrade.after}."
-    if upgrade.before is None:
-        return f"created the store's tables at schema revision {upgrade.after} (the latest)."
-    return f"migrated from schema revision {upgrade.before} to {upgrade.after} (the latest)."
-
-
-async def _seed_demo(config: StoreConfig, *, force: bool) -> str:
-    # Opened as calls open it, less their seeding (SEED_DEMO_DATA's), then seeded here.
-    store = await dataclasses.replace(config, seed_demo_data=False).open()
-    try:
-        added = await store.seed_demo_data(force=force)
-    finally:
-        await store.close()
-    if not added.customers and not added.orders:
-        return "the demo data is already there."
-    return f"added {added.customers} demo customers and {added.orders} demo orders."
-
-
-async def _release_identity_hold(config: StoreConfig, customer_id: str, operator: str) -> str:
-    # Opened as calls open it, less their seeding: a release never adds customers.
-    store = await dataclasses.replace(config, seed_demo_data=False).open()
-    try:
-        release = await store.release_identity_hold(
-            customer_id,
-            call_id=f"{RELEASE_COMMAND}-{uuid.uuid4().hex[:12]}",
-            released_by=operator,
-        )
-    finally:
-        await store.close()
-    if release is None:
-        raise UnknownCustomer(f"no customer has the id {customer_id!r}; nothing was released.")
-    if release.last_failed_at is None:
-        return f"{customer_id} had no failed identity checks to clear; the release is recorded."
-    checks = "check" if release.failures == 1 else "checks"
-    return (
-        f"released {customer_id}: cleared {release.failures} failed identity {checks} (the "
-        f"latest at {release.last_failed_at:%Y-%m-%d %H:%M} UTC), kept in the audit log; "
-        "the customer can verify by phone again."
-    )
-
-
-def operator_name(given: str) -> str:
-    """`--operator NAME` as the audit log keeps it: its spaces collapsed, refused when it
-    is empty, longer than OPERATOR_MAX_CHARS or holds a character that does not print
-    (a line break or a terminal escape would forge or hide lines where it is read)."""
-    name = given.strip()
-    if not name.isprintable():
-        name = ""
-    name = " ".join(name.split())
-    if not 0 < len(name) <= OPERATOR_MAX_CHARS:
-        raise argparse.ArgumentTypeError(f"1 to {OPERATOR_MAX_CHARS} printable characters")
-    return name
-
-
-def login_name() -> str:
-    """The login name the command runs under (LOGNAME, USER, ... or the password
-    database), each character that does not print as '?', cut to OPERATOR_MAX_CHARS: the
-    environment may hold anything."""
-    try:
-        login = getpass.getuser()
-    except (OSError, KeyError):  # no login name and no passwd entry (some containers)
-        return "unknown"
-    shown = "".join(char if char.isprintable() else "?" for char in login).strip()
-    return shown[:OPERATOR_MAX_CHARS] or "unknown"
-
-
-def released_by(operator: str | None) -> str:
-    """Who released a hold, for its audit event: the operator named and the login name,
-    or the login name alone when none was named."""
-    login = login_name()
-    return login if operator is None else f"{operator} (login {login})"
 
 
 # Reaching the LiveKit server

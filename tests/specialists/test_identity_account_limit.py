@@ -18,7 +18,6 @@ import pytest
 
 from customer_service.call.wording import offers_human
 from customer_service.clock import FixedClock
-from customer_service.entry import run_store_command
 from customer_service.settings import Settings
 from customer_service.specialists.identity import (
     OPENING_QUESTION,
@@ -26,6 +25,7 @@ from customer_service.specialists.identity import (
     mismatch_message,
 )
 from customer_service.store import Store
+from customer_service.store_commands import run_store_command
 from customer_service.testing import call_session
 from support.clock import TEST_NOW
 from support.conversation import (

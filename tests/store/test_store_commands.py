@@ -14,16 +14,16 @@ from typing import Any
 
 import pytest
 
-from customer_service.entry import (
-    MISCONFIGURED_EXIT_CODE,
-    OPERATOR_MAX_CHARS,
-    run_store_command,
-    store_startup_problem,
-)
+from customer_service.entry import MISCONFIGURED_EXIT_CODE
 from customer_service.settings import Settings
 from customer_service.store.errors import shown_url
 from customer_service.store.identity_failures import HOLD_RELEASED
 from customer_service.store.schema import head_revision
+from customer_service.store_commands import (
+    OPERATOR_MAX_CHARS,
+    run_store_command,
+    store_startup_problem,
+)
 from customer_service.testing import open_demo_store, sqlite_url
 from support.agent_process import AGENT, child_environment
 

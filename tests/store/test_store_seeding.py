@@ -13,13 +13,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from customer_service.clock import FixedClock
 from customer_service.domain import Customer, OrderStatus
-from customer_service.entry import MISCONFIGURED_EXIT_CODE, run_store_command, store_startup_problem
+from customer_service.entry import MISCONFIGURED_EXIT_CODE
 from customer_service.settings import Settings, default_database_url
 from customer_service.store import DemoDataAdded, DemoDataRefused, SchemaNotCurrent, Store
 from customer_service.store.customers import customer_to_row
 from customer_service.store.errors import shown_url, store_problem
 from customer_service.store.seed import DEMO_CUSTOMERS, DEMO_ORDER_IDS
 from customer_service.store.shared import StoreConfig
+from customer_service.store_commands import run_store_command, store_startup_problem
 from customer_service.testing import sqlite_url
 
 ALL_DEMO_DATA = DemoDataAdded(customers=len(DEMO_CUSTOMERS), orders=len(DEMO_ORDER_IDS))

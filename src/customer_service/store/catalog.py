@@ -19,6 +19,7 @@ __all__ = [
     "ProductRow",
     "VariantRow",
     "add_products",
+    "read_products",
     "read_variants",
 ]
 
@@ -84,7 +85,7 @@ async def read_variants(session: AsyncSession, item_ids: Iterable[str]) -> dict[
     return {row.item_id: _variant_from_row(row) for row in rows}
 
 
-async def _products(session: AsyncSession, product_ids: Iterable[str] | None) -> list[Product]:
+async def read_products(session: AsyncSession, product_ids: Iterable[str] | None) -> list[Product]:
     statement = select(ProductRow).order_by(ProductRow.position, ProductRow.product_id)
     variants = select(VariantRow).order_by(VariantRow.position, VariantRow.item_id)
     if product_ids is not None:
@@ -109,7 +110,7 @@ class CatalogStore(StoreCore):
 
     async def get_product(self, product_id: str) -> Product | None:
         async with self._session("read a product") as session:
-            found = await _products(session, [product_id])
+            found = await read_products(session, [product_id])
             return found[0] if found else None
 
     async def get_variant(self, item_id: str) -> Variant | None:
@@ -120,4 +121,4 @@ class CatalogStore(StoreCore):
     async def products(self) -> list[Product]:
         """Every product with its variants, in the catalog's order."""
         async with self._session("read the catalog") as session:
-            return await _products(session, None)
+            return await read_products(session, None)

@@ -148,3 +148,13 @@ class CustomerStore(StoreCore):
         async with self._session("read a customer") as session:
             row = await session.get(CustomerRow, customer_id)
             return None if row is None else customer_from_row(row)
+
+    async def customer_id_by_email(self, email: str) -> str | None:
+        """The id of the customer whose email address is `email` (as written or said; case
+        does not matter), or None."""
+        key = normalize_email(email)
+        if key is None:
+            return None
+        statement = select(CustomerRow.customer_id).where(CustomerRow.email_key == key)
+        async with self._session("look up a customer") as session:
+            return (await session.scalars(statement.limit(1))).first()

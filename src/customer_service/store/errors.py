@@ -62,6 +62,18 @@ class DemoDataRefused(StoreMisconfigured):
         )
 
 
+class Tau2ImportRefused(StoreMisconfigured):
+    """The database already holds customers: τ²-bench's are loaded into it only if forced,
+    so that nobody's data is mixed with the benchmark's by mistake."""
+
+    def __init__(self, customers: int) -> None:
+        super().__init__(
+            f"It already holds {customers} customers, so τ²-bench's data was not loaded: use "
+            "an empty database, or `python src/agent.py import-tau2 DB.json --force` to load it beside "
+            "them (records with the data's ids are replaced)."
+        )
+
+
 @contextmanager
 def database_errors(action: str) -> Iterator[None]:
     """Re-raises database and I/O errors inside the block as `StoreUnavailable`.

@@ -29,6 +29,7 @@ from customer_service.store.payments import PaymentMethodStore
 from customer_service.store.returns import ReturnRequestStore
 from customer_service.store.schema import check_schema, upgrade_schema
 from customer_service.store.seed import DemoDataAdded, add_missing_demo_data
+from customer_service.store.tau2_data import Tau2DataStore
 
 __all__ = ["Store"]
 
@@ -52,6 +53,7 @@ class Store(
     EscalationStore,
     IdentityFailureStore,
     ReturnRequestStore,
+    Tau2DataStore,
     AuditStore,
 ):
     """Every concern of the store (customers, orders, address changes, ...) behind one
