@@ -69,8 +69,8 @@ class Tau2ImportRefused(StoreMisconfigured):
     def __init__(self, customers: int) -> None:
         super().__init__(
             f"It already holds {customers} customers, so τ²-bench's data was not loaded: use "
-            "an empty database, or `python src/agent.py import-tau2 DB.json --force` to load it beside "
-            "them (records with the data's ids are replaced)."
+            "an empty database, or `python src/agent.py import-tau2 DB.json --force` to load "
+            "it beside them (records with the data's ids are replaced)."
         )
 
 

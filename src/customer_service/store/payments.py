@@ -39,7 +39,10 @@ class PaymentMethodRow(Base):
     position: Mapped[int] = mapped_column(Integer)
 
 
-def method_rows(customer_id: str, methods: Iterable[PaymentMethod]) -> list[PaymentMethodRow]:
+def method_rows(
+    customer_id: str, methods: Iterable[PaymentMethod], start: int = 0
+) -> list[PaymentMethodRow]:
+    """Rows for the customer's `methods`, in their order from position `start`."""
     return [
         PaymentMethodRow(
             customer_id=customer_id,
@@ -50,7 +53,7 @@ def method_rows(customer_id: str, methods: Iterable[PaymentMethod]) -> list[Paym
             balance_cents=None if method.balance is None else cents(method.balance),
             position=position,
         )
-        for position, method in enumerate(methods)
+        for position, method in enumerate(methods, start)
     ]
 
 

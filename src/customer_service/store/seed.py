@@ -30,7 +30,7 @@ from customer_service.store.customers import CustomerRow, customer_to_row
 from customer_service.store.demo_catalog import DEMO_PAYMENT_METHODS, DEMO_PRODUCTS, demo_variant
 from customer_service.store.errors import DemoDataRefused
 from customer_service.store.orders import OrderRow, order_to_row
-from customer_service.store.payments import method_rows
+from customer_service.store.payments import PaymentMethodRow, method_rows
 
 __all__ = [
     "DEMO_CUSTOMERS",
@@ -235,10 +235,7 @@ async def add_missing_demo_data(
     # Orders reference customers; without relationship() the flush order is not derived
     # from the foreign key, so customers go first explicitly.
     await session.flush()
-    for customer in new_customers:
-        session.add_all(
-            method_rows(customer.customer_id, DEMO_PAYMENT_METHODS[customer.customer_id])
-        )
+    await _add_missing_payment_methods(session, ours)
     statement = select(OrderRow.order_id).where(OrderRow.order_id.in_(DEMO_ORDER_IDS))
     present_orders = set(await session.scalars(statement))
     new_orders = [
@@ -273,3 +270,21 @@ async def _add_missing_products(session: AsyncSession) -> None:
         session,
         [(index, p) for index, p in enumerate(DEMO_PRODUCTS) if p.product_id not in present],
     )
+
+
+async def _add_missing_payment_methods(session: AsyncSession, ours: set[str]) -> None:
+    """The demo payment methods that the demo customers in `ours` lack (all of them for a
+    new customer; those of a store seeded before the demo had payment methods, too)."""
+    present = set(
+        await session.scalars(
+            select(PaymentMethodRow.method_id).where(PaymentMethodRow.customer_id.in_(ours))
+        )
+    )
+    for customer_id in sorted(ours):
+        session.add_all(
+            method_rows(
+                customer_id,
+                [m for m in DEMO_PAYMENT_METHODS[customer_id] if m.method_id not in present],
+                start=len(present),
+            )
+        )
