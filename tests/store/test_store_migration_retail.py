@@ -12,6 +12,7 @@ from sqlalchemy.engine import Connection
 
 from customer_service.domain import OrderStatus
 from customer_service.store import Store
+from customer_service.store.customers import lookup_keys
 from customer_service.store.engine import create_store_engine
 from customer_service.store.schema import migrate_database, migrations_config
 from customer_service.store.seed import DEMO_CUSTOMERS, demo_orders
@@ -30,7 +31,8 @@ def _revision_0004_store_with_the_old_demo_data(connection: Connection) -> None:
             sa.text(
                 "INSERT INTO customers (customer_id, full_name, phone, email, postal_code, "
                 "postal_code_key, country, name_key, email_key, phone_tail) VALUES (:id, "
-                ":name, :phone, :email, :code, :code, :country, :name, :email, :tail)"
+                ":name, :phone, :email, :code, :code_key, :country, :name_key, :email_key, "
+                ":phone_tail)"
             ),
             {
                 "id": customer.customer_id,
@@ -38,8 +40,9 @@ def _revision_0004_store_with_the_old_demo_data(connection: Connection) -> None:
                 "phone": customer.phone,
                 "email": customer.email,
                 "code": customer.postal_code,
+                "code_key": customer.postal_code,
                 "country": customer.country,
-                "tail": (customer.phone or "")[-4:],
+                **lookup_keys(customer.full_name, customer.email, customer.phone),
             },
         )
     orders = sa.table(
