@@ -24,6 +24,7 @@ from customer_service.store.engine import (
 from customer_service.store.errors import StoreUnavailable, database_errors
 from customer_service.store.escalations import EscalationStore
 from customer_service.store.identity_failures import IdentityFailureStore
+from customer_service.store.item_changes import ItemChangeStore
 from customer_service.store.orders import OrderStore
 from customer_service.store.payments import PaymentMethodStore
 from customer_service.store.returns import ReturnRequestStore
@@ -48,6 +49,7 @@ class Store(
     CatalogStore,
     PaymentMethodStore,
     OrderStore,
+    ItemChangeStore,
     AddressChangeStore,
     ConsentStore,
     EscalationStore,
