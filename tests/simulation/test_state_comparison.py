@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from customer_service.domain import OrderStatus, PostalAddress
+from customer_service.domain import CancelReason, OrderStatus, PostalAddress
 from customer_service.simulation.grading import ScenarioStore
 from customer_service.simulation.scenarios import ScenarioUserdata
 from customer_service.store import (
@@ -47,8 +47,11 @@ async def test_a_wrong_expected_state_fails_with_its_reason(tmp_path: Path) -> N
         assert await scenario_store.differences() == [
             "order 100102: status is pending, expected cancelled"
         ]
-        outcome = await scenario_store.store.cancel_order(
-            order_id="100102", customer_id="C-1001", call_id="call-1"
+        outcome, _ = await scenario_store.store.cancel_order(
+            order_id="100102",
+            customer_id="C-1001",
+            reason=CancelReason.NO_LONGER_NEEDED,
+            call_id="call-1",
         )
         assert outcome is CancellationOutcome.CANCELLED
         assert await scenario_store.differences() == []
