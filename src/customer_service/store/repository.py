@@ -25,6 +25,7 @@ from customer_service.store.errors import StoreUnavailable, database_errors
 from customer_service.store.escalations import EscalationStore
 from customer_service.store.identity_failures import IdentityFailureStore
 from customer_service.store.orders import OrderStore
+from customer_service.store.payment_changes import PaymentChangeStore
 from customer_service.store.payments import PaymentMethodStore
 from customer_service.store.returns import ReturnRequestStore
 from customer_service.store.schema import check_schema, upgrade_schema
@@ -47,6 +48,7 @@ class Store(
     CatalogStore,
     PaymentMethodStore,
     OrderStore,
+    PaymentChangeStore,
     AddressChangeStore,
     ConsentStore,
     EscalationStore,
