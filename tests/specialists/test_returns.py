@@ -109,7 +109,11 @@ async def test_a_clear_yes_after_the_read_back_requests_the_return_once(
         assert agent_lines(session)[-1] == told(request)
         [event] = await audit_events(session, kind="return_requested")
         # Counts and the category: the caller's own words are kept nowhere.
-        assert event.detail == {"items": 2, "reason": "no_longer_needed"}
+        assert event.detail == {
+            "items": 2,
+            "reason": "no_longer_needed",
+            "refund_method_id": "paypal_9000201",
+        }
         for kept in await audit_events(session):
             assert "need them" not in str(kept.detail)
 
