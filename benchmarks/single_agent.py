@@ -269,9 +269,10 @@ class SingleAgent(Agent):
         """
         state = context.userdata
         customer = self._verified(state)
-        outcome = await state.store.cancel_order(
+        outcome, _ = await state.store.cancel_order(
             order_id=normalize_order_id(order_id) or order_id,
             customer_id=customer.customer_id,
+            reason=None,
             call_id=state.call_id,
         )
         if outcome not in (CancellationOutcome.CANCELLED, CancellationOutcome.ALREADY_CANCELLED):

@@ -60,7 +60,7 @@ from sqlalchemy.schema import CreateTable
 from benchmarks.callers import BenchPopulation, add_population, expected_address
 from benchmarks.common import machine, median, ms, percentile, print_table, quiet_logs, verdict
 from benchmarks.databases import backends, empty_database
-from customer_service.domain import Customer
+from customer_service.domain import CancelReason, Customer
 from customer_service.normalize import name_key
 from customer_service.privacy import mask_name
 from customer_service.store import AuditEvent, Store
@@ -252,9 +252,10 @@ async def measure_store(
 
         async def cancel(sample: int) -> None:
             index = cancelled[sample]
-            outcome = await store.cancel_order(
+            outcome, _ = await store.cancel_order(
                 order_id=people.order_ids(index)[0],
                 customer_id=people.customer(index).customer_id,
+                reason=CancelReason.NO_LONGER_NEEDED,
                 call_id=f"scale-cancel-{sample}",
             )
             if outcome.value != "cancelled":

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from customer_service.call.wording import GREETING, HANDOFF
-from customer_service.domain import OrderStatus
+from customer_service.domain import CancelReason, OrderStatus
 from customer_service.offline_llm.routing import (
     ANYTHING_ELSE,
     ASKED_FOR_PERSON,
@@ -142,7 +142,12 @@ async def test_a_yes_or_no_after_hearing_the_order_is_already_cancelled(
     database_url: str, answer: str, then: str
 ) -> None:
     async with await Store.open(database_url) as store:
-        await store.cancel_order(order_id="100102", customer_id="C-1001", call_id="earlier")
+        await store.cancel_order(
+            order_id="100102",
+            customer_id="C-1001",
+            reason=CancelReason.NO_LONGER_NEEDED,
+            call_id="earlier",
+        )
     said = (await chat(database_url, "I want to cancel order 100102", JORDAN, answer, "bye")).agent
     assert said[2] == "Order 1 0 0, 1 0 2 is already cancelled."
     assert said[3].endswith(then)

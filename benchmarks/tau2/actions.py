@@ -116,14 +116,14 @@ async def cancel_pending_order(store: Store, call: ToolCall) -> None:
         reason = CancelReason(call.arguments["reason"])
     except ValueError as error:
         raise ToolRefused("not a reason an order is cancelled for") from error
-    outcome = await store.cancel_order(
+    outcome, _ = await store.cancel_order(
         order_id=order.order_id,
         customer_id=order.customer_id,
         reason=reason,
         call_id=call.call_id,
     )
-    if outcome.outcome is not CancellationOutcome.CANCELLED:
-        raise ToolRefused(outcome.outcome.value)
+    if outcome is not CancellationOutcome.CANCELLED:
+        raise ToolRefused(outcome.value)
 
 
 async def modify_pending_order_address(store: Store, call: ToolCall) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from customer_service.domain import OrderStatus, PostalAddress
+from customer_service.domain import CancelReason, OrderStatus, PostalAddress
 from customer_service.simulation.grading import ScenarioStore
 from customer_service.simulation.scenarios import ScenarioUserdata
 from customer_service.store import (
@@ -47,8 +47,11 @@ async def test_a_wrong_expected_state_fails_with_its_reason(tmp_path: Path) -> N
         assert await scenario_store.differences() == [
             "order 100102: status is pending, expected cancelled"
         ]
-        outcome = await scenario_store.store.cancel_order(
-            order_id="100102", customer_id="C-1001", call_id="call-1"
+        outcome, _ = await scenario_store.store.cancel_order(
+            order_id="100102",
+            customer_id="C-1001",
+            reason=CancelReason.NO_LONGER_NEEDED,
+            call_id="call-1",
         )
         assert outcome is CancellationOutcome.CANCELLED
         assert await scenario_store.differences() == []
@@ -142,11 +145,17 @@ async def test_consents_failures_and_escalations_are_compared(tmp_path: Path) ->
 
 
 async def test_return_requests_are_compared_by_order_items_and_reason(tmp_path: Path) -> None:
-    expects = scenario(expect={"returns": {"200201": {"item_indices": [1], "reason": "damaged"}}})
+    expects = scenario(
+        expect={
+            "orders": {"200201": {"status": "return requested"}},
+            "returns": {"200201": {"item_indices": [1], "reason": "damaged"}},
+        }
+    )
     scenario_store = await opened(tmp_path, expects)
     try:
         assert await scenario_store.differences() == [
-            "order 200201: return request none, expected of items [1] (damaged)"
+            "order 200201: status is delivered, expected return requested",
+            "order 200201: return request none, expected of items [1] (damaged)",
         ]
         outcome, _ = await scenario_store.store.request_return(
             order_id="200201",
@@ -175,7 +184,8 @@ async def test_an_unexpected_return_request_fails(tmp_path: Path) -> None:
             call_id="call-1",
         )
         assert await scenario_store.differences() == [
-            "order 200201: return request of items [0] (other), expected none"
+            "order 200201: status is return requested, expected delivered",
+            "order 200201: return request of items [0] (other), expected none",
         ]
     finally:
         await scenario_store.close()

@@ -11,7 +11,7 @@ from livekit.agents import AgentSession, ModelSettings
 
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN, spaced_digits
-from customer_service.domain import OrderStatus
+from customer_service.domain import CancelReason, OrderStatus
 from customer_service.settings import Settings
 from customer_service.specialists import cancellation
 from customer_service.specialists.cancellation import NOT_A_CLEAR_YES, CancellationTask
@@ -34,6 +34,7 @@ from support.conversation import (
 )
 from support.scripted_llm import Call, Decision, Parallel, Say, ScriptedLLM, Step, Turn
 from support.scripted_llm import relay_tool_output as relay
+from support.store_records import save_orders, stored_order
 
 CANCELLATION_TOOLS = frozenset({"confirm_cancellation", "give_up"})
 READ_BACK = (
@@ -94,7 +95,7 @@ async def test_clear_yes_cancels_once_and_later_requests_see_it(settings: Settin
         assert (event.customer_id, event.order_id, event.detail) == (
             "C-1001",
             "100102",
-            {"items": 1},
+            {"items": 1, "reason": None, "refunds": 1, "refunded": "48.00"},
         )
 
         looked_up = await session.run(user_input="What's the status of 100102 now?")
@@ -127,7 +128,7 @@ async def test_a_number_asked_for_is_read_back_with_every_item(settings: Setting
         await session.run(user_input="Yes please")
         assert agent_lines(session)[-1] == "Done. Order 3 0 0, 3 0 1 is cancelled."
         assert await status_of(session, "300301") is OrderStatus.CANCELLED
-        assert [e.detail for e in await cancellations(session.userdata.store)] == [{"items": 2}]
+        assert [e.detail["items"] for e in await cancellations(session.userdata.store)] == [2]
     assert not model.overran
 
 
@@ -153,7 +154,12 @@ async def test_orders_past_processing_are_refused_without_the_specialist(
 ) -> None:
     database_url = demo_database_url
     async with await Store.open(database_url) as store:
-        await store.cancel_order(order_id="100102", customer_id="C-1001", call_id="earlier")
+        await store.cancel_order(
+            order_id="100102",
+            customer_id="C-1001",
+            reason=CancelReason.NO_LONGER_NEEDED,
+            call_id="earlier",
+        )
         before = await store.get_order(order_id)
     model = ScriptedLLM([*until_read_back(order_id, details), relay])
     async with call_session(model, settings=settings, database_url=database_url) as session:
@@ -165,6 +171,50 @@ async def test_orders_past_processing_are_refused_without_the_specialist(
         assert await session.userdata.store.get_order(order_id) == before
         assert [e.call_id for e in await cancellations(session.userdata.store)] == ["earlier"]
     assert not any(turn.offers(CANCELLATION_TOOLS) for turn in model.turns)
+    assert not model.overran
+
+
+ITEMS_CHANGED = (
+    f"Order 1 0 0, 1 0 2 had its items changed, so I can't cancel it any more. {OFFER_HUMAN}"
+)
+
+
+async def test_an_order_whose_items_changed_is_refused_without_the_specialist(
+    settings: Settings, demo_database_url: str
+) -> None:
+    async with await Store.open(demo_database_url) as store:
+        order = await stored_order(store, "100102")
+        changed = order.model_copy(update={"status": OrderStatus.PENDING_ITEMS_MODIFIED})
+        await save_orders(store, changed)
+    model = ScriptedLLM([*until_read_back(), relay])
+    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
+        await reach_read_back(session)
+        (output,) = tool_outputs(session, "cancel_order")
+        assert (output.output, output.is_error) == (ITEMS_CHANGED, True)
+        assert agent_lines(session)[-1] == ITEMS_CHANGED
+        assert await session.userdata.store.get_order("100102") == changed
+    assert not any(turn.offers(CANCELLATION_TOOLS) for turn in model.turns)
+    assert not model.overran
+
+
+async def test_items_changed_while_the_caller_decides_are_told_and_nothing_cancelled(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM([*until_read_back(), *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        store = session.userdata.store
+        await reach_read_back(session)
+        # Another channel changes the order's items while the caller hears the read-back.
+        order = await stored_order(store, "100102")
+        changed = order.model_copy(update={"status": OrderStatus.PENDING_ITEMS_MODIFIED})
+        await save_orders(store, changed)
+
+        await session.run(user_input="Yes, cancel it")
+        (output,) = tool_outputs(session, "cancel_order")
+        assert (output.output, output.is_error) == (ITEMS_CHANGED, True)
+        assert agent_lines(session)[-1] == ITEMS_CHANGED
+        assert await store.get_order("100102") == changed
+        assert await cancellations(store) == []
     assert not model.overran
 
 

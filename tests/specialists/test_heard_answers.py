@@ -11,7 +11,7 @@ import datetime as dt
 import pytest
 
 from customer_service.call.wording import spaced_digits
-from customer_service.domain import OrderStatus
+from customer_service.domain import CancelReason, OrderStatus
 from customer_service.settings import Settings
 from customer_service.specialists.address_update import (
     ADDRESS_NOT_CONFIRMED,
@@ -112,7 +112,12 @@ async def test_an_order_cancelled_while_its_address_is_changed_is_told_cancelled
         await session.run(user_input=JORDAN_SAYS)
         await session.run(user_input="1 Market St, San Francisco, CA 94105")
         # Another channel cancels the order while the caller hears the read-back.
-        await state.store.cancel_order(order_id="100102", customer_id="C-1001", call_id="web")
+        await state.store.cancel_order(
+            order_id="100102",
+            customer_id="C-1001",
+            reason=CancelReason.NO_LONGER_NEEDED,
+            call_id="web",
+        )
 
         await session.run(user_input="Yes, that's right")
         (update,) = tool_outputs(session, "update_address")

@@ -11,6 +11,7 @@ from livekit.agents import AgentSession
 from customer_service.call.state import CallState
 from customer_service.call.wording import NOTHING_TO_CONFIRM_YET, OFFER_HUMAN, spaced_digits
 from customer_service.clock import FixedClock
+from customer_service.domain import CancelReason
 from customer_service.settings import Settings
 from customer_service.specialists import returns
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
@@ -108,7 +109,11 @@ async def test_a_clear_yes_after_the_read_back_requests_the_return_once(
         assert agent_lines(session)[-1] == told(request)
         [event] = await audit_events(session, kind="return_requested")
         # Counts and the category: the caller's own words are kept nowhere.
-        assert event.detail == {"items": 2, "reason": "no_longer_needed"}
+        assert event.detail == {
+            "items": 2,
+            "reason": "no_longer_needed",
+            "refund_method_id": "paypal_9000201",
+        }
         for kept in await audit_events(session):
             assert "need them" not in str(kept.detail)
 
@@ -166,7 +171,12 @@ async def test_an_order_not_delivered_yet_or_cancelled_is_refused_before_the_spe
     settings: Settings, demo_database_url: str
 ) -> None:
     async with await Store.open(demo_database_url) as store:
-        await store.cancel_order(order_id="100102", customer_id="C-1001", call_id="earlier")
+        await store.cancel_order(
+            order_id="100102",
+            customer_id="C-1001",
+            reason=CancelReason.NO_LONGER_NEEDED,
+            call_id="earlier",
+        )
     cases = [
         (
             "200202",

@@ -9,7 +9,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from customer_service.clock import FixedClock
-from customer_service.domain import PostalAddress
+from customer_service.domain import OrderStatus, PostalAddress
 from customer_service.store import (
     AddressChange,
     AddressChangeOutcome,
@@ -21,6 +21,7 @@ from customer_service.store import addresses as addresses_module
 from customer_service.testing import open_demo_store
 from support.demo_addresses import JORDAN_ADDRESS, PRIYA_ADDRESS
 from support.faults import fail_writes
+from support.store_records import save_orders, stored_order
 
 MARKET_ST = PostalAddress(
     street="1 Market St",
@@ -149,6 +150,43 @@ async def test_shipped_or_delivered_order_is_not_changed(
 
     assert result == (AddressChangeOutcome.ORDER_SHIPPED, None)
     assert await _address_of(store, order_id) == address
+    await _assert_nothing_written(store)
+
+
+async def test_a_pending_order_whose_items_changed_changes_address(store: Store) -> None:
+    order = await stored_order(store, "100102")
+    await save_orders(
+        store, order.model_copy(update={"status": OrderStatus.PENDING_ITEMS_MODIFIED})
+    )
+
+    outcome, change = await _change(store)
+
+    assert outcome is AddressChangeOutcome.CHANGED
+    assert change is not None
+    assert await stored_order(store, "100102") == order.model_copy(
+        update={"status": OrderStatus.PENDING_ITEMS_MODIFIED, "shipping_address": MARKET_ST}
+    )
+
+
+@pytest.mark.parametrize(
+    ("status", "outcome"),
+    [
+        (OrderStatus.PROCESSED, AddressChangeOutcome.ORDER_SHIPPED),
+        (OrderStatus.DELIVERED, AddressChangeOutcome.ORDER_SHIPPED),
+        (OrderStatus.RETURN_REQUESTED, AddressChangeOutcome.ORDER_SHIPPED),
+        (OrderStatus.EXCHANGE_REQUESTED, AddressChangeOutcome.ORDER_SHIPPED),
+        (OrderStatus.CANCELLED, AddressChangeOutcome.ORDER_CANCELLED),
+    ],
+)
+async def test_every_state_past_pending_keeps_its_address(
+    store: Store, status: OrderStatus, outcome: AddressChangeOutcome
+) -> None:
+    order = (await stored_order(store, "100102")).model_copy(update={"status": status})
+    await save_orders(store, order)
+
+    assert await _change(store) == (outcome, None)
+
+    assert await stored_order(store, "100102") == order
     await _assert_nothing_written(store)
 
 

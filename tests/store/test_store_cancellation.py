@@ -1,4 +1,5 @@
-"""`Store.cancel_order`: once, with its audit event, and only the owner's unshipped order."""
+"""`Store.cancel_order`: once, with its audit event and its refunds, and only the owner's
+pending order whose items were not changed."""
 
 from __future__ import annotations
 
@@ -6,13 +7,20 @@ import asyncio
 import datetime as dt
 from collections.abc import Iterator
 from contextlib import contextmanager
+from decimal import Decimal
 from typing import Any
 
 import pytest
 from sqlalchemy import event
 from sqlalchemy.engine import Connection
 
-from customer_service.domain import OrderStatus, PostalAddress
+from customer_service.domain import (
+    CancelReason,
+    OrderStatus,
+    PostalAddress,
+    Transaction,
+    TransactionKind,
+)
 from customer_service.store import (
     AddressChangeOutcome,
     AuditEvent,
@@ -23,6 +31,7 @@ from customer_service.store import (
 from customer_service.testing import open_demo_store
 from support.demo_addresses import JORDAN_ADDRESS
 from support.faults import fail_writes
+from support.store_records import customer_records, save_orders, stored_order
 
 STATUSES = {
     "100101": OrderStatus.PROCESSED,
@@ -41,7 +50,13 @@ async def _cancel(
     customer_id: str = "C-1001",
     call_id: str = "call-1",
 ) -> CancellationOutcome:
-    return await store.cancel_order(order_id=order_id, customer_id=customer_id, call_id=call_id)
+    outcome, _ = await store.cancel_order(
+        order_id=order_id,
+        customer_id=customer_id,
+        reason=CancelReason.NO_LONGER_NEEDED,
+        call_id=call_id,
+    )
+    return outcome
 
 
 async def _statuses(store: Store) -> dict[str, OrderStatus]:
@@ -71,7 +86,7 @@ async def test_cancel_sets_the_order_cancelled_with_one_audit_event(store: Store
         kind="order_cancelled",
         customer_id="C-1001",
         order_id="100102",
-        detail={"items": 1},
+        detail={"items": 1, "reason": "no longer needed", "refunds": 1, "refunded": "48.00"},
         created_at=recorded.created_at,
     )
     assert before <= recorded.created_at <= dt.datetime.now(dt.UTC)
@@ -87,10 +102,10 @@ async def test_audit_event_counts_item_lines(store: Store) -> None:
         CancellationOutcome.CANCELLED
     )
     [recorded] = await store.audit_events(kind="order_cancelled")
-    assert (recorded.customer_id, recorded.order_id, recorded.detail) == (
+    assert (recorded.customer_id, recorded.order_id, recorded.detail["items"]) == (
         "C-1003",
         "300301",
-        {"items": 2},
+        2,
     )
 
 
@@ -251,3 +266,167 @@ async def test_another_store_on_the_same_database_sees_the_cancellation(
         assert (await _statuses(reopened))["100102"] is OrderStatus.CANCELLED
         assert await _cancel(reopened, call_id="call-2") is CancellationOutcome.ALREADY_CANCELLED
         assert len(await reopened.audit_events(kind="order_cancelled")) == 1
+
+
+GIFT_CARD = "gift_card_9000202"
+"""Priya's (C-1002) gift card, 40.00 as seeded; it paid 72.00 for her pending 200202."""
+PAYPAL = "paypal_9000201"
+
+
+async def _balance(store: Store, method_id: str) -> Decimal | None:
+    methods = {method.method_id: method for method in await store.payment_methods("C-1002")}
+    return methods[method_id].balance
+
+
+async def test_cancel_records_the_reason_and_refunds_the_card_that_paid(store: Store) -> None:
+    before = await stored_order(store, "100102")
+    methods = await store.payment_methods("C-1001")
+
+    outcome, cancelled = await store.cancel_order(
+        order_id="100102",
+        customer_id="C-1001",
+        reason=CancelReason.ORDERED_BY_MISTAKE,
+        call_id="call-1",
+    )
+
+    assert outcome is CancellationOutcome.CANCELLED
+    refund = Transaction(
+        kind=TransactionKind.REFUND, amount=Decimal("48.00"), method_id="credit_card_9000101"
+    )
+    assert cancelled == before.model_copy(
+        update={
+            "status": OrderStatus.CANCELLED,
+            "cancel_reason": CancelReason.ORDERED_BY_MISTAKE,
+            "payments": (*before.payments, refund),
+        }
+    )
+    assert await store.get_order("100102") == cancelled
+    # A card's refund is recorded on the order; no balance of the customer's moves.
+    assert await store.payment_methods("C-1001") == methods
+    [recorded] = await store.audit_events(kind="order_cancelled")
+    assert recorded.detail == {
+        "items": 1,
+        "reason": "ordered by mistake",
+        "refunds": 1,
+        "refunded": "48.00",
+    }
+
+
+async def test_a_gift_card_that_paid_is_credited_at_once(store: Store) -> None:
+    before = await stored_order(store, "200202")
+
+    outcome, cancelled = await store.cancel_order(
+        order_id="200202",
+        customer_id="C-1002",
+        reason=CancelReason.NO_LONGER_NEEDED,
+        call_id="call-1",
+    )
+
+    assert outcome is CancellationOutcome.CANCELLED
+    assert cancelled is not None
+    assert cancelled.payments == (
+        *before.payments,
+        Transaction(kind=TransactionKind.REFUND, amount=Decimal("72.00"), method_id=GIFT_CARD),
+    )
+    assert await _balance(store, GIFT_CARD) == Decimal("112.00")
+
+
+async def test_every_transaction_of_the_order_is_refunded_to_its_method(store: Store) -> None:
+    split = (await stored_order(store, "200202")).model_copy(
+        update={
+            "order_id": "200299",
+            "payments": (
+                Transaction(
+                    kind=TransactionKind.PAYMENT, amount=Decimal("50.00"), method_id=PAYPAL
+                ),
+                Transaction(
+                    kind=TransactionKind.PAYMENT, amount=Decimal("22.00"), method_id=GIFT_CARD
+                ),
+            ),
+        }
+    )
+    await save_orders(store, split)
+
+    outcome, cancelled = await store.cancel_order(
+        order_id="200299",
+        customer_id="C-1002",
+        reason=CancelReason.NO_LONGER_NEEDED,
+        call_id="call-1",
+    )
+
+    assert outcome is CancellationOutcome.CANCELLED
+    assert cancelled is not None
+    assert cancelled.payments[2:] == tuple(
+        payment.model_copy(update={"kind": TransactionKind.REFUND}) for payment in split.payments
+    )
+    assert await _balance(store, GIFT_CARD) == Decimal("62.00")
+    [recorded] = await store.audit_events(kind="order_cancelled")
+    assert (recorded.detail["refunds"], recorded.detail["refunded"]) == (2, "72.00")
+
+
+async def test_an_order_whose_items_changed_is_not_cancelled(store: Store) -> None:
+    changed = (await stored_order(store, "200202")).model_copy(
+        update={"status": OrderStatus.PENDING_ITEMS_MODIFIED}
+    )
+    await save_orders(store, changed)
+    before = await customer_records(store, "C-1002")
+
+    outcome, order = await store.cancel_order(
+        order_id="200202",
+        customer_id="C-1002",
+        reason=CancelReason.NO_LONGER_NEEDED,
+        call_id="call-1",
+    )
+
+    assert (outcome, order) == (CancellationOutcome.ITEMS_CHANGED, changed)
+    assert await customer_records(store, "C-1002") == before
+    assert await store.audit_events() == []
+
+
+async def test_a_refused_or_repeated_cancellation_tells_the_owner_their_order_as_it_is(
+    store: Store,
+) -> None:
+    shipped = await stored_order(store, "100101")
+    assert await store.cancel_order(
+        order_id="100101", customer_id="C-1001", reason=None, call_id="call-1"
+    ) == (CancellationOutcome.ORDER_SHIPPED, shipped)
+
+    _, cancelled = await store.cancel_order(
+        order_id="100102", customer_id="C-1001", reason=None, call_id="call-1"
+    )
+    assert cancelled is not None
+    assert cancelled.cancel_reason is None
+    assert await store.cancel_order(
+        order_id="100102",
+        customer_id="C-1001",
+        reason=CancelReason.ORDERED_BY_MISTAKE,
+        call_id="call-2",
+    ) == (CancellationOutcome.ALREADY_CANCELLED, cancelled)
+    # Refunded once, and the first reason stands.
+    assert await store.get_order("100102") == cancelled
+    assert len(cancelled.payments) == 2
+
+
+async def test_concurrent_cancels_credit_the_gift_card_once(store: Store) -> None:
+    results = await asyncio.gather(
+        *(
+            store.cancel_order(
+                order_id="200202",
+                customer_id="C-1002",
+                reason=CancelReason.NO_LONGER_NEEDED,
+                call_id=f"call-{number}",
+            )
+            for number in range(5)
+        )
+    )
+
+    assert sorted(outcome for outcome, _ in results) == sorted(
+        [CancellationOutcome.CANCELLED] + [CancellationOutcome.ALREADY_CANCELLED] * 4
+    )
+    assert await _balance(store, GIFT_CARD) == Decimal("112.00")
+    order = await stored_order(store, "200202")
+    assert [payment.kind for payment in order.payments] == [
+        TransactionKind.PAYMENT,
+        TransactionKind.REFUND,
+    ]
+    assert len(await store.audit_events(kind="order_cancelled")) == 1

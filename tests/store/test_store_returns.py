@@ -16,7 +16,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from customer_service.domain import Order, OrderStatus
+from customer_service.domain import Order, OrderStatus, PaymentKind, PaymentMethod, ReturnedItems
 from customer_service.store import (
     RETURN_WINDOW_DAYS,
     AuditEvent,
@@ -32,10 +32,16 @@ from customer_service.store import returns as returns_module
 from customer_service.store.orders import order_to_row
 from customer_service.testing import open_demo_store
 from support.faults import fail_writes
+from support.store_records import customer_records, save_orders, save_payment_methods
 
 DELIVERED = "200201"
 """The demo's delivered order, Priya's (C-1002): a yoga mat and two yoga blocks."""
 OWNER = "C-1002"
+MAT = "9000000401"
+BLOCK = "9000000501"
+PAYPAL = "paypal_9000201"
+"""What paid for the delivered order."""
+GIFT_CARD = "gift_card_9000202"
 
 
 async def _delivered_order(store: Store, order_id: str = DELIVERED) -> Order:
@@ -106,10 +112,100 @@ async def test_request_stores_the_request_and_an_audit_event_with_counts_only(
             kind="return_requested",
             customer_id=OWNER,
             order_id=DELIVERED,
-            detail={"items": 2, "reason": "not_as_described"},
+            detail={
+                "items": 2,
+                "reason": "not_as_described",
+                "refund_method_id": "paypal_9000201",
+            },
             created_at=now,
         )
     ]
+
+
+async def test_the_order_is_return_requested_naming_each_unit_and_the_refunds_method(
+    store: Store,
+) -> None:
+    before = await _delivered_order(store)
+
+    outcome, _ = await _request(store, items=(0, 1))
+
+    assert outcome is ReturnOutcome.REQUESTED
+    # The yoga mat and both of the two yoga blocks, refunded to the PayPal that paid.
+    returned = ReturnedItems(item_ids=(MAT, BLOCK, BLOCK), method_id=PAYPAL)
+    assert await store.get_order(DELIVERED) == before.model_copy(
+        update={"status": OrderStatus.RETURN_REQUESTED, "returned": returned}
+    )
+
+
+async def test_a_return_may_be_refunded_to_a_gift_card_of_the_customers(store: Store) -> None:
+    methods = await store.payment_methods(OWNER)
+
+    outcome, _ = await store.request_return(
+        order_id=DELIVERED,
+        customer_id=OWNER,
+        item_indices=[1],
+        reason=ReturnReason.DAMAGED,
+        call_id="call-1",
+        refund_method_id=GIFT_CARD,
+        now=await _days_after_delivery(store, 3),
+    )
+
+    assert outcome is ReturnOutcome.REQUESTED
+    order = await _delivered_order(store)
+    assert order.returned == ReturnedItems(item_ids=(BLOCK, BLOCK), method_id=GIFT_CARD)
+    # The refund is owed once the items are back: no balance moves on the request.
+    assert await store.payment_methods(OWNER) == methods
+    [event] = await store.audit_events()
+    assert event.detail["refund_method_id"] == GIFT_CARD
+
+
+@pytest.mark.parametrize(
+    "method_id",
+    ["credit_card_9000299", "credit_card_9000101", "paypal_0000000"],
+    ids=["another-of-hers", "someone-elses", "unknown"],
+)
+async def test_a_refund_to_neither_the_method_that_paid_nor_a_gift_card_is_refused(
+    store: Store, method_id: str
+) -> None:
+    card = PaymentMethod(
+        method_id="credit_card_9000299",
+        kind=PaymentKind.CREDIT_CARD,
+        brand="visa",
+        last_four="1881",
+    )
+    await save_payment_methods(store, OWNER, card)
+    before = await customer_records(store, OWNER)
+
+    outcome, request = await store.request_return(
+        order_id=DELIVERED,
+        customer_id=OWNER,
+        item_indices=[0],
+        reason=ReturnReason.DAMAGED,
+        call_id="call-1",
+        refund_method_id=method_id,
+        now=await _days_after_delivery(store, 3),
+    )
+
+    assert (outcome, request) == (ReturnOutcome.REFUND_METHOD_NOT_ALLOWED, None)
+    assert await customer_records(store, OWNER) == before
+    await _assert_nothing_written(store)
+
+
+async def test_an_order_delivered_on_no_known_day_has_no_window(store: Store) -> None:
+    undated = (await _delivered_order(store)).model_copy(update={"delivered_on": None})
+    await save_orders(store, undated)
+
+    outcome, request = await store.request_return(
+        order_id=DELIVERED,
+        customer_id=OWNER,
+        item_indices=[0],
+        reason=ReturnReason.OTHER,
+        call_id="call-1",
+        now=dt.datetime.now(dt.UTC) + dt.timedelta(days=400),
+    )
+
+    assert outcome is ReturnOutcome.REQUESTED
+    assert request is not None
 
 
 @pytest.mark.parametrize(
@@ -165,9 +261,9 @@ async def test_return_refusal_is_the_stores_rule_without_the_store(store: Store)
         assert return_refusal(order.model_copy(update={"status": status}), delivered_on) is (
             ReturnOutcome.NOT_DELIVERED
         )
-    # Delivered without a delivery day: there is no window to be inside.
+    # Delivered without a delivery day (τ²-bench's orders have none): no window closes.
     undated = order.model_copy(update={"delivered_on": None})
-    assert return_refusal(undated, delivered_on) is ReturnOutcome.NOT_DELIVERED
+    assert return_refusal(undated, delivered_on + dt.timedelta(days=400)) is None
 
 
 @pytest.mark.parametrize(
@@ -338,9 +434,12 @@ async def test_in_memory_store_serialises_concurrent_requests() -> None:
 async def test_losing_a_race_after_the_check_is_already_requested(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    delivered = await _delivered_order(store)
     _, first = await _request(store)
-    # Let the check before the insert miss the request once, as when another transaction
-    # commits one in between; the UNIQUE order_id must then decide.
+    # The order still reads delivered (as one requested before orders recorded their
+    # returns), and the check before the insert misses the request once, as when another
+    # transaction commits one in between: the UNIQUE order_id must then decide.
+    await save_orders(store, delivered)
     real_lookup = returns_module._request_for_order
     misses = [True]
 

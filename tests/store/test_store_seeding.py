@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from customer_service.clock import FixedClock
-from customer_service.domain import Customer, OrderStatus
+from customer_service.domain import CancelReason, Customer, OrderStatus
 from customer_service.entry import MISCONFIGURED_EXIT_CODE
 from customer_service.settings import Settings, default_database_url
 from customer_service.store import DemoDataAdded, DemoDataRefused, SchemaNotCurrent, Store
@@ -116,7 +116,12 @@ def test_pool_settings_reach_the_store_config() -> None:
 async def test_seeding_twice_adds_nothing_and_changes_nothing(database_url: str) -> None:
     async with await Store.open(database_url, migrate=True, seed_demo_data=False) as store:
         assert await store.seed_demo_data() == ALL_DEMO_DATA
-        await store.cancel_order(order_id="100102", customer_id="C-1001", call_id="call-1")
+        await store.cancel_order(
+            order_id="100102",
+            customer_id="C-1001",
+            reason=CancelReason.NO_LONGER_NEEDED,
+            call_id="call-1",
+        )
 
         assert await store.seed_demo_data() == DemoDataAdded(customers=0, orders=0)
         order = await store.get_order("100102")

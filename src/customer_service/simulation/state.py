@@ -13,7 +13,7 @@ from collections import Counter
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from customer_service.domain import OrderStatus, PostalAddress
+from customer_service.domain import CancelReason, OrderStatus, PostalAddress
 from customer_service.store import ReturnReason, Store
 from customer_service.store.seed import DEMO_CUSTOMERS
 
@@ -117,7 +117,10 @@ async def prepare_start(store: Store, start: StartState) -> None:
         if order is None:
             raise ValueError(f"the scenario cancels order {order_id}, which is not in the store")
         await store.cancel_order(
-            order_id=order_id, customer_id=order.customer_id, call_id=_SCENARIO_CALL_ID
+            order_id=order_id,
+            customer_id=order.customer_id,
+            reason=CancelReason.NO_LONGER_NEEDED,
+            call_id=_SCENARIO_CALL_ID,
         )
     earlier = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=5)
     for customer_id, count in start.identity_failures.items():

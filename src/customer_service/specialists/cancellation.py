@@ -71,6 +71,8 @@ def not_cancellable_message(order_id: str, status: OrderStatus) -> str:
     spaced = spaced_digits(order_id)
     if status is OrderStatus.CANCELLED:
         return f"Order {spaced} is already cancelled."
+    if status is OrderStatus.PENDING_ITEMS_MODIFIED:
+        return f"Order {spaced} had its items changed, so I can't cancel it any more. {OFFER_HUMAN}"
     done = "been delivered" if status is OrderStatus.DELIVERED else "already shipped"
     return f"Order {spaced} has {done}, so I can't cancel it any more. {OFFER_HUMAN}"
 
@@ -165,12 +167,15 @@ async def apply_cancellation(state: CallState, order: OrderLookupResult) -> str:
     """Cancels the order once and returns the sentence that tells the caller."""
 
     async def cancel(kept: list[AuditEvent]) -> CancellationOutcome:
-        return await state.store.cancel_order(
+        outcome, _ = await state.store.cancel_order(
             order_id=order.order_id,
             customer_id=order.customer_id,
+            # Not asked for yet: the order is cancelled without a reason.
+            reason=None,
             call_id=state.call_id,
             other_events=kept,
         )
+        return outcome
 
     # The audit events the call kept ride along; a failed cancellation is not retried.
     outcome = await audit.store_with(state, [], cancel, attempts=1)
@@ -182,6 +187,9 @@ async def apply_cancellation(state: CallState, order: OrderLookupResult) -> str:
     if outcome is CancellationOutcome.ORDER_SHIPPED:
         # It shipped while the caller was deciding.
         raise ToolError(not_cancellable_message(order.order_id, OrderStatus.PROCESSED))
+    if outcome is CancellationOutcome.ITEMS_CHANGED:
+        # Its items were changed while the caller was deciding.
+        raise ToolError(not_cancellable_message(order.order_id, OrderStatus.PENDING_ITEMS_MODIFIED))
     raise ToolError(not_found_message(order.order_id))
 
 

@@ -35,7 +35,8 @@ class AddressChangeOutcome(enum.StrEnum):
     CHANGED = "changed"
     # The change was made before (same change key), or the order already ships there.
     ALREADY_APPLIED = "already_applied"
-    # Shipped or delivered: the parcel's address can no longer be changed here.
+    # Handed to the carrier, delivered, or being returned or exchanged: the parcel's
+    # address can no longer be changed here.
     ORDER_SHIPPED = "order_shipped"
     # Cancelled: there is no delivery left to change.
     ORDER_CANCELLED = "order_cancelled"
@@ -103,8 +104,9 @@ class AddressChangeStore(StoreCore):
         returned with CHANGED is the one recorded. ALREADY_APPLIED comes with the change
         recorded under `change_key`, or with None when the order already ships to
         `new_address`; nothing is written then, nor for ORDER_SHIPPED, ORDER_CANCELLED
-        or ORDER_NOT_FOUND. The order's status is read inside the write transaction, so
-        an order that shipped or was cancelled while the caller spoke is refused.
+        or ORDER_NOT_FOUND. Only a pending order (its items changed or not) changes
+        address. The order's status is read inside the write transaction, so an order
+        that shipped or was cancelled while the caller spoke is refused.
 
         A retry keeps its answer: a key already recorded for this order is
         ALREADY_APPLIED even once the order has shipped. Raises ValueError when
@@ -172,7 +174,7 @@ class AddressChangeStore(StoreCore):
             order = order_from_row(row)
             if order.status is OrderStatus.CANCELLED:
                 return AddressChangeOutcome.ORDER_CANCELLED, None
-            if order.status.has_shipped:
+            if not order.status.is_pending:
                 return AddressChangeOutcome.ORDER_SHIPPED, None
             if order.shipping_address == new_address:
                 return AddressChangeOutcome.ALREADY_APPLIED, None

@@ -1,4 +1,5 @@
-"""Orders: what a verified caller may hear about, and cancelling one that has not shipped."""
+"""Orders: what a verified caller may hear about, and cancelling (and refunding) one that
+has not shipped."""
 
 from __future__ import annotations
 
@@ -21,10 +22,12 @@ from customer_service.domain import (
     PostalAddress,
     ReturnedItems,
     Transaction,
+    TransactionKind,
 )
 from customer_service.store.audit import AuditEvent, event_to_row
 from customer_service.store.core import StoreCore
 from customer_service.store.money import amount_from_cents, cents
+from customer_service.store.payments import lock_payment_methods, move_balance
 from customer_service.store.tables import Base
 
 __all__ = [
@@ -178,6 +181,8 @@ class CancellationOutcome(enum.StrEnum):
     ALREADY_CANCELLED = "already_cancelled"
     # Shipped or delivered: the parcel is on its way and cannot be cancelled here.
     ORDER_SHIPPED = "order_shipped"
+    # Still pending, but its items were changed: such an order is no longer cancelled.
+    ITEMS_CHANGED = "items_changed"
     # Missing or someone else's: one outcome, so the caller cannot tell which.
     ORDER_NOT_FOUND = "order_not_found"
 
@@ -243,36 +248,77 @@ class OrderStore(StoreCore):
         *,
         order_id: str,
         customer_id: str,
+        reason: CancelReason | None,
         call_id: str,
         other_events: Sequence[AuditEvent] = (),
-    ) -> CancellationOutcome:
-        """Cancels `customer_id`'s order `order_id` if it is still being processed.
+    ) -> tuple[CancellationOutcome, Order | None]:
+        """Cancels `customer_id`'s order `order_id` for `reason` if it is pending, with
+        its items unchanged, and refunds every transaction of its payment history to the
+        method it went through (None: a reason the caller was not asked for).
 
-        One transaction reads the order under the write lock, sets it cancelled and
-        records an `order_cancelled` audit event; both are written or neither. Calling
-        it again is harmless: an order already cancelled is ALREADY_CANCELLED and
-        nothing is written. `other_events` (audit events kept for the call's next write)
-        are written in the same transaction, whatever the outcome. Raises
-        `StoreUnavailable` on a database failure.
+        A refund to a gift card is credited to its balance at once; one to a card or
+        PayPal is recorded on the order, and the money reaches the customer in 5 to 7
+        business days. One transaction reads the order under the write lock (and the
+        gift cards it credits), sets it cancelled with its reason and refunds, credits
+        the gift cards and records an `order_cancelled` audit event; all are written or
+        none. Calling it again is harmless: an order already cancelled is
+        ALREADY_CANCELLED and nothing is written. The order comes back as it stands
+        after the call, or None with ORDER_NOT_FOUND. `other_events` (audit events kept
+        for the call's next write) are written in the same transaction, whatever the
+        outcome. Raises `StoreUnavailable` on a database failure.
         """
         statement = select(OrderRow).where(OrderRow.order_id == order_id).with_for_update()
         async with self._write_session("cancel an order") as session:
             session.add_all(event_to_row(kept) for kept in other_events)
             row = await session.scalar(statement)
             if row is None or row.customer_id != customer_id:
-                return CancellationOutcome.ORDER_NOT_FOUND
-            status = OrderStatus(row.status)
-            if status is OrderStatus.CANCELLED:
-                return CancellationOutcome.ALREADY_CANCELLED
-            if status is not OrderStatus.PENDING:
-                return CancellationOutcome.ORDER_SHIPPED
-            row.status = OrderStatus.CANCELLED.value
+                return CancellationOutcome.ORDER_NOT_FOUND, None
+            order = order_from_row(row)
+            refusal = _cancellation_refusal(order.status)
+            if refusal is not None:
+                return refusal, order
+            refunds = tuple(
+                Transaction(
+                    kind=TransactionKind.REFUND, amount=paid.amount, method_id=paid.method_id
+                )
+                for paid in order.payments
+            )
+            if refunds:
+                methods = await lock_payment_methods(
+                    session, customer_id, [refund.method_id for refund in refunds]
+                )
+                for refund in refunds:
+                    if refund.method_id in methods:
+                        move_balance(methods[refund.method_id], refund.amount)
+            cancelled = order.model_copy(
+                update={
+                    "status": OrderStatus.CANCELLED,
+                    "cancel_reason": reason,
+                    "payments": (*order.payments, *refunds),
+                }
+            )
+            set_order_fields(row, cancelled)
             event = AuditEvent(
                 call_id=call_id,
                 kind="order_cancelled",
                 customer_id=customer_id,
                 order_id=order_id,
-                detail={"items": len(row.items)},
+                detail={
+                    "items": len(order.items),
+                    "reason": None if reason is None else reason.value,
+                    "refunds": len(refunds),
+                    "refunded": str(sum((refund.amount for refund in refunds), Decimal(0))),
+                },
             )
             session.add(event_to_row(event))
-            return CancellationOutcome.CANCELLED
+            return CancellationOutcome.CANCELLED, cancelled
+
+
+def _cancellation_refusal(status: OrderStatus) -> CancellationOutcome | None:
+    if status is OrderStatus.CANCELLED:
+        return CancellationOutcome.ALREADY_CANCELLED
+    if status is OrderStatus.PENDING_ITEMS_MODIFIED:
+        return CancellationOutcome.ITEMS_CHANGED
+    if status is not OrderStatus.PENDING:
+        return CancellationOutcome.ORDER_SHIPPED
+    return None

@@ -26,6 +26,7 @@ from customer_service.store.escalations import EscalationStore
 from customer_service.store.identity_failures import IdentityFailureStore
 from customer_service.store.item_changes import ItemChangeStore
 from customer_service.store.orders import OrderStore
+from customer_service.store.payment_changes import PaymentChangeStore
 from customer_service.store.payments import PaymentMethodStore
 from customer_service.store.returns import ReturnRequestStore
 from customer_service.store.schema import check_schema, upgrade_schema
@@ -50,6 +51,7 @@ class Store(
     PaymentMethodStore,
     OrderStore,
     ItemChangeStore,
+    PaymentChangeStore,
     AddressChangeStore,
     ConsentStore,
     EscalationStore,

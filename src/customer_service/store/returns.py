@@ -2,7 +2,9 @@
 
 A request records which of the order's items go back (their positions in the order)
 and a reason category chosen by the specialist from what the caller said; the caller's
-own words are never stored. The caller is given a return number to write down.
+own words are never stored. The caller is given a return number to write down. The order
+becomes "return requested", naming the items that go back and the payment method the
+refund goes to: the one that paid, or a gift card of the customer's.
 """
 
 from __future__ import annotations
@@ -19,11 +21,18 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
-from customer_service.domain import ORDER_ID_PATTERN, OrderStatus
+from customer_service.domain import (
+    ORDER_ID_PATTERN,
+    Order,
+    OrderStatus,
+    PaymentKind,
+    ReturnedItems,
+)
 from customer_service.store.audit import AuditEvent, event_to_row
 from customer_service.store.core import StoreCore
 from customer_service.store.errors import StoreUnavailable
-from customer_service.store.orders import OrderRow, order_from_row
+from customer_service.store.orders import OrderRow, order_from_row, set_order_fields
+from customer_service.store.payments import lock_payment_methods
 from customer_service.store.tables import Base, UTCDateTime, UTCTimestamp, serial_id
 
 __all__ = [
@@ -40,7 +49,8 @@ __all__ = [
 ]
 
 RETURN_WINDOW_DAYS = 30
-"""A delivered order may be returned up to and including this many days after delivery."""
+"""A delivered order may be returned up to and including this many days after delivery.
+An order with no delivery date (τ²-bench's carry no dates) has no window."""
 
 RETURN_NUMBER_DIGITS = 8
 """Digits only, so it is read and keyed in like an order number, and longer than one (6)
@@ -72,6 +82,8 @@ class ReturnOutcome(enum.StrEnum):
     OUTSIDE_WINDOW = "outside_window"
     # A position that is not one of the order's items.
     ITEMS_NOT_IN_ORDER = "items_not_in_order"
+    # Neither the method that paid for the order nor a gift card of the customer's.
+    REFUND_METHOD_NOT_ALLOWED = "refund_method_not_allowed"
     # Missing or someone else's: one outcome, so the caller cannot tell which.
     ORDER_NOT_FOUND = "order_not_found"
 
@@ -125,9 +137,9 @@ class Delivery(Protocol):
 def return_refusal(order: Delivery, today: dt.date) -> ReturnOutcome | None:
     """Why `order` cannot be returned on `today` (NOT_DELIVERED, OUTSIDE_WINDOW), or None
     when it can. Ownership is not checked here: that is the store's, in its transaction."""
-    if order.status is not OrderStatus.DELIVERED or order.delivered_on is None:
+    if order.status is not OrderStatus.DELIVERED:
         return ReturnOutcome.NOT_DELIVERED
-    if today > last_return_day(order.delivered_on):
+    if order.delivered_on is not None and today > last_return_day(order.delivered_on):
         return ReturnOutcome.OUTSIDE_WINDOW
     return None
 
@@ -153,16 +165,21 @@ class ReturnRequestStore(StoreCore):
         item_indices: Sequence[int],
         reason: ReturnReason,
         call_id: str,
+        refund_method_id: str | None = None,
         now: dt.datetime | None = None,
         other_events: Sequence[AuditEvent] = (),
     ) -> tuple[ReturnOutcome, ReturnRequest | None]:
         """Records `customer_id`'s request to return the items at `item_indices` (positions
-        in the order's items, from 0) of their order `order_id`, with a new return number.
+        in the order's items, from 0) of their order `order_id`, with a new return number,
+        refunded to `refund_method_id`: the method that paid for the order (None: that
+        one) or a gift card of the customer's, else REFUND_METHOD_NOT_ALLOWED.
 
         One transaction reads the order under the write lock, checks it (`return_refusal`
-        on the date of `now`, by default the store clock's now), and writes the request
-        and a `return_requested` audit event holding counts and the reason category
-        only; both are written or neither. The request returned with REQUESTED is the
+        on the date of `now`, by default the store clock's now), and writes the request,
+        the order (status "return requested", `returned`: one item id per unit of the
+        returned lines, and the refund's method) and a `return_requested` audit event
+        holding counts, the reason category and the method's id only; all are written or
+        none. The request returned with REQUESTED is the
         one stored. ALREADY_REQUESTED comes with the order's existing request (the
         caller's own order, so its number may be told again); nothing is written then,
         nor for any other outcome. `other_events` (audit events kept for the call's next
@@ -183,6 +200,7 @@ class ReturnRequestStore(StoreCore):
                     item_indices=indices,
                     reason=reason,
                     call_id=call_id,
+                    refund_method_id=refund_method_id,
                     now=now,
                     other_events=other_events,
                 )
@@ -216,6 +234,7 @@ class ReturnRequestStore(StoreCore):
         item_indices: tuple[int, ...],
         reason: ReturnReason,
         call_id: str,
+        refund_method_id: str | None,
         now: dt.datetime,
         other_events: Sequence[AuditEvent],
     ) -> tuple[ReturnOutcome, ReturnRequest | None]:
@@ -235,6 +254,9 @@ class ReturnRequestStore(StoreCore):
             # Checked here, not by indexing: a negative position would count from the end.
             if item_indices[-1] >= len(order.items) or item_indices[0] < 0:
                 return ReturnOutcome.ITEMS_NOT_IN_ORDER, None
+            method_id = await _refund_method(session, order, refund_method_id)
+            if method_id is None:
+                return ReturnOutcome.REFUND_METHOD_NOT_ALLOWED, None
 
             request = ReturnRequest(
                 return_number=new_return_number(),
@@ -245,13 +267,43 @@ class ReturnRequestStore(StoreCore):
                 call_id=call_id,
                 created_at=now,
             )
+            lines = [order.items[index] for index in item_indices]
+            # One id per unit, as τ²-bench lists an order's items.
+            unit_ids = [
+                line.item_id for line in lines if line.item_id for _ in range(line.quantity)
+            ]
+            returned = ReturnedItems(item_ids=tuple(sorted(unit_ids)), method_id=method_id)
+            set_order_fields(
+                row,
+                order.model_copy(
+                    update={"status": OrderStatus.RETURN_REQUESTED, "returned": returned}
+                ),
+            )
             session.add(_request_to_row(request))
-            session.add(event_to_row(_audit_event(request)))
+            session.add(event_to_row(_audit_event(request, method_id)))
             try:
                 await session.flush()
             except IntegrityError as exc:
                 raise _NumberOrOrderTaken from exc
             return ReturnOutcome.REQUESTED, request
+
+
+async def _refund_method(
+    session: AsyncSession, order: Order, refund_method_id: str | None
+) -> str | None:
+    """The method `order`'s refund goes to, if it may: the customer's method that paid
+    for it, or a gift card of theirs."""
+    paid_with = order.payments[0].method_id if order.payments else None
+    method_id = refund_method_id or paid_with
+    if method_id is None:
+        return None
+    methods = await lock_payment_methods(session, order.customer_id, [method_id])
+    method = methods.get(method_id)
+    if method is None:
+        return None
+    if method_id != paid_with and method.kind != PaymentKind.GIFT_CARD.value:
+        return None
+    return method_id
 
 
 async def _request_for_order(session: AsyncSession, order_id: str) -> ReturnRequest | None:
@@ -278,13 +330,17 @@ def _request_from_row(row: ReturnRequestRow) -> ReturnRequest:
     )
 
 
-def _audit_event(request: ReturnRequest) -> AuditEvent:
-    # Counts and the category only: what the caller said stays out of the record.
+def _audit_event(request: ReturnRequest, refund_method_id: str) -> AuditEvent:
+    # Counts, the category and an id only: what the caller said stays out of the record.
     return AuditEvent(
         call_id=request.call_id,
         kind="return_requested",
         customer_id=request.customer_id,
         order_id=request.order_id,
-        detail={"items": len(request.item_indices), "reason": request.reason.value},
+        detail={
+            "items": len(request.item_indices),
+            "reason": request.reason.value,
+            "refund_method_id": refund_method_id,
+        },
         created_at=request.created_at,
     )
