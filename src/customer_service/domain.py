@@ -7,7 +7,7 @@ import enum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-ORDER_ID_PATTERN = r"^\d{6}$"
+from customer_service.order_numbers import ORDER_ID_PATTERN as ORDER_ID_PATTERN
 
 
 class OrderStatus(enum.StrEnum):
