@@ -289,11 +289,10 @@ def _reads_as_order_numbers(groups: list[str], joins: list[str]) -> bool:
     index = 0
     previous_read_out = False
     while index < len(groups):
+        pair = tuple(len(group) for group in groups[index : index + 2])
         if len(groups[index]) == DEMO_DIGITS:
             read_out, width = False, 1
-        elif tuple(
-            len(group) for group in groups[index : index + 2]
-        ) == _READ_OUT and not _AND.search(joins[index]):
+        elif pair == _READ_OUT and not _AND.search(joins[index]):
             read_out, width = True, 2
         else:
             return False
