@@ -10,8 +10,6 @@ specialists' instructions; the single agent's rule follows its one prompt
 
 from __future__ import annotations
 
-import re
-
 from livekit.agents import llm
 
 from benchmarks.callers import (
@@ -23,7 +21,8 @@ from benchmarks.callers import (
     Intent,
 )
 from customer_service.call.answers import normalise
-from customer_service.call.wording import ANYTHING_ELSE, spaced_digits
+from customer_service.call.wording import ANYTHING_ELSE
+from customer_service.order_numbers import spoken_order_id, written_order_ids
 from support.scripted_llm import Call, Decision, Rule, Say, Turn
 
 ASK_IDENTITY = (
@@ -32,16 +31,15 @@ ASK_IDENTITY = (
 )
 ASK_ORDER = "What's the order number?"
 VERIFIED = "Thank you, you're verified."
-_ORDER_NUMBER = re.compile(r"(?<![\w.@-])\d{6}(?![\w@-])")
 
 
 def ask_address(order_id: str) -> str:
-    return f"What's the new delivery address for order {spaced_digits(order_id)}?"
+    return f"What's the new delivery address for order {spoken_order_id(order_id)}?"
 
 
 def order_number(text: str) -> str | None:
-    """The last six-digit order number in the text, if any."""
-    found = _ORDER_NUMBER.findall(text)
+    """The last order number written in the text, if any."""
+    found = written_order_ids(text)
     return found[-1] if found else None
 
 
@@ -165,7 +163,7 @@ def single_agent_model(caller: Caller, intent: Intent) -> Rule:
                 return (
                     Call("confirm_cancellation", {"order_id": number})
                     if said_yes(last)
-                    else (Say(f"All right, I haven't cancelled order {spaced_digits(number)}."))
+                    else (Say(f"All right, I haven't cancelled order {spoken_order_id(number)}."))
                 )
             return Say(ANYTHING_ELSE)
         if not _succeeded(turn, "change_address"):

@@ -26,15 +26,15 @@ from typing import Any
 from livekit.agents import Agent, AgentSession, RunContext, ToolError, function_tool, llm
 
 from customer_service.addresses import AddressProblem, read_back, validated_address
-from customer_service.call.wording import GREETING, OFFER_HUMAN, PERSONA, spaced_digits
+from customer_service.call.wording import GREETING, OFFER_HUMAN, PERSONA
 from customer_service.domain import Customer, Order, OrderStatus, PostalAddress
 from customer_service.normalize import (
     emails_match,
     names_match,
-    normalize_order_id,
     phones_match,
     postal_codes_match,
 )
+from customer_service.order_numbers import normalize_order_id, spoken_order_id
 from customer_service.settings import Settings
 from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
 from customer_service.store import (
@@ -202,7 +202,7 @@ class SingleAgent(Agent):
         state = context.userdata
         order = await self._callers_order(state, order_id)
         if order.status is not OrderStatus.PENDING:
-            raise ToolError(f"Order {spaced_digits(order.order_id)} can't be changed any more.")
+            raise ToolError(f"Order {spoken_order_id(order.order_id)} can't be changed any more.")
         try:
             address = validated_address(
                 street=street,
@@ -235,9 +235,8 @@ class SingleAgent(Agent):
         )
         if outcome not in (AddressChangeOutcome.CHANGED, AddressChangeOutcome.ALREADY_APPLIED):
             raise ToolError(f"I couldn't change the address: {outcome.value.replace('_', ' ')}.")
-        done = (
-            f"Done. Order {spaced_digits(order_id)} will now be delivered to {read_back(address)}."
-        )
+        number = spoken_order_id(order_id)
+        done = f"Done. Order {number} will now be delivered to {read_back(address)}."
         stored = await state.store.latest_consent(topic=SMS, customer_id=customer.customer_id)
         return done if stored is not None else f"{done} {CONSENT_WORDING[SMS].question}"
 
@@ -251,10 +250,10 @@ class SingleAgent(Agent):
         state = context.userdata
         order = await self._callers_order(state, order_id)
         if order.status is not OrderStatus.PENDING:
-            raise ToolError(f"Order {spaced_digits(order.order_id)} can't be cancelled any more.")
+            raise ToolError(f"Order {spoken_order_id(order.order_id)} can't be cancelled any more.")
         items = "; ".join(item.name for item in order.items)
         return (
-            f"Order {spaced_digits(order.order_id)} contains {items}. Do you want me to cancel "
+            f"Order {spoken_order_id(order.order_id)} contains {items}. Do you want me to cancel "
             "this order? Please say yes or no."
         )
 
@@ -277,7 +276,7 @@ class SingleAgent(Agent):
         )
         if outcome not in (CancellationOutcome.CANCELLED, CancellationOutcome.ALREADY_CANCELLED):
             raise ToolError(f"I couldn't cancel it: {outcome.value.replace('_', ' ')}.")
-        return f"Done. Order {spaced_digits(order_id)} is cancelled."
+        return f"Done. Order {spoken_order_id(order_id)} is cancelled."
 
     @function_tool()
     async def record_consent(

@@ -10,7 +10,6 @@ from customer_service.normalize import (
     names_match,
     normalize_email,
     normalize_name,
-    normalize_order_id,
     normalize_phone,
     normalize_postal_code,
     numbers_from_speech,
@@ -67,28 +66,6 @@ def test_digits_from_speech(text: str, digits: str) -> None:
 )
 def test_numbers_from_speech(text: str, numbers: list[str]) -> None:
     assert numbers_from_speech(text) == numbers
-
-
-@pytest.mark.parametrize(
-    ("text", "order_id"),
-    [
-        ("one zero zero one zero one", "100101"),
-        ("100-101", "100101"),
-        ("1 0 0 1 0 1", "100101"),
-        ("100101", "100101"),
-        ("order 100101 please", "100101"),
-        # "three" counts and "hundred" does not: seven digits, so no guess.
-        ("three hundred, no, three zero zero three zero one", None),
-        ("two double zero two zero one", "200201"),
-        ("1001011", None),
-        ("12345", None),
-        ("order 100101 or 100102", None),
-        ("", None),
-        ("my order", None),
-    ],
-)
-def test_normalize_order_id(text: str, order_id: str | None) -> None:
-    assert normalize_order_id(text) == order_id
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-ORDER_ID_PATTERN = r"^(\d{6}|#W\d{7})$"
+from customer_service.order_numbers import ORDER_ID_PATTERN as ORDER_ID_PATTERN
 
 CENT = Decimal("0.01")
 

@@ -20,7 +20,6 @@ __all__ = [
     "names_match",
     "normalize_email",
     "normalize_name",
-    "normalize_order_id",
     "normalize_phone",
     "normalize_postal_code",
     "numbers_from_speech",
@@ -185,12 +184,6 @@ def numbers_from_speech(text: str) -> list[str]:
     if words:
         end_number()
     return numbers
-
-
-def normalize_order_id(text: str) -> str | None:
-    """The six-digit order number in `text`, or None if its digits are not exactly six."""
-    digits = digits_from_speech(text)
-    return digits if len(digits) == 6 else None
 
 
 def normalize_phone(text: str, region: str) -> str | None:

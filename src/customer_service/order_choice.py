@@ -18,13 +18,12 @@ from customer_service.call.speakable import (
     main_item,
     ordinal_word,
     placed_on_phrase,
-    spaced_digits,
     spoken_list,
 )
 from customer_service.call.state import CallState
 from customer_service.call.wording import quoted
 from customer_service.domain import Order, OrderStatus
-from customer_service.normalize import normalize_order_id
+from customer_service.order_numbers import order_number_in, spoken_order_id
 
 NO_RECENT_ORDERS = "There are no recent orders on your account."
 WHICH_ORDER = "Which one do you mean?"
@@ -76,7 +75,7 @@ async def picked_order_id(
 
 
 def several_fit(orders: Sequence[Order]) -> str:
-    numbers = spoken_list([f"order {spaced_digits(order.order_id)}" for order in orders])
+    numbers = spoken_list([f"order {spoken_order_id(order.order_id)}" for order in orders])
     return f"More than one of your recent orders fits that: {numbers}. {WHICH_ORDER}"
 
 
@@ -86,7 +85,7 @@ def recent_orders_list(orders: Sequence[Order]) -> str:
     if not orders:
         return NO_RECENT_ORDERS
     lines = " ".join(
-        f"{ordinal_word(place).capitalize()}, order {spaced_digits(order.order_id)}: "
+        f"{ordinal_word(place).capitalize()}, order {spoken_order_id(order.order_id)}: "
         f"{main_item(order.items, quoted)}{placed_on_phrase(order.placed_on)}, "
         f"{order.status.spoken}."
         for place, order in enumerate(orders, start=1)
@@ -95,7 +94,6 @@ def recent_orders_list(orders: Sequence[Order]) -> str:
 
 
 _WORD = re.compile(r"[a-z0-9]+")
-_DIGITS = re.compile(r"\b\d(?:[ -]?\d){5}\b")
 _MONTHS = {dt.date(2000, month, 1).strftime("%B").lower(): month for month in range(1, 13)} | {
     dt.date(2000, month, 1).strftime("%b").lower(): month for month in range(1, 13)
 }
@@ -144,14 +142,6 @@ class Choice:
     @property
     def says_anything(self) -> bool:
         return bool(self.position or self.day or self.status or self.words)
-
-
-def order_number_in(said: str) -> str | None:
-    """An order number among the words of a choice ("that one, 100101"), if one is there."""
-    if (whole := normalize_order_id(said)) is not None:
-        return whole
-    written = _DIGITS.search(said)
-    return written.group() if written else None
 
 
 _THAT_ORDER = re.compile(r"\b(that|this|the same) (order|one)\b")

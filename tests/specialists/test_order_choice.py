@@ -9,9 +9,9 @@ from customer_service.order_choice import (
     Choice,
     means_current_order,
     mentions_current_order,
-    order_number_in,
     read_choice,
 )
+from customer_service.order_numbers import order_number_in
 
 
 @pytest.mark.parametrize(

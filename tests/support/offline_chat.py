@@ -32,9 +32,7 @@ from support.clock import DEMO_ORDERS
 
 GREETING = "Hello, thanks for calling. How can I help you today?"
 ANYTHING_ELSE = "Is there anything else I can help you with?"
-ORDER_QUESTION = (
-    "What's the six-digit order number? If you don't have it, I can list your recent orders."
-)
+ORDER_QUESTION = "What's the order number? If you don't have it, I can list your recent orders."
 IDENTITY_QUESTION = (
     "To verify your identity, please tell me your full name, the postal code, "
     "and the phone number or email on the account."

@@ -19,12 +19,13 @@ from livekit.agents.voice.run_result import RunResult
 from customer_service.call.state import CallerLine, CallState
 from customer_service.settings import Settings
 from customer_service.specialists.order_lookup import (
-    KEYPAD_ENTRY_NOT_SIX_DIGITS,
+    KEYPAD_ENTRY_NOT_AN_ORDER_NUMBER,
     KEYPAD_ENTRY_STOPPED,
     KEYPAD_NOT_AVAILABLE,
     OPENING_QUESTION,
     OPENING_QUESTION_ON_A_PHONE,
     TOO_MANY_MISSES,
+    not_found_message,
 )
 from customer_service.testing import call_session
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
@@ -100,7 +101,7 @@ async def test_a_wrong_length_entry_is_refused_counted_and_a_spoken_number_still
             await session.run(user_input="I'll type it")
             refusal = next_agent_line(session)
             press_keys(room, "10010#")
-            assert await refusal == KEYPAD_ENTRY_NOT_SIX_DIGITS
+            assert await refusal == KEYPAD_ENTRY_NOT_AN_ORDER_NUMBER
             assert session.userdata.order_lookup_failures == 1
             assert session.userdata.disclosed_order_ids == []
 
@@ -114,6 +115,18 @@ async def test_a_wrong_length_entry_is_refused_counted_and_a_spoken_number_still
     assert not model.overran
 
 
+async def test_seven_keys_are_a_w_number_typed_without_its_w(settings: Settings) -> None:
+    model = ScriptedLLM([*UP_TO_THE_QUESTION, TYPE, Say(KEYPAD_PROMPT), relay])
+    with phone_room() as room:
+        async with asked_for_the_number(model, settings) as session:
+            await session.run(user_input="keypad")
+            refusal = next_agent_line(session)
+            press_keys(room, "2378156#")
+            # Read as #W2378156, which the demo store does not hold: a miss like any other.
+            assert await refusal == not_found_message("#W2378156")
+            assert session.userdata.order_lookup_failures == 1
+
+
 async def test_keys_that_are_not_digits_are_a_wrong_entry(settings: Settings) -> None:
     model = ScriptedLLM([*UP_TO_THE_QUESTION, TYPE, Say(KEYPAD_PROMPT), relay])
     with phone_room() as room:
@@ -121,7 +134,7 @@ async def test_keys_that_are_not_digits_are_a_wrong_entry(settings: Settings) ->
             await session.run(user_input="keypad")
             refusal = next_agent_line(session)
             press_keys(room, "10*101#")
-            assert await refusal == KEYPAD_ENTRY_NOT_SIX_DIGITS
+            assert await refusal == KEYPAD_ENTRY_NOT_AN_ORDER_NUMBER
             assert session.userdata.order_lookup_failures == 1
 
 

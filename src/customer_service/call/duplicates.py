@@ -5,7 +5,8 @@ lookup twice, one after the other, and ask the caller for the number again after
 had answered; a duplicate `update_address` would ask for the address after the change
 was saved. The duplicate waits for the first instead, and returns its result (or raises
 its error) without running again. Calls are the same when their arguments are, read as
-the tool reads them: "100102" and "100 102" name one order (`request_key`).
+the tool reads them: "100102" and "100 102" name one order, as "#W2378156" and "w 237 8156"
+do (`request_key`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar, cast
 
-from customer_service.normalize import normalize_order_id
+from customer_service.order_numbers import normalize_order_id
 
 __all__ = ["DuplicateCalls", "request_key"]
 
@@ -27,7 +28,7 @@ Reply = tuple[str, int]
 
 def request_key(name: str, arguments: Mapping[str, Any]) -> str:
     """What a call to tool `name` asks for: its arguments as the tool reads them, an
-    order number in any written form as its six digits."""
+    order number in any written or spoken form as its canonical form."""
     read = {
         argument: _order_number(value) if argument == "order_id" else value
         for argument, value in arguments.items()

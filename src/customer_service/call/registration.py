@@ -30,6 +30,7 @@ from pydantic import BaseModel, Field
 from customer_service.call.guard import guarded
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
+from customer_service.order_numbers import FORMS as ORDER_NUMBER_FORMS
 
 if TYPE_CHECKING:
     from customer_service.call.consent_wording import ConsentTopic
@@ -52,8 +53,8 @@ CallersOrderId = Annotated[
     str | None,
     Field(
         description=(
-            "The six-digit order number if the caller already said it, or the order just "
-            'discussed when they say "that order"; else omit.'
+            f"The order number ({ORDER_NUMBER_FORMS}) if the caller already said it, or "
+            'the order just discussed when they say "that order"; else omit.'
         )
     ),
 ]

@@ -64,8 +64,9 @@ _ORDINAL_TENS = {2: "twentieth", 3: "thirtieth", 4: "fortieth", 5: "fiftieth"}
 
 
 def spaced_digits(number: str) -> str:
-    """An order or tracking number as it is read aloud for a listener to write down:
-    one character at a time, in groups of three with a pause between ("1 0 0, 1 0 1")."""
+    """A tracking or return number as it is read aloud for a listener to write down: one
+    character at a time, in groups of three with a pause between ("1 Z 9, 9 9 A, ...").
+    An order number is read out by `order_numbers.spoken_order_id`."""
     groups = [number[start : start + SPOKEN_GROUP] for start in range(0, len(number), SPOKEN_GROUP)]
     return ", ".join(" ".join(group) for group in groups)
 

@@ -2,13 +2,13 @@
 
 Every finder returns the caller's own words for a value (a `Span` of the original
 text), because the tools normalise what they are given; digit counts come from
-`customer_service.normalize`, so "counts as six digits" means the same here as there.
+`customer_service.normalize`, so digits are counted the same here as there. Order
+numbers are found by `heard_order_numbers`.
 """
 
 from __future__ import annotations
 
 import difflib
-import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -24,8 +24,6 @@ __all__ = [
     "find_emails",
     "find_name",
     "find_number_runs",
-    "find_order_number",
-    "find_order_number_read_out",
     "join_spelled_letters",
     "mask",
     "spelled_words",
@@ -158,32 +156,6 @@ def split_number_run(
             head_span = _span(text, offset, tail_start)
             return NumberRun(head_span, head), NumberRun(tail, run.digits[first_digits:])
     return None
-
-
-def find_order_number(text: str) -> NumberRun | None:
-    """The first six-digit number in `text` ("100101", "100-101", "one zero zero ..."),
-    else one said in two groups with a pause between them ("one double oh, one oh one")."""
-    runs = find_number_runs(text)
-    whole = next((run for run in runs if len(run.digits) == 6), None)
-    if whole is not None:
-        return whole
-    for first, second in itertools.pairwise(runs):
-        paused = re.fullmatch(r"\s*,\s*", text[first.span.end : second.span.start])
-        if paused and len(first.digits) == len(second.digits) == 3:
-            return NumberRun(
-                _span(text, first.span.start, second.span.end), first.digits + second.digits
-            )
-    return None
-
-
-_GROUP_PAUSE = re.compile(r"(?<=\d), (?=\d)")
-
-
-def find_order_number_read_out(agent_line: str) -> NumberRun | None:
-    """The first six-digit number the agent read out, in its pause-separated groups
-    ("1 0 0, 1 0 2"); a caller's commas separate different numbers, so only the
-    agent's own lines are read this way."""
-    return find_order_number(_GROUP_PAUSE.sub(" ", agent_line))
 
 
 # --- emails and postcodes --------------------------------------------------------------

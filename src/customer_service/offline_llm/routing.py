@@ -21,10 +21,14 @@ from customer_service.call.answers import (
 )
 from customer_service.call.wording import ANYTHING_ELSE, GREETING, HOW_CAN_I_HELP, offers_human
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
-from customer_service.offline_llm.fields import find_order_number, find_order_number_read_out
+from customer_service.offline_llm.heard_order_numbers import (
+    find_order_number,
+    find_order_number_read_out,
+)
 from customer_service.offline_llm.specialists import registered
 from customer_service.offline_llm.speech import PERSON
 from customer_service.order_choice import mentions_current_order
+from customer_service.order_numbers import normalize_order_id
 
 __all__ = [
     "ACCEPTED_OFFER",
@@ -147,7 +151,7 @@ def order_arguments(conversation: Conversation) -> dict[str, object]:
     line = conversation.last_caller_line or ""
     order = find_order_number(line)
     if order is not None:
-        return {"order_id": order.digits}
+        return {"order_id": order.order_id}
     if mentions_current_order(line):
         discussed = order_in_discussion(conversation)
         return {"order_id": discussed} if discussed else {}
@@ -159,20 +163,21 @@ def order_in_discussion(conversation: Conversation) -> str | None:
     or a lookup read out."""
     for turn in reversed(conversation.turns):
         if isinstance(turn, llm.FunctionCall):
-            said = str(_arguments(turn).get("order_id") or "")
+            order_id = normalize_order_id(str(_arguments(turn).get("order_id") or ""))
         elif isinstance(turn, llm.ChatMessage) and turn.role == "user":
-            said = turn.text_content or ""
+            said = find_order_number(turn.text_content or "")
+            order_id = said.order_id if said is not None else None
         elif (
             isinstance(turn, llm.FunctionCallOutput)
             and not turn.is_error
             and conversation.tool_name(turn) == "lookup_order"
         ):
             read_out = find_order_number_read_out(turn.output)
-            said = read_out.digits if read_out is not None else ""
+            order_id = read_out.order_id if read_out is not None else None
         else:
             continue
-        if (order := find_order_number(said)) is not None:
-            return order.digits
+        if order_id is not None:
+            return order_id
     return None
 
 

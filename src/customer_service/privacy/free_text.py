@@ -12,6 +12,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from customer_service.normalize import digits_from_speech, normalize_email
+from customer_service.order_numbers import (
+    DEMO_DIGITS,
+    read_out_groups,
+    reads_as_benchmark_number,
+    said_after_w,
+)
 from customer_service.privacy.values import (
     SHORT_MASK,
     mask_address,
@@ -83,7 +89,8 @@ _NUMBER_JOIN = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+", re.IGNORECASE)
 _AND = re.compile(r"\band\b", re.IGNORECASE)
 _PHONE_DIGITS_IN_TEXT = 7
 """Digits in a run from which it is masked as a phone or card number."""
-_ORDER_NUMBER_DIGITS = 6
+_READ_OUT = read_out_groups(DEMO_DIGITS)
+"""The groups of a six-digit order number as the agent reads it out: (3, 3)."""
 _KNOWN_DIGITS_MIN = 4
 """Fewest digits of a known detail (a postal code) masked wherever they are said."""
 _KNOWN_CHARACTERS_MIN = 4
@@ -137,7 +144,10 @@ def mask_free_text(text: str, *, names: Iterable[str] = (), details: Iterable[st
     order numbers, each said whole ("100101 and 100102") or read out as the agent reads
     it, in two groups of three ("1 0 0, 1 0 1"), one read-out parted from the next number
     by "and", since a comma alone joins its halves (without the "and", "1 0 0, 1 0 1, 1 0
-    0, 1 0 2" is one twelve-digit number); ISO dates; amounts with thousands separators.
+    0, 1 0 2" is one twelve-digit number); a benchmark order number, seven digits after
+    its W, written, said or read out ("#W2378156", "double-u two three ...", "W 2 3 7, 8 1
+    5 6"); ISO dates; amounts with thousands separators. Seven digits with no W are
+    masked: they may be a phone number.
 
     "Jordan Lee, phone 415, 555, 0134" -> "J. L., phone *******0134"."""
     known = _known(tuple(names), tuple(details))
@@ -217,6 +227,8 @@ def _masked_code(found: re.Match[str]) -> str:
     characters = "".join(char for char in found.group() if char.isalnum())
     if not any(char.isdigit() for char in characters) or characters.isdigit():
         return found.group()
+    if reads_as_benchmark_number(characters):
+        return found.group()
     return mask_tracking_number(characters)
 
 
@@ -254,6 +266,8 @@ def _masked_run(text: str, run: list[re.Match[str]], known: frozenset[str]) -> s
         return mask_phone(number) if len(said) >= _PHONE_DIGITS_IN_TEXT else SHORT_MASK
     if len(number) < _PHONE_DIGITS_IN_TEXT or _reads_as_order_numbers(groups, joins):
         return None
+    if said_after_w(text, run[0].start(), number):
+        return None
     international = _INTERNATIONAL.match(run[0].group()) is not None
     return mask_phone(f"+{number}" if international else number)
 
@@ -275,13 +289,10 @@ def _reads_as_order_numbers(groups: list[str], joins: list[str]) -> bool:
     index = 0
     previous_read_out = False
     while index < len(groups):
-        if len(groups[index]) == _ORDER_NUMBER_DIGITS:
+        pair = tuple(len(group) for group in groups[index : index + 2])
+        if len(groups[index]) == DEMO_DIGITS:
             read_out, width = False, 1
-        elif (
-            index + 1 < len(groups)
-            and len(groups[index]) == len(groups[index + 1]) == _ORDER_NUMBER_DIGITS // 2
-            and not _AND.search(joins[index])
-        ):
+        elif pair == _READ_OUT and not _AND.search(joins[index]):
             read_out, width = True, 2
         else:
             return False

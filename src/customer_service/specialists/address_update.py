@@ -31,13 +31,9 @@ from customer_service.call.registration import (
 )
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
-from customer_service.call.wording import (
-    OFFER_HUMAN,
-    PERSONA,
-    quoted,
-    spaced_digits,
-)
+from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
 from customer_service.domain import ORDER_ID_PATTERN, Customer, OrderStatus, PostalAddress
+from customer_service.order_numbers import spoken_order_id
 from customer_service.privacy import mask_address
 from customer_service.specialists.consent import order_updates_offer_due
 from customer_service.specialists.order_lookup import OrderLookupResult, not_found_message
@@ -100,7 +96,7 @@ def read_back_question(address: PostalAddress) -> str:
 
 def opening_question(order_id: str) -> str:
     return (
-        f"What's the new delivery address for order {spaced_digits(order_id)}? Please tell "
+        f"What's the new delivery address for order {spoken_order_id(order_id)}? Please tell "
         "me the "
         "street, any apartment or unit, the city, the state or region, the postal code and "
         "the country."
@@ -202,7 +198,7 @@ class AddressUpdateTask(Specialist[AddressUpdateResult]):
 
 
 def not_changeable_message(order_id: str, status: OrderStatus) -> str:
-    spaced = spaced_digits(order_id)
+    spaced = spoken_order_id(order_id)
     if status is OrderStatus.CANCELLED:
         return f"Order {spaced} is cancelled, so there is no delivery to change."
     done = "been delivered" if status is OrderStatus.DELIVERED else "already shipped"
@@ -290,7 +286,7 @@ async def apply_address_change(
 
     # The audit events the call kept ride along; a failed change is not retried here.
     outcome = await audit.store_with(state, [], change, attempts=1)
-    spaced = spaced_digits(order.order_id)
+    spaced = spoken_order_id(order.order_id)
     if outcome is AddressChangeOutcome.CHANGED:
         return SavedAddress.saying(f"Done. Order {spaced} will now be delivered to", address)
     if outcome is AddressChangeOutcome.ALREADY_APPLIED:

@@ -26,11 +26,12 @@ from customer_service.call.registration import (
     Desk,
     supervisor_tool,
 )
-from customer_service.call.speakable import spaced_digits, spoken_items
+from customer_service.call.speakable import spoken_items
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA
 from customer_service.domain import ORDER_ID_PATTERN, OrderStatus
+from customer_service.order_numbers import spoken_order_id
 from customer_service.specialists.order_lookup import (
     OrderLookupResult,
     not_found_message,
@@ -58,17 +59,17 @@ NOT_A_CLEAR_YES = (
 
 def read_back(order: OrderLookupResult) -> str:
     return (
-        f"Order {spaced_digits(order.order_id)} contains {spoken_items(order.items)}. Do you "
+        f"Order {spoken_order_id(order.order_id)} contains {spoken_items(order.items)}. Do you "
         "want me to cancel this order? Please say yes or no."
     )
 
 
 def kept_message(order_id: str) -> str:
-    return f"All right, I haven't cancelled order {spaced_digits(order_id)}."
+    return f"All right, I haven't cancelled order {spoken_order_id(order_id)}."
 
 
 def not_cancellable_message(order_id: str, status: OrderStatus) -> str:
-    spaced = spaced_digits(order_id)
+    spaced = spoken_order_id(order_id)
     if status is OrderStatus.CANCELLED:
         return f"Order {spaced} is already cancelled."
     if status is OrderStatus.PENDING_ITEMS_MODIFIED:
@@ -120,7 +121,7 @@ class CancellationTask(Specialist[CancellationResult]):
             CancellationResult(order_id=order_id),
             read_back=read_back(self._order),
             re_ask=(
-                f"Do you want me to cancel order {spaced_digits(order_id)}? Please say yes or no."
+                f"Do you want me to cancel order {spoken_order_id(order_id)}? Please say yes or no."
             ),
             # Only the order number: "yes, two" must not confirm "two Feather pillows".
             numbers=order_id,
@@ -179,7 +180,7 @@ async def apply_cancellation(state: CallState, order: OrderLookupResult) -> str:
 
     # The audit events the call kept ride along; a failed cancellation is not retried.
     outcome = await audit.store_with(state, [], cancel, attempts=1)
-    spaced = spaced_digits(order.order_id)
+    spaced = spoken_order_id(order.order_id)
     if outcome is CancellationOutcome.CANCELLED:
         return f"Done. Order {spaced} is cancelled."
     if outcome is CancellationOutcome.ALREADY_CANCELLED:

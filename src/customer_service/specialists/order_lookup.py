@@ -27,12 +27,17 @@ from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallerLine, CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
 from customer_service.domain import ORDER_ID_PATTERN, Order, OrderItem, OrderStatus, PostalAddress
-from customer_service.normalize import normalize_order_id
 from customer_service.order_choice import (
     NOTHING_FITS,
     NothingFits,
     picked_order_id,
     recent_orders_list,
+)
+from customer_service.order_numbers import (
+    FORMS,
+    KEYED_DIGITS,
+    normalize_order_id,
+    spoken_order_id,
 )
 from customer_service.store import AuditEvent
 from customer_service.telephony.keypad import (
@@ -42,16 +47,12 @@ from customer_service.telephony.keypad import (
     digits_from_keypad,
 )
 
-OPENING_QUESTION = (
-    "What's the order number? It has six digits. If you don't have it, I can list your "
-    "recent orders."
-)
+OPENING_QUESTION = "What's the order number? If you don't have it, I can list your recent orders."
 OPENING_QUESTION_ON_A_PHONE = (
-    "What's the order number? It has six digits. You can say it, or say keypad to type it "
-    "in. If you don't have it, I can list your recent orders."
+    "What's the order number? You can say it, or say keypad to type it in. If you don't "
+    "have it, I can list your recent orders."
 )
 """The question on a phone line (SIP), where the caller has a keypad."""
-ORDER_NUMBER_DIGITS = 6
 
 ORDER_LOOKUP_INSTRUCTIONS = PERSONA + dedent(
     """
@@ -70,14 +71,12 @@ KEYPAD_INSTRUCTIONS = dedent(
     """
 )
 
-INVALID_ORDER_NUMBER = (
-    "Order numbers have six digits, like 1 0 0 1 0 1. Could you tell me the number again?"
-)
+INVALID_ORDER_NUMBER = f"Order numbers have {FORMS}. Could you tell me the number again?"
 NOT_VERIFIED = "I need to verify your identity before I can look up an order."
 LOOKUP_ABANDONED = "No problem, I've stopped looking for that order."
 TOO_MANY_MISSES = f"I'm sorry, I still can't find that order. {OFFER_HUMAN}"
-KEYPAD_ENTRY_NOT_SIX_DIGITS = (
-    "That wasn't a six-digit order number. You can type it again, ending with the pound "
+KEYPAD_ENTRY_NOT_AN_ORDER_NUMBER = (
+    "That wasn't an order number. You can type its digits again, ending with the pound "
     "key, or just say it."
 )
 KEYPAD_ENTRY_STOPPED = "No problem. You can say the order number, or I can list your recent orders."
@@ -87,7 +86,7 @@ KEYPAD_NOT_AVAILABLE = "I can't take keypad entry right now. Please say the orde
 def not_found_message(order_id: str) -> str:
     # The same words whether the order does not exist or belongs to someone else.
     return (
-        f"I couldn't find an order with the number {spaced_digits(order_id)} on your "
+        f"I couldn't find an order with the number {spoken_order_id(order_id)} on your "
         "account. Please check the number and tell me again."
     )
 
@@ -122,21 +121,21 @@ class OrderLookupResult(BaseModel):
         else:
             progress = f"is {self.status.spoken}"
         return (
-            f"Order {spaced_digits(self.order_id)}{placed_on_phrase(self.placed_on)}, "
+            f"Order {spoken_order_id(self.order_id)}{placed_on_phrase(self.placed_on)}, "
             f"{progress}. It contains {spoken_items(self.items, quoted)}, going to "
             f"{quoted(address_read_back(self.shipping_address))}."
         )
 
 
 async def find_callers_order(
-    state: CallState, spoken_order_id: str, *, disclosing: bool = False
+    state: CallState, said_order_id: str, *, disclosing: bool = False
 ) -> Order:
     """The verified caller's order with that number, or a speakable ToolError. When
     `disclosing`, the order is read in the transaction that records its disclosure."""
     customer = state.verified_customer
     if customer is None:
         raise ToolError(NOT_VERIFIED)
-    order_id = normalize_order_id(spoken_order_id)
+    order_id = normalize_order_id(said_order_id)
     if order_id is None:
         raise ToolError(INVALID_ORDER_NUMBER)
     if disclosing:
@@ -207,7 +206,7 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
     """Asks for an order number (or lists recent orders) and returns the caller's order.
     On a phone line the caller may also type the number on the keypad."""
 
-    still_there_question = "What's the six-digit order number?"
+    still_there_question = "What's the order number?"
 
     def __init__(
         self,
@@ -240,7 +239,8 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
         """Look up one of the caller's orders.
 
         Args:
-            order_id: The order number exactly as the caller said it, digits or words.
+            order_id: The order number exactly as the caller said it, digits or words,
+                with its W if it has one.
         """
         await self._handle(context.userdata, order_id)
 
@@ -260,7 +260,7 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
         if state.verified_customer is None:
             raise ToolError(NOT_VERIFIED)
         try:
-            digits = await digits_from_keypad(ORDER_NUMBER_DIGITS)
+            digits = await digits_from_keypad(KEYED_DIGITS)
         except KeypadUnavailable:
             raise ToolError(KEYPAD_NOT_AVAILABLE) from None
         except KeypadEntryStopped:
@@ -271,7 +271,7 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
             if state.order_lookup_attempts_left == 0:
                 self.finish(ToolError(TOO_MANY_MISSES))
                 return
-            raise ToolError(KEYPAD_ENTRY_NOT_SIX_DIGITS) from None
+            raise ToolError(KEYPAD_ENTRY_NOT_AN_ORDER_NUMBER) from None
         await self._handle(state, digits)
 
     async def _handle(self, state: CallState, order_id: str) -> None:

@@ -31,6 +31,7 @@ from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
 from customer_service.domain import ORDER_ID_PATTERN, OrderStatus
+from customer_service.order_numbers import spoken_order_id
 from customer_service.specialists.order_lookup import OrderLookupResult, not_found_message
 from customer_service.store import (
     AuditEvent,
@@ -97,7 +98,7 @@ def instructions_for(order: OrderLookupResult) -> str:
 
 def opening_question(order: OrderLookupResult) -> str:
     return (
-        f"Order {spaced_digits(order.order_id)} contains {spoken_items(order.items)}. "
+        f"Order {spoken_order_id(order.order_id)} contains {spoken_items(order.items)}. "
         "Which items would you like to return, or is it all of them? And why are you "
         "returning them?"
     )
@@ -111,7 +112,7 @@ def read_back(order: OrderLookupResult, request: ReturnResult) -> str:
     )
     return (
         f"You'd like to return {spoken_items(chosen)} from order "
-        f"{spaced_digits(order.order_id)}, because {reason}. Shall I request this return? "
+        f"{spoken_order_id(order.order_id)}, because {reason}. Shall I request this return? "
         "Please say yes or no."
     )
 
@@ -122,7 +123,7 @@ def return_number_message(lead: str, request: ReturnRequest) -> str:
 
 
 def already_requested_message(request: ReturnRequest) -> str:
-    spaced = spaced_digits(request.order_id)
+    spaced = spoken_order_id(request.order_id)
     return return_number_message(f"A return is already requested for order {spaced}.", request)
 
 
@@ -183,7 +184,7 @@ class ReturnTask(Specialist[ReturnResult]):
         count = len(order.items)
         if any(not 1 <= number <= count for number in item_numbers):
             raise ToolError(
-                f"Order {spaced_digits(order.order_id)} has {count_word(count)} "
+                f"Order {spoken_order_id(order.order_id)} has {count_word(count)} "
                 f"item{'s' if count > 1 else ''}: {spoken_items(order.items)}. Which would "
                 "you like to return?"
             )
@@ -208,7 +209,7 @@ class ReturnTask(Specialist[ReturnResult]):
 
 
 def not_returnable_message(order: OrderLookupResult, refusal: ReturnOutcome) -> str:
-    spaced = spaced_digits(order.order_id)
+    spaced = spoken_order_id(order.order_id)
     if order.status is OrderStatus.CANCELLED:
         return f"Order {spaced} is cancelled, so there is nothing to return."
     if refusal is ReturnOutcome.OUTSIDE_WINDOW and order.delivered_on is not None:
@@ -283,7 +284,7 @@ async def apply_return(state: CallState, order: OrderLookupResult, request: Retu
     if outcome in (ReturnOutcome.NOT_DELIVERED, ReturnOutcome.OUTSIDE_WINDOW):
         raise ToolError(not_returnable_message(order, outcome))
     if outcome is ReturnOutcome.ITEMS_NOT_IN_ORDER:
-        raise ToolError(f"Those items aren't in order {spaced_digits(order.order_id)}.")
+        raise ToolError(f"Those items aren't in order {spoken_order_id(order.order_id)}.")
     raise ToolError(not_found_message(order.order_id))
 
 

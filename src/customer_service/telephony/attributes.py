@@ -9,7 +9,7 @@ order the caller heard about last. The keys below are the whole contract:
 | `cs.specialist` | `supervisor`, or the specialist at work: `verify_identity`,      |
 |                 | `order_lookup`, `address_update`, `cancellation`, `consent`      |
 | `cs.verified`   | `true` once the caller passed identity verification, else `false` |
-| `cs.order_id`   | the six-digit order last disclosed; absent until there is one    |
+| `cs.order_id`   | the order last disclosed (canonical); absent until there is one  |
 
 Publishing never holds up the call: changes are collected and sent by one background
 task, several changes in one step going out together, and a room that is gone (or a

@@ -9,8 +9,10 @@ into a plain answer: the digits, or why there are none. What the digits are used
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from livekit.agents import ToolError, function_tool, get_job_context
-from livekit.agents.beta.workflows import GetDtmfTask
+from livekit.agents.beta.workflows import GetDtmfResult, GetDtmfTask
 
 from customer_service.call.wording import PERSONA
 
@@ -22,10 +24,10 @@ __all__ = [
 ]
 
 KEYPAD_INSTRUCTIONS = PERSONA + (
-    "Ask the caller, in one short sentence, to type the number on their phone's keypad "
-    "and then press the pound key. Never say any digits yourself. If the caller says "
-    "they would rather say the number, do not have it, or want to stop, call "
-    "stop_keypad_entry."
+    "Ask the caller, in one short sentence, to type the number's digits on their phone's "
+    "keypad, no letters, and then press the pound key. Never say any digits yourself. If "
+    "the caller says they would rather say the number, do not have it, or want to stop, "
+    "call stop_keypad_entry."
 )
 
 
@@ -38,26 +40,45 @@ class KeypadEntryStopped(Exception):
 
 
 class KeypadEntryFailed(Exception):
-    """What the caller entered was not the expected number of digits."""
+    """What the caller entered was not one of the expected numbers of digits."""
 
 
-async def digits_from_keypad(num_digits: int) -> str:
-    """Waits for the caller to type `num_digits` digits and returns them, keys only.
+class _KeypadEntry(GetDtmfTask):
+    """The framework's keypad task, taking an entry of any of several lengths: it waits
+    for the longest, and keeps an entry that the pound key or a pause ends at another of
+    them."""
+
+    def __init__(self, lengths: Collection[int]) -> None:
+        super().__init__(num_digits=max(lengths), extra_instructions=KEYPAD_INSTRUCTIONS)
+        self.lengths = frozenset(lengths)
+        self.stopped = False
+        """The caller chose not to type: the entry ends with no keys."""
+
+    def complete(self, result: GetDtmfResult | Exception) -> None:
+        # The framework ends an entry shorter than its one length with an error, before
+        # it clears the keys it holds (`_curr_dtmf_inputs`, 1.8.9).
+        keys = self._curr_dtmf_inputs
+        if isinstance(result, ToolError) and not self.stopped and len(keys) in self.lengths:
+            result = GetDtmfResult.from_dtmf_inputs(keys)
+        super().complete(result)
+
+
+async def digits_from_keypad(lengths: Collection[int]) -> str:
+    """Waits for the caller to type a number of any of `lengths` digits and returns its
+    digits, keys only.
 
     Must be awaited inside a tool (the framework runs the entry as a task). Raises
     `KeypadUnavailable`, `KeypadEntryStopped` or `KeypadEntryFailed`.
     """
     if get_job_context(required=False) is None:
         raise KeypadUnavailable()
-    entry = GetDtmfTask(num_digits=num_digits, extra_instructions=KEYPAD_INSTRUCTIONS)
-    stopped = False
+    entry = _KeypadEntry(lengths)
 
     @function_tool(name="stop_keypad_entry")
     async def stop_keypad_entry() -> None:
         """Call when the caller would rather say the number, does not have it, or wants
         to stop typing."""
-        nonlocal stopped
-        stopped = True
+        entry.stopped = True
         if not entry.done():
             entry.complete(ToolError("keypad entry stopped"))
 
@@ -65,12 +86,12 @@ async def digits_from_keypad(num_digits: int) -> str:
     try:
         result = await entry
     except ToolError:
-        # The framework ends an entry of the wrong length (at the pound key or after a
+        # The framework ends an entry of no expected length (at the pound key or after a
         # pause) with an error written for a model, not a caller.
-        if stopped:
+        if entry.stopped:
             raise KeypadEntryStopped() from None
         raise KeypadEntryFailed() from None
     keys = result.user_input.split()
-    if len(keys) != num_digits or not all(key.isdigit() for key in keys):
+    if len(keys) not in entry.lengths or not all(key.isdigit() for key in keys):
         raise KeypadEntryFailed()
     return "".join(keys)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from customer_service.call.answers import Phrases, normalise, polarity
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
-from customer_service.offline_llm.fields import find_order_number, find_order_number_read_out
+from customer_service.offline_llm.heard_order_numbers import (
+    find_order_number,
+    find_order_number_read_out,
+)
 from customer_service.offline_llm.routing import names_an_order, order_arguments
 from customer_service.offline_llm.specialist_replies import first_question, leave, transfer
 from customer_service.offline_llm.specialists import OfflineSpecialist
@@ -36,7 +39,7 @@ def _names_another_order(conversation: Conversation, line: str) -> bool:
     """Whether the caller's line names an order other than the one read back."""
     said = find_order_number(line)
     read_back = find_order_number_read_out(first_question(conversation))
-    return said is not None and (read_back is None or said.digits != read_back.digits)
+    return said is not None and (read_back is None or said.order_id != read_back.order_id)
 
 
 def respond(conversation: Conversation) -> Reply:

@@ -8,7 +8,7 @@ from livekit.agents import llm
 
 from customer_service.call.answers import Phrases, normalise, polarity
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
-from customer_service.offline_llm.fields import find_order_number
+from customer_service.offline_llm.heard_order_numbers import find_order_number
 from customer_service.offline_llm.routing import order_arguments, order_in_discussion
 from customer_service.offline_llm.specialist_replies import leave, transfer
 from customer_service.offline_llm.specialists import OfflineSpecialist
@@ -17,9 +17,7 @@ from customer_service.order_choice import means_current_order, read_choice
 
 __all__ = ["ORDER_QUESTION", "SPECIALIST"]
 
-ORDER_QUESTION = (
-    "What's the six-digit order number? If you don't have it, I can list your recent orders."
-)
+ORDER_QUESTION = "What's the order number? If you don't have it, I can list your recent orders."
 
 _ORDER = Phrases(
     [
