@@ -124,7 +124,7 @@ def order_record(order_id: str) -> dict[str, Any]:
     return {
         "order_id": order_id,
         "customer_id": "c1",
-        "status": "processing",
+        "status": "pending",
         "items": [{"name": "Yoga mat", "quantity": 1}],
         "placed_on": "2026-11-02",
         "shipping_address": {
