@@ -28,13 +28,13 @@ from livekit.agents import RunContext, function_tool, llm
 from pydantic import BaseModel, Field
 
 from customer_service.call.guard import guarded
+from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 
 if TYPE_CHECKING:
     from customer_service.call.consent_wording import ConsentTopic
     from customer_service.domain import Customer
-    from customer_service.specialists.order_lookup import OrderLookupResult
 
 __all__ = [
     "PASS_ORDER_ID",
