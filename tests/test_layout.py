@@ -115,3 +115,28 @@ def test_each_specialist_file_holds_its_task_its_result_and_their_check() -> Non
         shared = registration.result.__module__ == "customer_service.call.order_view"
         assert registration.result.__module__ == module or shared, module
         assert registration.result.__name__.endswith("Result"), module
+
+
+def test_a_specialist_that_writes_keeps_no_copy_of_run_check_retry_write() -> None:
+    """Running the task, checking its result, asking again and writing once are
+    `call.run_check_write`'s; a specialist that changes something keeps only its own
+    check, write and sentences."""
+    from customer_service.specialists import SPECIALISTS
+
+    copies = {"validated_with_retries", "store_with", "model_validate", "ValidationError"}
+    for registration in SPECIALISTS:
+        if registration.writes is None:
+            continue
+        tree = ast.parse(MODULES[registration.tool.__module__].read_text())
+        names = {
+            node.attr if isinstance(node, ast.Attribute) else node.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Name | ast.Attribute)
+        }
+        names |= {
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom)
+            for alias in node.names
+        }
+        assert names & copies == set(), registration.name

@@ -9,7 +9,8 @@ and the package's exports are built from these registrations (`SPECIALISTS` in
 `customer_service.specialists`, found by looking through it), never listed by hand.
 
 The tool's first parameter is the `Desk`: what the supervisor lends it (the history, the
-verified caller's order, the consent questions it owes the caller). The supervisor binds
+verified caller for work on their account, the verified caller's order for work on an
+order, the consent questions it owes the caller). The supervisor binds
 each tool to itself like one of its own methods, so the model sees only the arguments
 after the run context.
 """
@@ -74,6 +75,13 @@ class Desk(Protocol):
 
     def recent_history(self) -> llm.ChatContext:
         """The last few turns, for a specialist that may use details already given."""
+        ...
+
+    async def verified_caller(self, state: CallState) -> Customer:
+        """The verified caller (verifying them first if needed), for a specialist that
+        works on their account, not on an order: only ever the caller's own account, since
+        nothing the model passes can name another. Raises a speakable `ToolError` when the
+        caller cannot be verified."""
         ...
 
     async def callers_order(

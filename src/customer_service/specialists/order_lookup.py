@@ -9,7 +9,6 @@ from typing import Any
 from livekit.agents import RunContext, ToolError, function_tool
 from livekit.agents.llm import ChatContext, FunctionTool, ToolFlag
 from livekit.agents.types import NOT_GIVEN, NotGivenOr
-from pydantic import ValidationError
 
 from customer_service.call import audit
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
@@ -21,6 +20,7 @@ from customer_service.call.registration import (
     Desk,
     supervisor_tool,
 )
+from customer_service.call.run_check_write import well_formed
 from customer_service.call.speakable import spaced_digits
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallerLine, CallState
@@ -300,10 +300,7 @@ async def validated_order(
     """The order result, once it is well formed, the one asked for and the verified
     caller's own. It is not read again: every result, the specialist's too, is built in
     code from the store's read (`find_callers_order`), never by the model."""
-    try:
-        order = OrderLookupResult.model_validate(result)
-    except ValidationError as error:
-        raise ResultRejected(f"order result malformed: {error.error_count()} errors") from None
+    order = well_formed(OrderLookupResult, result, what="order")
     customer = state.verified_customer
     if customer is None:
         raise ResultRejected("order result for an unverified caller")
