@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from customer_service.addresses import read_back as address_read_back
 from customer_service.addresses import validated_address
-from customer_service.call.confirmation import ConfirmBeforeActing
+from customer_service.call.confirmation import ConfirmationWording, ConfirmBeforeActing
 from customer_service.call.guard import guarded
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
@@ -25,9 +25,10 @@ from customer_service.call.wording import NOTHING_TO_CONFIRM_YET, STILL_THERE
 from customer_service.domain import OrderStatus
 from customer_service.settings import Settings
 from customer_service.specialists import cancellation
-from customer_service.specialists.address_update import CONFIRMATION_NEEDED, AddressUpdateTask
-from customer_service.specialists.cancellation import NOT_A_CLEAR_YES as NOT_CANCELLED
+from customer_service.specialists.address_update import WORDING as ADDRESS_WORDING
+from customer_service.specialists.address_update import AddressUpdateTask
 from customer_service.specialists.cancellation import CancellationTask
+from customer_service.specialists.cancellation import wording as cancellation_wording
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import call_session
 from support.conversation import (
@@ -52,6 +53,7 @@ CANCELLATION_READ_BACK = (
     "Order 1 0 0, 1 0 2 contains a Ceramic pour-over coffee set. Do you want me to cancel this "
     "order? Please say yes or no."
 )
+NOT_CANCELLED = cancellation_wording("100102").not_a_clear_yes
 REPLACED = "The amount has changed since I read it back. Please confirm the new one."
 
 
@@ -59,14 +61,29 @@ class Pledge(BaseModel):
     amount: int
 
 
-def pledge_read_back(amount: int) -> str:
-    return f"A pledge of {amount} dollars. Is that right?"
+PLEDGE_WORDING = ConfirmationWording(
+    done="taken",
+    thing="a pledge",
+    question="Is that amount right?",
+    asking="Is that right?",
+    re_ask="Is that right?",
+    not_a_clear_yes=NOT_A_CLEAR_YES,
+    nothing_done=KEPT,
+    unanswered=UNANSWERED,
+    replaced=REPLACED,
+)
+"""Every sentence its own, as a specialist may give them."""
+
+
+def pledge_read_back(amount: int, wording: ConfirmationWording = PLEDGE_WORDING) -> str:
+    return wording.read_back(f"A pledge of {amount} dollars.")
 
 
 class PledgeTask(Specialist[Pledge]):
     """A specialist as a new one would be written: a record tool that proposes."""
 
     still_there_question = QUESTION
+    wording = PLEDGE_WORDING
 
     def __init__(self) -> None:
         super().__init__(instructions="Take the caller's pledge.")
@@ -74,12 +91,8 @@ class PledgeTask(Specialist[Pledge]):
             self,
             tool_name="confirm_pledge",
             tool_description="Call only after the caller said the amount is right.",
-            not_a_clear_yes=NOT_A_CLEAR_YES,
-            refused=KEPT,
+            wording=self.wording,
             max_refusals=2,
-            nothing_done=KEPT,
-            unanswered=UNANSWERED,
-            replaced=REPLACED,
         )
 
     async def opening(self) -> None:
@@ -97,9 +110,8 @@ class PledgeTask(Specialist[Pledge]):
         Args:
             amount: Whole dollars.
         """
-        await self.confirmation.propose(
-            Pledge(amount=amount), read_back=pledge_read_back(amount), re_ask="Is that right?"
-        )
+        read_back = pledge_read_back(amount, self.wording)
+        await self.confirmation.propose(Pledge(amount=amount), read_back=read_back)
 
 
 class HeldPledgeTask(PledgeTask):
@@ -301,6 +313,46 @@ async def test_a_quiet_caller_is_asked_briefly_and_a_yes_to_the_read_back_still_
     assert not model.overran
 
 
+class SharedWordsPledgeTask(PledgeTask):
+    """The pledge as a specialist that gives only what is its own to say."""
+
+    wording = ConfirmationWording(
+        done="taken", thing="your pledge", question="Shall I take this pledge?"
+    )
+
+
+async def pledged_in_shared_words() -> str:
+    result = await SharedWordsPledgeTask()
+    return f"Pledged {result.amount} dollars."
+
+
+async def test_a_specialist_that_gives_only_its_own_words_says_the_shared_ones(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM([Call("lookup_order"), record(50), CONFIRM, relay, CONFIRM, relay])
+    with mock_tools(CustomerServiceAgent, {"lookup_order": pledged_in_shared_words}):
+        async with call_session(model, settings=settings) as session:
+            await session.run(user_input="I'd like to pledge")
+            await session.run(user_input="Fifty")
+            assert agent_lines(session)[-1] == (
+                "A pledge of 50 dollars. Shall I take this pledge? Please say yes or no."
+            )
+            task = session.current_agent
+            assert isinstance(task, SharedWordsPledgeTask)
+            task.nudge()
+            asked_again = "Shall I take this pledge? Please say yes, or tell me what to correct."
+            await until_said(session, f"{STILL_THERE} {asked_again}")
+
+            await session.run(user_input="Hmm, maybe")
+            not_a_yes = f"I haven't taken anything. {asked_again}"
+            assert outputs(session, "confirm_pledge") == [(not_a_yes, True)]
+            await session.run(user_input="No")
+            refused = "All right, I haven't taken your pledge."
+            assert outputs(session, "lookup_order") == [(refused, True)]
+            assert agent_lines(session)[-1] == refused
+    assert not model.overran
+
+
 # --- the specialists moved onto it -------------------------------------------------------
 
 
@@ -318,10 +370,10 @@ async def test_an_address_confirmed_in_the_reply_that_records_it_is_asked_about_
         await session.run(user_input="change the address on 100102")
         await session.run(user_input=JORDAN_SAYS)
         await session.run(user_input="1 Market St, San Francisco, CA 94105, yes that's right")
-        assert outputs(session, "confirm_address") == [(CONFIRMATION_NEEDED, True)]
+        assert outputs(session, "confirm_address") == [(ADDRESS_WORDING.unanswered, True)]
         address = validated_address(**MARKET_ST_ARGUMENTS)
         read_back = f"I have {address_read_back(address)}. Is that right?"
-        assert agent_lines(session)[-2:] == [read_back, CONFIRMATION_NEEDED]
+        assert agent_lines(session)[-2:] == [read_back, ADDRESS_WORDING.unanswered]
         assert await session.userdata.store.address_changes(order_id="100102") == []
         assert isinstance(session.current_agent, AddressUpdateTask)
     assert not model.overran
@@ -348,7 +400,7 @@ async def test_a_yes_to_one_address_never_confirms_the_next_one_read_back(
         await session.run(user_input="1 Market St, San Francisco, CA 94105")
         await session.run(user_input="Yes, that's right.")
         await asyncio.wait_for(session.generate_reply(), HANG_GUARD_S)
-        assert outputs(session, "confirm_address") == [(CONFIRMATION_NEEDED, True)]
+        assert outputs(session, "confirm_address") == [(ADDRESS_WORDING.unanswered, True)]
         assert await session.userdata.store.address_changes(order_id="100102") == []
         assert isinstance(session.current_agent, AddressUpdateTask)
     assert not model.overran

@@ -13,8 +13,8 @@ from customer_service.offline_llm.routing import ANYTHING_ELSE
 from customer_service.offline_llm.specialists.returns import REASON_QUESTION
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.specialists.order_lookup import OrderLookupResult
+from customer_service.specialists.returns import WORDING as RETURN_WORDING
 from customer_service.specialists.returns import (
-    RETURN_ABANDONED,
     ReturnResult,
     opening_question,
     read_back,
@@ -85,7 +85,12 @@ async def test_one_item_asked_why_then_declined(database_url: str) -> None:
         )
     ).agent
     mat = ReturnResult(order_id="200201", item_indices=(0,), reason=ReturnReason.DAMAGED)
-    assert said[2:] == [QUESTION, REASON_QUESTION, read_back(ORDER, mat), RETURN_ABANDONED]
+    assert said[2:] == [
+        QUESTION,
+        REASON_QUESTION,
+        read_back(ORDER, mat),
+        RETURN_WORDING.nothing_done,
+    ]
     assert await requests(database_url) == []
 
 

@@ -5,7 +5,7 @@ supervisor tool (`customer_service.call.registration`), a short recipe of policy
 (who the caller is, which order, whether it may change, what the specialist returned,
 and the write), and the supervisor offers every registered tool and lists it in its
 instructions. It lends those tools what is its own (`Desk`): the history, the verified
-caller's order, and the consent questions it owes the caller. Its own tools hand the
+caller and their order, and the consent questions it owes the caller. Its own tools hand the
 call to a person, end it, and put those questions.
 """
 
@@ -213,12 +213,16 @@ class CustomerServiceAgent(Agent):
         # the tool that is running. The call ends once the goodbye has played in full.
         start_hang_up(context.session, GOODBYE)
 
+    async def verified_caller(self, state: CallState) -> Customer:
+        """The verified caller, verifying them first if needed."""
+        return await verified_customer(state, self.recent_history())
+
     async def callers_order(
         self, state: CallState, order_id: str | None, *, disclosing: bool = False
     ) -> tuple[Customer, OrderLookupResult]:
         """The verified caller (verifying them first if needed) and their order, checked
         (and its disclosure recorded when `disclosing`)."""
-        customer = await verified_customer(state, self.recent_history())
+        customer = await self.verified_caller(state)
         order = await callers_order(state, order_id, self.recent_history(), disclosing=disclosing)
         return customer, order
 

@@ -16,7 +16,7 @@ from livekit.agents import AgentSession
 from customer_service.call.state import CallState, Delegation, DelegationOutcome
 from customer_service.call.wording import BOUND_APOLOGY, OFFER_HUMAN
 from customer_service.settings import Settings
-from customer_service.specialists.address_update import ADDRESS_UPDATE_ABANDONED
+from customer_service.specialists.address_update import WORDING as ADDRESS_WORDING
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.specialists.identity import VERIFICATION_DECLINED
 from customer_service.specialists.order_lookup import LOOKUP_ABANDONED
@@ -178,7 +178,7 @@ def ping_pong(turn: Turn, variants: Iterator[str]) -> Decision:
     if output is None:
         return Say("How can I help?")
     if output.name == "update_address" and output.output in (
-        ADDRESS_UPDATE_ABANDONED,
+        ADDRESS_WORDING.nothing_done,
         BOUND_APOLOGY,
     ):
         return Call("lookup_order")

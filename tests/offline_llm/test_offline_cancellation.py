@@ -8,7 +8,8 @@ import pytest
 from livekit.agents import llm
 
 from customer_service.offline_llm import OfflineLLM
-from customer_service.specialists.cancellation import NOT_A_CLEAR_YES, read_back
+from customer_service.specialists.cancellation import read_back
+from customer_service.specialists.cancellation import wording as cancellation_wording
 from customer_service.specialists.order_lookup import OrderLookupResult
 from support.clock import DEMO_ORDERS
 from support.offline_chat import (
@@ -26,6 +27,8 @@ from support.offline_chat import (
     user,
     without,
 )
+
+NOT_A_CLEAR_YES = cancellation_wording("100102").not_a_clear_yes
 
 
 def _read_back(order_id: str) -> str:

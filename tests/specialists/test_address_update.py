@@ -9,12 +9,8 @@ import pytest
 from customer_service.addresses import read_back
 from customer_service.call.wording import ANYTHING_ELSE
 from customer_service.settings import Settings
-from customer_service.specialists.address_update import (
-    ADDRESS_CHANGED_SINCE_READ_BACK,
-    ADDRESS_UPDATE_ABANDONED,
-    CONFIRMATION_NEEDED,
-    AddressUpdateTask,
-)
+from customer_service.specialists.address_update import WORDING as ADDRESS_WORDING
+from customer_service.specialists.address_update import AddressUpdateTask
 from customer_service.specialists.consent import (
     CONSENT_CONFIRMATIONS,
     CONSENT_WORDING,
@@ -293,8 +289,8 @@ async def test_confirmation_sent_with_a_correction_is_stale(settings: Settings) 
         outputs = {item.name: item for item in tool_outputs(session, "confirm_address")}
         assert outputs["confirm_address"].is_error
         assert outputs["confirm_address"].output in (
-            ADDRESS_CHANGED_SINCE_READ_BACK,
-            CONFIRMATION_NEEDED,
+            ADDRESS_WORDING.replaced,
+            ADDRESS_WORDING.unanswered,
         )
         result.expect.contains_function_call(name="record_address")
         order = await session.userdata.store.get_order("100102")
@@ -369,7 +365,9 @@ async def test_give_up_changes_nothing(settings: Settings) -> None:
         await session.run(user_input="change the address on 100102")
         await session.run(user_input=JORDAN_SAYS)
         result = await session.run(user_input="actually, forget it")
-        result.expect.contains_function_call_output(output=ADDRESS_UPDATE_ABANDONED, is_error=True)
+        result.expect.contains_function_call_output(
+            output=ADDRESS_WORDING.nothing_done, is_error=True
+        )
         assert await session.userdata.store.address_changes(order_id="100102") == []
 
 

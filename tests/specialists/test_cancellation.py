@@ -14,7 +14,8 @@ from customer_service.call.wording import OFFER_HUMAN, spaced_digits
 from customer_service.domain import CancelReason, OrderStatus
 from customer_service.settings import Settings
 from customer_service.specialists import cancellation
-from customer_service.specialists.cancellation import NOT_A_CLEAR_YES, CancellationTask
+from customer_service.specialists.cancellation import CancellationTask
+from customer_service.specialists.cancellation import wording as cancellation_wording
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.specialists.identity import VERIFICATION_DECLINED
 from customer_service.specialists.order_lookup import not_found_message
@@ -41,6 +42,7 @@ READ_BACK = (
     "Order 1 0 0, 1 0 2 contains a Ceramic pour-over coffee set. Do you want me to cancel this "
     "order? Please say yes or no."
 )
+NOT_A_CLEAR_YES = cancellation_wording("100102").not_a_clear_yes
 CANCELLED = "Done. Order 1 0 0, 1 0 2 is cancelled."
 KEPT = "All right, I haven't cancelled order 1 0 0, 1 0 2."
 CONFIRM: list[Step] = [Call("confirm_cancellation"), relay]

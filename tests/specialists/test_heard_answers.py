@@ -13,9 +13,8 @@ import pytest
 from customer_service.call.wording import spaced_digits
 from customer_service.domain import CancelReason, OrderStatus
 from customer_service.settings import Settings
+from customer_service.specialists.address_update import WORDING as ADDRESS_WORDING
 from customer_service.specialists.address_update import (
-    ADDRESS_NOT_CONFIRMED,
-    NOT_A_CLEAR_YES,
     AddressUpdateTask,
     not_changeable_message,
 )
@@ -67,7 +66,9 @@ async def test_a_confirmation_on_anything_but_a_clear_yes_writes_nothing(
         assert agent_lines(session)[-1] == READ_BACK
 
         result = await session.run(user_input=answer)
-        result.expect.contains_function_call_output(output=NOT_A_CLEAR_YES, is_error=True)
+        result.expect.contains_function_call_output(
+            output=ADDRESS_WORDING.not_a_clear_yes, is_error=True
+        )
         assert await session.userdata.store.address_changes(order_id="100102") == []
         assert isinstance(session.current_agent, AddressUpdateTask)
     assert not model.overran
@@ -85,7 +86,7 @@ async def test_a_model_that_keeps_confirming_without_a_yes_changes_nothing(
             await session.run(user_input=answer)
         (update,) = tool_outputs(session, "update_address")
         assert update.is_error
-        assert update.output == ADDRESS_NOT_CONFIRMED
+        assert update.output == ADDRESS_WORDING.refused
         assert await session.userdata.store.address_changes(order_id="100102") == []
         assert not isinstance(session.current_agent, AddressUpdateTask)
     assert not model.overran

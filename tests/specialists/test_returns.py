@@ -17,9 +17,8 @@ from customer_service.specialists import returns
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.specialists.identity import VERIFICATION_DECLINED
 from customer_service.specialists.order_lookup import not_found_message
+from customer_service.specialists.returns import WORDING as RETURN_WORDING
 from customer_service.specialists.returns import (
-    NOT_A_CLEAR_YES,
-    RETURN_ABANDONED,
     ReturnResult,
     ReturnTask,
 )
@@ -248,7 +247,7 @@ async def test_a_no_to_the_read_back_requests_nothing(settings: Settings) -> Non
         await session.run(user_input="all of them, don't need them")
         await session.run(user_input="No, actually I'll keep them")
         (output,) = tool_outputs(session, "request_return")
-        assert (output.output, output.is_error) == (RETURN_ABANDONED, True)
+        assert (output.output, output.is_error) == (RETURN_WORDING.nothing_done, True)
         assert isinstance(session.current_agent, CustomerServiceAgent)
         assert await stored(session) == []
     assert not model.overran
@@ -263,13 +262,15 @@ async def test_unclear_answers_refuse_the_models_confirmations_up_to_the_cap(
         await reach_question(session)
         await session.run(user_input="both, no longer needed")
         first = await session.run(user_input="Hmm, what does it cost to send them back?")
-        first.expect.contains_function_call_output(output=NOT_A_CLEAR_YES, is_error=True)
+        first.expect.contains_function_call_output(
+            output=RETURN_WORDING.not_a_clear_yes, is_error=True
+        )
         assert isinstance(session.current_agent, ReturnTask)
         await session.run(user_input="I'm not sure")
         refused = tool_outputs(session, "confirm_return")
         assert len(refused) == returns.MAX_REFUSED_CONFIRMATIONS
         (output,) = tool_outputs(session, "request_return")
-        assert (output.output, output.is_error) == (RETURN_ABANDONED, True)
+        assert (output.output, output.is_error) == (RETURN_WORDING.nothing_done, True)
         assert await stored(session) == []
     assert not model.overran
 
@@ -349,7 +350,7 @@ async def test_parallel_confirmations_request_at_most_once(
         if requests:
             assert output.output == told(requests[0])
         else:
-            assert (output.output, output.is_error) == (RETURN_ABANDONED, True)
+            assert (output.output, output.is_error) == (RETURN_WORDING.nothing_done, True)
         if calls[0] == calls[1]:
             assert len(requests) == 1
     assert not model.overran

@@ -20,8 +20,8 @@ from customer_service.call.wording import GREETING
 from customer_service.offline_llm import OfflineLLM, OfflineLLMStream
 from customer_service.offline_llm.identity_details import IdentityDetails, missing_details_prompt
 from customer_service.settings import Settings
+from customer_service.specialists.address_update import WORDING as ADDRESS_WORDING
 from customer_service.specialists.address_update import (
-    NOT_A_CLEAR_YES,
     offers_address,
     opening_question,
 )
@@ -314,7 +314,7 @@ async def test_only_a_yes_after_the_read_back_confirms_an_up_front_address(
         await session.run(user_input=f"Yes, that's right: {CHANGE_UP_FRONT}")
         assert agent_lines(session)[1:] == [READ_BACK]
         await session.run(user_input="hold on")
-        assert agent_lines(session)[-1] == NOT_A_CLEAR_YES
+        assert agent_lines(session)[-1] == ADDRESS_WORDING.not_a_clear_yes
         assert await store.address_changes(order_id="100102") == []
 
         await session.run(user_input="yes")

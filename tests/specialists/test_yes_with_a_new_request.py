@@ -10,107 +10,21 @@ either order.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-
 import pytest
 from livekit.agents import AgentSession
 
 from customer_service.call.state import CallState
 from customer_service.call.wording import LEFT_FOR_SOMETHING_ELSE
-from customer_service.domain import OrderStatus
 from customer_service.settings import Settings
-from customer_service.specialists.address_update import ADDRESS_UPDATE_ABANDONED
-from customer_service.specialists.cancellation import kept_message
-from customer_service.specialists.returns import RETURN_ABANDONED
 from customer_service.testing import call_session
-from support.conversation import (
-    JORDAN,
-    JORDAN_SAYS,
-    PRIYA,
-    agent_lines,
-    tool_outputs,
-    verifying_for,
-)
-from support.demo_addresses import MARKET_STREET_SUITE_5
-from support.scripted_llm import Call, Parallel, ScriptedLLM, Step
+from support.confirming import ADDRESS_CHANGE, CANCELLATION, RETURNS, Confirming
+from support.conversation import agent_lines, tool_outputs
+from support.scripted_llm import Call, Parallel, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
-PRIYA_SAYS = "Priya Natarajan, 10001, priya.n@example.com"
 LEAVE = Call("caller_wants_something_else", {"request": "another request"})
 
 
-@dataclass(frozen=True)
-class Confirming:
-    """One specialist that confirms before acting, and how a caller reaches its read-back."""
-
-    supervisor_tool: str
-    confirm_tool: str
-    lines_to_read_back: tuple[str, ...]
-    steps_to_read_back: tuple[Step, ...]
-    changed: Callable[[AgentSession[CallState]], Awaitable[bool]]
-    nothing_changed: str
-    """What the caller hears when the change is not made."""
-    after_the_change: tuple[Step, ...] = (relay,)
-    """The supervisor's steps once the change is made (none when code speaks for it)."""
-
-
-async def _order_cancelled(session: AgentSession[CallState]) -> bool:
-    order = await session.userdata.store.get_order("100102")
-    assert order is not None
-    return order.status is OrderStatus.CANCELLED
-
-
-async def _address_changed(session: AgentSession[CallState]) -> bool:
-    order = await session.userdata.store.get_order("100102")
-    assert order is not None
-    return order.shipping_address == MARKET_STREET_SUITE_5
-
-
-async def _return_requested(session: AgentSession[CallState]) -> bool:
-    return len(await session.userdata.store.return_requests()) == 1
-
-
-CANCELLATION = Confirming(
-    supervisor_tool="cancel_order",
-    confirm_tool="confirm_cancellation",
-    lines_to_read_back=("I'd like to cancel order 100102", JORDAN_SAYS),
-    steps_to_read_back=tuple(verifying_for("cancel_order", "100102", JORDAN)),
-    changed=_order_cancelled,
-    nothing_changed=kept_message("100102"),
-)
-ADDRESS_CHANGE = Confirming(
-    supervisor_tool="update_address",
-    confirm_tool="confirm_address",
-    lines_to_read_back=(
-        "I need to change the delivery address for order 100102",
-        JORDAN_SAYS,
-        "1 Market Street, Suite 5, San Francisco, California 94105",
-    ),
-    steps_to_read_back=(
-        *verifying_for("update_address", "100102", JORDAN),
-        Call("record_address", MARKET_STREET_SUITE_5.model_dump()),
-    ),
-    changed=_address_changed,
-    nothing_changed=ADDRESS_UPDATE_ABANDONED,
-    # The change is said by code, with the text-update question after it.
-    after_the_change=(),
-)
-RETURNS = Confirming(
-    supervisor_tool="request_return",
-    confirm_tool="confirm_return",
-    lines_to_read_back=(
-        "I'd like to return order 200201",
-        PRIYA_SAYS,
-        "All of them, I really don't need them any more",
-    ),
-    steps_to_read_back=(
-        *verifying_for("request_return", "200201", PRIYA),
-        Call("record_return", {"item_numbers": [1, 2], "reason": "no_longer_needed"}),
-    ),
-    changed=_return_requested,
-    nothing_changed=RETURN_ABANDONED,
-)
 SPECIALISTS = pytest.mark.parametrize(
     "specialist",
     [CANCELLATION, ADDRESS_CHANGE, RETURNS],
@@ -122,7 +36,7 @@ ORDERS = pytest.mark.parametrize(
 
 
 def confirm_and_leave(specialist: Confirming, *, confirm_first: bool) -> Parallel:
-    both = (Call(specialist.confirm_tool), LEAVE)
+    both = (specialist.confirm, LEAVE)
     return Parallel(both if confirm_first else both[::-1])
 
 

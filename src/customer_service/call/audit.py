@@ -17,15 +17,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
+from customer_service.call.state import CallState
 from customer_service.store import AuditEvent, StoreUnavailable
 
 if TYPE_CHECKING:
     from livekit.agents import AgentSession, AgentStateChangedEvent
-
-    from customer_service.call.state import CallState
 
 logger = logging.getLogger(__name__)
 
@@ -35,17 +33,6 @@ T = TypeVar("T")
 
 AUDIT_WRITE_ATTEMPTS = 3
 """Tries at storing audit events before the caller hears the store apology."""
-
-
-@dataclass
-class AuditBacklog:
-    """One call's events kept for its next write or its turn's background write."""
-
-    events: list[AuditEvent] = field(default_factory=list)
-    closed: bool = False
-    """The call has ended: events are written at once, there is no next write."""
-    writing: asyncio.Task[None] | None = None
-    """The background write of kept events (`write_kept_soon`), the last one started."""
 
 
 def note(

@@ -9,6 +9,10 @@ and finishes the specialist with the proposal only when the read-back finished p
 
 Use it in three steps (a returns request, say)::
 
+    RETURN_WORDING = ConfirmationWording(
+        done="requested", thing="a return", question="Shall I request this return?"
+    )
+
     class ReturnTask(Specialist[ReturnResult]):
         def __init__(self, ...) -> None:
             super().__init__(instructions=RETURN_INSTRUCTIONS)
@@ -16,8 +20,7 @@ Use it in three steps (a returns request, say)::
                 self,
                 tool_name="confirm_return",
                 tool_description="Call only after the caller said the read-back is right.",
-                not_a_clear_yes="I haven't sent anything. Is that right? Please say yes or no.",
-                refused="All right, I haven't requested a return.",
+                wording=RETURN_WORDING,
                 max_refusals=2,
             )
 
@@ -25,13 +28,17 @@ Use it in three steps (a returns request, say)::
         @guarded()
         async def record_return(self, context: RunContext[CallState], ...) -> None:
             ...  # check the arguments, raise ToolError with a sentence when they are wrong
-            await self._confirmation.propose(
-                ReturnResult(...), read_back="I have ... Is that right?", re_ask="Is that right?"
-            )
+            read_back = RETURN_WORDING.read_back("You'd like to return ...")
+            await self._confirmation.propose(ReturnResult(...), read_back=read_back)
 
         def nudge(self) -> None:
             if not self._confirmation.nudge():
                 super().nudge()  # nothing proposed yet: the specialist's own question
+
+A specialist says only what is its own (`ConfirmationWording`): what the change is, the
+question about its read-back and the read-back itself; the sentences every confirming
+specialist says alike (asking for the yes, asking again, "I haven't changed anything",
+"nothing was changed") are made from those here, unless it gives its own.
 
 What it guarantees, whatever the model calls, with whatever arguments, in one reply:
 
@@ -46,6 +53,7 @@ What it guarantees, whatever the model calls, with whatever arguments, in one re
   None of these counts as a refusal: only the caller's own words do.
 - A confirm after an answer that is not a clear yes is refused with `not_a_clear_yes`;
   the `max_refusals`-th ends the specialist with `ToolError(refused)`, changing nothing.
+  (The sentences named here are the `ConfirmationWording`'s.)
 - A confirm before anything was proposed is answered `NOTHING_TO_CONFIRM_YET`.
 - Two confirms in one reply finish the specialist once (`Specialist.finish`).
 - A caller who asks for something else (`caller_wants_something_else`, sent alone or
@@ -69,6 +77,7 @@ so the tool is offered from the first reply.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -82,16 +91,72 @@ from customer_service.call.specialist import LeftForNewRequest, Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import NOTHING_TO_CONFIRM_YET, STILL_THERE
 
-__all__ = ["ConfirmBeforeActing"]
+__all__ = ["SAY_YES_OR_CORRECT", "SAY_YES_OR_NO", "ConfirmBeforeActing", "ConfirmationWording"]
 
 ResultT = TypeVar("ResultT")
+
+SAY_YES_OR_NO = "Please say yes or no."
+SAY_YES_OR_CORRECT = "Please say yes, or tell me what to correct."
+
+
+@dataclass(frozen=True)
+class ConfirmationWording:
+    """What a confirming specialist says about its change. It gives `done` (the change in
+    the past tense: "cancelled"), `thing` (what is changed: "order 1 0 0, 1 0 2") and
+    `question` (the yes-or-no question about its read-back); every other sentence is
+    made from them in the shape all confirming specialists share, unless given:
+
+    - `asking`, which ends the read-back (`read_back`): the question, then
+      `SAY_YES_OR_NO`;
+    - `re_ask`, for a caller who went quiet after hearing it: the question, then how to
+      answer (`SAY_YES_OR_CORRECT` when the caller can correct what was read back,
+      `correctable`; else `SAY_YES_OR_NO`);
+    - `not_a_clear_yes`, to a confirm after any other answer: "I haven't <done>
+      anything.", then `re_ask`;
+    - `nothing_done`, when the specialist ends without the change (the caller gave up
+      or asked for something else): "All right, I haven't <done> <thing>.";
+    - `refused`, when the refusals reach the cap: `nothing_done`;
+    - `unanswered`, to a confirm before the caller answered: `not_a_clear_yes`;
+    - `replaced`, to a confirm sent while a newer read-back plays: `unanswered`.
+    """
+
+    done: str
+    thing: str
+    question: str
+    correctable: bool = True
+    asking: str = ""
+    re_ask: str = ""
+    not_a_clear_yes: str = ""
+    nothing_done: str = ""
+    refused: str = ""
+    unanswered: str = ""
+    replaced: str = ""
+
+    def __post_init__(self) -> None:
+        # In order: each default may be made from the ones before it.
+        how_to_answer = SAY_YES_OR_CORRECT if self.correctable else SAY_YES_OR_NO
+        defaults: dict[str, Callable[[], str]] = {
+            "asking": lambda: f"{self.question} {SAY_YES_OR_NO}",
+            "re_ask": lambda: f"{self.question} {how_to_answer}",
+            "not_a_clear_yes": lambda: f"I haven't {self.done} anything. {self.re_ask}",
+            "nothing_done": lambda: f"All right, I haven't {self.done} {self.thing}.",
+            "refused": lambda: self.nothing_done,
+            "unanswered": lambda: self.not_a_clear_yes,
+            "replaced": lambda: self.unanswered,
+        }
+        for name, default in defaults.items():
+            if not getattr(self, name):
+                object.__setattr__(self, name, default())
+
+    def read_back(self, statement: str) -> str:
+        """The read-back as spoken: what will be done (`statement`), then `asking`."""
+        return f"{statement} {self.asking}"
 
 
 @dataclass(frozen=True, eq=False)
 class _Proposal(Generic[ResultT]):
     result: ResultT
     read_back: str
-    re_ask: str
     numbers: str
     replaces_one: bool
     """Whether an earlier proposal was read back before this one."""
@@ -101,12 +166,8 @@ class ConfirmBeforeActing(Generic[ResultT]):
     """The read-back of what `specialist` will finish with, and its confirm tool.
 
     `tool_name` and `tool_description` make the confirm tool the model sees (a prompt:
-    short and exact). The sentences are the tool's answers the model relays:
-    `not_a_clear_yes` after an answer that is not a clear yes; `refused` ends the
-    specialist (as its `ToolError`) at the `max_refusals`-th; `nothing_done` ends it
-    when the caller asks for something else without having confirmed; `unanswered` (default
-    `not_a_clear_yes`) for a confirm before the caller answered the read-back;
-    `replaced` (default `unanswered`) for one sent while a newer read-back plays.
+    short and exact). `wording` holds what the caller hears (`ConfirmationWording`);
+    the `max_refusals`-th answer that is not a clear yes ends the specialist.
     """
 
     def __init__(
@@ -115,21 +176,13 @@ class ConfirmBeforeActing(Generic[ResultT]):
         *,
         tool_name: str,
         tool_description: str,
-        not_a_clear_yes: str,
-        refused: str,
+        wording: ConfirmationWording,
         max_refusals: int,
-        nothing_done: str,
-        unanswered: str | None = None,
-        replaced: str | None = None,
     ) -> None:
         self._specialist = specialist
         self._read_back = SpokenQuestion(specialist)
-        self._not_a_clear_yes = not_a_clear_yes
-        self._refused_message = refused
+        self.wording = wording
         self._max_refusals = max_refusals
-        self._nothing_done = nothing_done
-        self._unanswered = unanswered or not_a_clear_yes
-        self._replaced = replaced or self._unanswered
         self._proposal: _Proposal[ResultT] | None = None
         self._refusals = 0
         self.tool: FunctionTool[Any, Any] = function_tool(
@@ -144,16 +197,14 @@ class ConfirmBeforeActing(Generic[ResultT]):
         """What the specialist will finish with once confirmed; None before a proposal."""
         return self._proposal.result if self._proposal else None
 
-    async def propose(
-        self, result: ResultT, *, read_back: str, re_ask: str, numbers: str | None = None
-    ) -> None:
+    async def propose(self, result: ResultT, *, read_back: str, numbers: str | None = None) -> None:
         """Makes `result` the one proposal a confirm can finish with, replacing any earlier
-        one, and speaks `read_back` (the whole of it, ending in its question). `re_ask`
-        is the short question for a caller who went quiet after hearing it. A yes may
-        repeat numbers only whole and in order from `numbers` (default: the read-back),
-        so "yes, 102" confirms nothing about order 100102."""
+        one, and speaks `read_back`, the whole of it, ending in the question that asks
+        for the yes (`ConfirmationWording.read_back` adds it). A yes may repeat numbers
+        only whole and in order from `numbers` (default: the read-back), so "yes, 102"
+        confirms nothing about order 100102."""
         replaces_one = self._proposal is not None
-        self._proposal = _Proposal(result, read_back, re_ask, numbers or read_back, replaces_one)
+        self._proposal = _Proposal(result, read_back, numbers or read_back, replaces_one)
         self._refusals = 0
         self._read_back.ask(read_back)
         if self.tool not in self._specialist.tools:
@@ -167,7 +218,7 @@ class ConfirmBeforeActing(Generic[ResultT]):
         if proposal is None:
             return False
         if self._read_back.heard:
-            self._specialist.session.say(f"{STILL_THERE} {proposal.re_ask}")
+            self._specialist.session.say(f"{STILL_THERE} {self.wording.re_ask}")
         else:
             self._read_back.ask(f"{STILL_THERE} {proposal.read_back}")
         return True
@@ -185,21 +236,22 @@ class ConfirmBeforeActing(Generic[ResultT]):
         if not self._read_back.heard:
             if self._read_back.playing:
                 # Sent with the proposal, before the caller could hear it: it is playing.
-                raise ToolError(self._replaced if proposal.replaces_one else self._unanswered)
+                wording = self.wording
+                raise ToolError(wording.replaced if proposal.replaces_one else wording.unanswered)
             # The caller cannot have agreed to words they did not hear: say them again.
             self._read_back.ask(proposal.read_back)
             return
         answer = self._read_back.answer()
         if answer is None:
-            raise ToolError(self._unanswered)
+            raise ToolError(self.wording.unanswered)
         if confirms(answer, read_back=proposal.numbers):
             self._specialist.finish(proposal.result)
             return
         self._refusals += 1
         if self._refusals >= self._max_refusals:
-            self._specialist.finish(ToolError(self._refused_message))
+            self._specialist.finish(ToolError(self.wording.refused))
             return
-        raise ToolError(self._not_a_clear_yes)
+        raise ToolError(self.wording.not_a_clear_yes)
 
     def on_leaving(self) -> ResultT | LeftForNewRequest:
         """How the specialist ends when the caller asks for something else: with the
@@ -209,7 +261,7 @@ class ConfirmBeforeActing(Generic[ResultT]):
         proposal, answer = self._proposal, self._read_back.answer()
         if proposal and answer is not None and confirms(answer, read_back=proposal.numbers):
             return proposal.result
-        return LeftForNewRequest(self._nothing_done)
+        return LeftForNewRequest(self.wording.nothing_done)
 
     # Its own cap on refusals is the bound here, not the count of repeated calls.
     @guarded(count_repeats=False)

@@ -9,7 +9,8 @@ and the package's exports are built from these registrations (`SPECIALISTS` in
 `customer_service.specialists`, found by looking through it), never listed by hand.
 
 The tool's first parameter is the `Desk`: what the supervisor lends it (the history, the
-verified caller's order, the consent questions it owes the caller). The supervisor binds
+verified caller for work on their account, the verified caller's order for work on an
+order, the consent questions it owes the caller). The supervisor binds
 each tool to itself like one of its own methods, so the model sees only the arguments
 after the run context.
 """
@@ -28,6 +29,7 @@ from livekit.agents import RunContext, function_tool, llm
 from pydantic import BaseModel, Field
 
 from customer_service.call.guard import guarded
+from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.order_numbers import FORMS as ORDER_NUMBER_FORMS
@@ -35,7 +37,6 @@ from customer_service.order_numbers import FORMS as ORDER_NUMBER_FORMS
 if TYPE_CHECKING:
     from customer_service.call.consent_wording import ConsentTopic
     from customer_service.domain import Customer
-    from customer_service.specialists.order_lookup import OrderLookupResult
 
 __all__ = [
     "PASS_ORDER_ID",
@@ -75,6 +76,13 @@ class Desk(Protocol):
 
     def recent_history(self) -> llm.ChatContext:
         """The last few turns, for a specialist that may use details already given."""
+        ...
+
+    async def verified_caller(self, state: CallState) -> Customer:
+        """The verified caller (verifying them first if needed), for a specialist that
+        works on their account, not on an order: only ever the caller's own account, since
+        nothing the model passes can name another. Raises a speakable `ToolError` when the
+        caller cannot be verified."""
         ...
 
     async def callers_order(

@@ -14,13 +14,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from customer_service.call.audit import AuditBacklog
 from customer_service.call.duplicates import DuplicateCalls
 from customer_service.call.latency import SlowStepNotice
 from customer_service.clock import Clock
 from customer_service.domain import Customer
 from customer_service.settings import Settings
-from customer_service.store import Store
+from customer_service.store import AuditEvent, Store
 
 logger = logging.getLogger(__name__)
 
@@ -35,6 +34,17 @@ class CallerLine:
     caller_number: str | None = None
     """The number the phone network presented (`sip.phoneNumber`). Personal data, and no
     proof of anything: never logged, never spoken, used only after the caller confirms it."""
+
+
+@dataclass
+class AuditBacklog:
+    """One call's events kept for its next write or its turn's background write."""
+
+    events: list[AuditEvent] = field(default_factory=list)
+    closed: bool = False
+    """The call has ended: events are written at once, there is no next write."""
+    writing: asyncio.Task[None] | None = None
+    """The background write of kept events (`call.audit.write_kept_soon`), the last one started."""
 
 
 @dataclass

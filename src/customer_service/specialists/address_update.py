@@ -1,7 +1,7 @@
 """Address update: collects a new delivery address, reads it back, returns it once confirmed.
 
 The task changes nothing itself. It returns exactly the address the caller confirmed;
-`confirmed_address` checks that result and `apply_address_change` writes it, once.
+`validated_address_update` checks that result and `run_check_write` writes it, once.
 """
 
 from __future__ import annotations
@@ -14,21 +14,22 @@ from textwrap import dedent
 from livekit.agents import RunContext, ToolError, function_tool
 from livekit.agents.llm import ChatContext, ToolFlag
 from livekit.agents.types import NOT_GIVEN, NotGivenOr
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from customer_service.addresses import AddressProblem, read_back, validated_address
-from customer_service.call import audit
-from customer_service.call.confirmation import ConfirmBeforeActing
+from customer_service.call.confirmation import ConfirmationWording, ConfirmBeforeActing
 from customer_service.call.consent_wording import ConsentTopic
-from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
+from customer_service.call.delegation import ResultRejected
 from customer_service.call.guard import guarded
 from customer_service.call.heard import caller_messages
+from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.registration import (
     PASS_ORDER_ID,
     CallersOrderId,
     Desk,
     supervisor_tool,
 )
+from customer_service.call.run_check_write import run_check_write, well_formed
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
@@ -36,7 +37,7 @@ from customer_service.domain import ORDER_ID_PATTERN, Customer, OrderStatus, Pos
 from customer_service.order_numbers import spoken_order_id
 from customer_service.privacy import mask_address
 from customer_service.specialists.consent import order_updates_offer_due
-from customer_service.specialists.order_lookup import OrderLookupResult, not_found_message
+from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import AddressChangeOutcome, AuditEvent, StoreUnavailable
 
 ADDRESS_INSTRUCTIONS = PERSONA + dedent(
@@ -53,22 +54,23 @@ ADDRESS_INSTRUCTIONS = PERSONA + dedent(
     """
 )
 
-ADDRESS_CHANGED_SINCE_READ_BACK = (
-    "The address has changed since I read it back. Please listen to the new read-back and "
-    "confirm that one."
+WORDING = ConfirmationWording(
+    done="changed",
+    thing="the address",
+    question="Is the address I read back right?",
+    asking="Is that right?",
+    refused="I haven't changed the address, since I couldn't confirm it with you.",
+    unanswered=(
+        "Before I change anything, please tell me whether the address I read back is right."
+    ),
+    replaced=(
+        "The address has changed since I read it back. Please listen to the new read-back "
+        "and confirm that one."
+    ),
 )
-CONFIRMATION_NEEDED = (
-    "Before I change anything, please tell me whether the address I read back is right."
-)
-NOT_A_CLEAR_YES = (
-    "I haven't changed anything. Is the address I read back right? Please say yes, or "
-    "tell me what to correct."
-)
-ADDRESS_NOT_CONFIRMED = "I haven't changed the address, since I couldn't confirm it with you."
 MAX_REFUSED_CONFIRMATIONS = 3
 """Confirmations refused for want of a clear yes to one read-back before the task ends,
 changing nothing."""
-ADDRESS_UPDATE_ABANDONED = "No problem, I haven't changed the address."
 
 
 # A shape, never a value: a street with its number ("1 Market Street", "Calle Mayor 5"),
@@ -91,7 +93,7 @@ def offers_address(history: ChatContext) -> bool:
 
 
 def read_back_question(address: PostalAddress) -> str:
-    return f"I have {read_back(address)}. Is that right?"
+    return WORDING.read_back(f"I have {read_back(address)}.")
 
 
 def opening_question(order_id: str) -> str:
@@ -124,12 +126,8 @@ class AddressUpdateTask(Specialist[AddressUpdateResult]):
             self,
             tool_name="confirm_address",
             tool_description="Call only after the caller said the read-back address is right.",
-            not_a_clear_yes=NOT_A_CLEAR_YES,
-            refused=ADDRESS_NOT_CONFIRMED,
+            wording=WORDING,
             max_refusals=MAX_REFUSED_CONFIRMATIONS,
-            nothing_done=ADDRESS_UPDATE_ABANDONED,
-            unanswered=CONFIRMATION_NEEDED,
-            replaced=ADDRESS_CHANGED_SINCE_READ_BACK,
         )
 
     async def opening(self) -> None:
@@ -187,14 +185,13 @@ class AddressUpdateTask(Specialist[AddressUpdateResult]):
         await self._confirmation.propose(
             AddressUpdateResult(order_id=self._order_id, address=address),
             read_back=read_back_question(address),
-            re_ask="Is the address I read back right?",
         )
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
     @guarded(count_repeats=False)
     async def give_up(self, context: RunContext[CallState]) -> None:
         """Call when the caller no longer wants to change the address."""
-        self.finish(ToolError(ADDRESS_UPDATE_ABANDONED))
+        self.finish(ToolError(WORDING.nothing_done))
 
 
 def not_changeable_message(order_id: str, status: OrderStatus) -> str:
@@ -215,10 +212,7 @@ def ensure_changeable(order: OrderLookupResult) -> None:
 def validated_address_update(result: object, order_id: str) -> PostalAddress:
     """The confirmed address, once it is for the order being changed and passes the same
     address rules again (the result could have been built by anything)."""
-    try:
-        update = AddressUpdateResult.model_validate(result)
-    except ValidationError as error:
-        raise ResultRejected(f"address result malformed: {error.error_count()} errors") from None
+    update = well_formed(AddressUpdateResult, result, what="address")
     if update.order_id != order_id:
         raise ResultRejected("address result is for another order")
     address = update.address
@@ -236,16 +230,6 @@ def validated_address_update(result: object, order_id: str) -> PostalAddress:
     if revalidated != address:
         raise ResultRejected("address result is not in canonical form")
     return address
-
-
-async def confirmed_address(state: CallState, order_id: str, history: ChatContext) -> PostalAddress:
-    """The new address the caller confirmed for `order_id`, checked."""
-
-    async def collect() -> PostalAddress:
-        result = await delegate(state, AddressUpdateTask(order_id=order_id, chat_ctx=history))
-        return validated_address_update(result, order_id)
-
-    return await validated_with_retries(state, collect, what="address")
 
 
 def change_key(state: CallState, order_id: str, address: PostalAddress) -> str:
@@ -268,24 +252,10 @@ class SavedAddress:
         return cls(spoken=f"{lead} {said}.", reported=f"{lead} {quoted(said)}.")
 
 
-async def apply_address_change(
-    state: CallState, order: OrderLookupResult, address: PostalAddress
+def saved_address_said(
+    order: OrderLookupResult, address: PostalAddress, outcome: AddressChangeOutcome
 ) -> SavedAddress:
-    """Writes the change and returns the sentence that confirms it."""
-
-    async def change(kept: list[AuditEvent]) -> AddressChangeOutcome:
-        outcome, _ = await state.store.change_shipping_address(
-            order_id=order.order_id,
-            customer_id=order.customer_id,
-            new_address=address,
-            call_id=state.call_id,
-            change_key=change_key(state, order.order_id, address),
-            other_events=kept,
-        )
-        return outcome
-
-    # The audit events the call kept ride along; a failed change is not retried here.
-    outcome = await audit.store_with(state, [], change, attempts=1)
+    """The sentence that confirms the change the store made; a refusal is raised."""
     spaced = spoken_order_id(order.order_id)
     if outcome is AddressChangeOutcome.CHANGED:
         return SavedAddress.saying(f"Done. Order {spaced} will now be delivered to", address)
@@ -314,8 +284,27 @@ async def update_address(
     state = context.userdata
     customer, order = await desk.callers_order(state, order_id)
     ensure_changeable(order)
-    address = await confirmed_address(state, order.order_id, desk.recent_history())
-    saved = await apply_address_change(state, order, address)
+    history = desk.recent_history()
+
+    async def change(address: PostalAddress, kept: list[AuditEvent]) -> AddressChangeOutcome:
+        outcome, _ = await state.store.change_shipping_address(
+            order_id=order.order_id,
+            customer_id=order.customer_id,
+            new_address=address,
+            call_id=state.call_id,
+            change_key=change_key(state, order.order_id, address),
+            other_events=kept,
+        )
+        return outcome
+
+    saved = await run_check_write(
+        state,
+        lambda: AddressUpdateTask(order_id=order.order_id, chat_ctx=history),
+        check=lambda result: validated_address_update(result, order.order_id),
+        write=change,
+        said=lambda address, outcome: saved_address_said(order, address, outcome),
+        what="address",
+    )
     # The change is committed: nothing after this line may report it as failed.
     await owe_text_update_offer(desk, state, customer, context.function_call.call_id, saved)
     return saved.reported

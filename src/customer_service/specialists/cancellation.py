@@ -3,42 +3,37 @@
 The task changes nothing itself. It speaks the read-back (number and items), and
 `confirm_cancellation` succeeds only when that read-back finished playing and the
 caller's own latest words after it are a clear yes, both checked in code. The
-supervisor then checks the result (`confirmed_cancellation`) and writes the
-cancellation once (`apply_cancellation`).
+supervisor then checks the result (`validated_cancellation`) and cancels the order once
+(`run_check_write`).
 """
 
 from __future__ import annotations
 
-import logging
 from textwrap import dedent
 
 from livekit.agents import RunContext, ToolError, function_tool
 from livekit.agents.llm import ToolFlag
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from customer_service.call import audit
-from customer_service.call.confirmation import ConfirmBeforeActing
-from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
+from customer_service.call.confirmation import ConfirmationWording, ConfirmBeforeActing
+from customer_service.call.delegation import ResultRejected
 from customer_service.call.guard import guarded
+from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.registration import (
     PASS_ORDER_ID,
     CallersOrderId,
     Desk,
     supervisor_tool,
 )
+from customer_service.call.run_check_write import run_check_write, well_formed
 from customer_service.call.speakable import spoken_items
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA
 from customer_service.domain import ORDER_ID_PATTERN, OrderStatus
 from customer_service.order_numbers import spoken_order_id
-from customer_service.specialists.order_lookup import (
-    OrderLookupResult,
-    not_found_message,
-)
+from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import AuditEvent, CancellationOutcome
-
-logger = logging.getLogger(__name__)
 
 CANCELLATION_INSTRUCTIONS = PERSONA + dedent(
     """
@@ -52,20 +47,25 @@ CANCELLATION_INSTRUCTIONS = PERSONA + dedent(
 MAX_REFUSED_CONFIRMATIONS = 2
 """Confirmations refused for want of a clear yes before the task ends, cancelling nothing."""
 
-NOT_A_CLEAR_YES = (
-    "I haven't cancelled anything. Do you want me to cancel this order? Please say yes or no."
-)
+
+def wording(order_id: str) -> ConfirmationWording:
+    """What the cancellation of `order_id` says; the caller has nothing to correct."""
+    return ConfirmationWording(
+        done="cancelled",
+        thing=f"order {spoken_order_id(order_id)}",
+        question="Do you want me to cancel this order?",
+        correctable=False,
+    )
 
 
 def read_back(order: OrderLookupResult) -> str:
-    return (
-        f"Order {spoken_order_id(order.order_id)} contains {spoken_items(order.items)}. Do you "
-        "want me to cancel this order? Please say yes or no."
+    return wording(order.order_id).read_back(
+        f"Order {spoken_order_id(order.order_id)} contains {spoken_items(order.items)}."
     )
 
 
 def kept_message(order_id: str) -> str:
-    return f"All right, I haven't cancelled order {spoken_order_id(order_id)}."
+    return wording(order_id).nothing_done
 
 
 def not_cancellable_message(order_id: str, status: OrderStatus) -> str:
@@ -97,10 +97,8 @@ class CancellationTask(Specialist[CancellationResult]):
             tool_description=(
                 "Cancel the order you read back. Call only after the caller clearly said yes."
             ),
-            not_a_clear_yes=NOT_A_CLEAR_YES,
-            refused=kept_message(order.order_id),
+            wording=wording(order.order_id),
             max_refusals=MAX_REFUSED_CONFIRMATIONS,
-            nothing_done=kept_message(order.order_id),
         )
         # No earlier history: a "yes" said to something else must not answer this. The
         # order is read back as the task opens, so its confirm tool is offered at once.
@@ -114,15 +112,12 @@ class CancellationTask(Specialist[CancellationResult]):
 
     async def opening(self) -> None:
         # The read-back names the order's items: its disclosure was recorded when the
-        # order was read (`confirmed_cancellation`).
+        # order was read (`cancel_order` reads it with `disclosing`).
         order_id = self._order.order_id
         self.session.userdata.record_disclosure(order_id)
         await self._confirmation.propose(
             CancellationResult(order_id=order_id),
             read_back=read_back(self._order),
-            re_ask=(
-                f"Do you want me to cancel order {spoken_order_id(order_id)}? Please say yes or no."
-            ),
             # Only the order number: "yes, two" must not confirm "two Feather pillows".
             numbers=order_id,
         )
@@ -131,7 +126,7 @@ class CancellationTask(Specialist[CancellationResult]):
     @guarded(count_repeats=False)
     async def give_up(self, context: RunContext[CallState]) -> None:
         """Call when the caller wants to keep the order or to stop."""
-        self.finish(ToolError(kept_message(self._order.order_id)))
+        self.finish(ToolError(self._confirmation.wording.nothing_done))
 
 
 def ensure_cancellable(order: OrderLookupResult) -> None:
@@ -141,45 +136,14 @@ def ensure_cancellable(order: OrderLookupResult) -> None:
 
 def validated_cancellation(result: object, order_id: str) -> CancellationResult:
     """The confirmation, once it is well formed and for the order being cancelled."""
-    try:
-        confirmation = CancellationResult.model_validate(result)
-    except ValidationError as error:
-        raise ResultRejected(
-            f"cancellation result malformed: {error.error_count()} errors"
-        ) from None
+    confirmation = well_formed(CancellationResult, result, what="cancellation")
     if confirmation.order_id != order_id:
         raise ResultRejected("cancellation result is for another order")
     return confirmation
 
 
-async def confirmed_cancellation(state: CallState, order: OrderLookupResult) -> None:
-    """Returns once the caller clearly confirmed cancelling `order`; raises a speakable
-    `ToolError` when they did not. The read-back names its items, so `order` is one read
-    with its disclosure recorded (`callers_order` with `disclosing`)."""
-
-    async def confirm() -> CancellationResult:
-        result = await delegate(state, CancellationTask(order=order))
-        return validated_cancellation(result, order.order_id)
-
-    await validated_with_retries(state, confirm, what="cancellation")
-
-
-async def apply_cancellation(state: CallState, order: OrderLookupResult) -> str:
-    """Cancels the order once and returns the sentence that tells the caller."""
-
-    async def cancel(kept: list[AuditEvent]) -> CancellationOutcome:
-        outcome, _ = await state.store.cancel_order(
-            order_id=order.order_id,
-            customer_id=order.customer_id,
-            # Not asked for yet: the order is cancelled without a reason.
-            reason=None,
-            call_id=state.call_id,
-            other_events=kept,
-        )
-        return outcome
-
-    # The audit events the call kept ride along; a failed cancellation is not retried.
-    outcome = await audit.store_with(state, [], cancel, attempts=1)
+def cancellation_said(order: OrderLookupResult, outcome: CancellationOutcome) -> str:
+    """The sentence that tells the caller what the store did; a refusal is raised."""
     spaced = spoken_order_id(order.order_id)
     if outcome is CancellationOutcome.CANCELLED:
         return f"Done. Order {spaced} is cancelled."
@@ -206,7 +170,26 @@ async def cancel_order(
 ) -> str:
     """Cancel one of the caller's orders that has not shipped yet."""
     state = context.userdata
+    # The read-back names its items: the order is read with its disclosure recorded.
     _, order = await desk.callers_order(state, order_id, disclosing=True)
     ensure_cancellable(order)
-    await confirmed_cancellation(state, order)
-    return await apply_cancellation(state, order)
+
+    async def cancel(_: CancellationResult, kept: list[AuditEvent]) -> CancellationOutcome:
+        outcome, _order = await state.store.cancel_order(
+            order_id=order.order_id,
+            customer_id=order.customer_id,
+            # Not asked for yet: the order is cancelled without a reason.
+            reason=None,
+            call_id=state.call_id,
+            other_events=kept,
+        )
+        return outcome
+
+    return await run_check_write(
+        state,
+        lambda: CancellationTask(order=order),
+        check=lambda result: validated_cancellation(result, order.order_id),
+        write=cancel,
+        said=lambda _, outcome: cancellation_said(order, outcome),
+        what="cancellation",
+    )

@@ -21,7 +21,7 @@ from textwrap import dedent
 
 from livekit.agents import FlushSentinel, ModelSettings, RunContext, function_tool, llm
 from livekit.agents.llm import ToolFlag
-from pydantic import AwareDatetime, BaseModel, ConfigDict, JsonValue, ValidationError
+from pydantic import AwareDatetime, BaseModel, ConfigDict, JsonValue
 
 from customer_service.call import audit
 from customer_service.call.answers import acknowledgement_only, declines_outright, polarity
@@ -31,15 +31,15 @@ from customer_service.call.consent_wording import CONSENT_WORDING as CONSENT_WOR
 from customer_service.call.consent_wording import UNCLEAR_CONFIRMATIONS as UNCLEAR_CONFIRMATIONS
 from customer_service.call.consent_wording import ConsentTopic as ConsentTopic
 from customer_service.call.consent_wording import ConsentTopicChoice, ConsentWording, consent_topic
-from customer_service.call.delegation import delegate
+from customer_service.call.delegation import ResultRejected, delegate
 from customer_service.call.guard import guarded
 from customer_service.call.heard import SpokenQuestion, caller_messages
 from customer_service.call.registration import Desk, supervisor_tool
+from customer_service.call.run_check_write import well_formed, write_once
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import PERSONA, STILL_THERE
 from customer_service.domain import Customer
-from customer_service.specialists.identity import verified_customer
 from customer_service.store import AuditEvent, ConsentRecord
 
 logger = logging.getLogger(__name__)
@@ -260,13 +260,16 @@ async def obtain_consent(
         else await delegate(state, ConsentTask(topic, lead_in=lead_in))
     )
     try:
-        answer = ConsentResult.model_validate(result)
-    except ValidationError:
-        logger.error("consent result malformed", extra={"call_id": state.call_id})
-        answer = None
-    if answer is None or answer.topic is not topic:
-        # An answer that cannot be trusted is no answer: record nothing, grant nothing.
-        raise ValueError("consent result does not answer the question asked")
+        answer = well_formed(ConsentResult, result, what="consent")
+        if answer.topic is not topic:
+            raise ResultRejected("consent result is for another topic")
+    except ResultRejected as rejection:
+        # An answer that cannot be trusted is no answer: record nothing, grant nothing,
+        # and the question is not put again.
+        logger.error(
+            "consent result rejected", extra={"call_id": state.call_id, "reason": str(rejection)}
+        )
+        raise ValueError("consent result does not answer the question asked") from None
     if answer.answer is ConsentAnswer.SPOKEN_OVER:
         return Consent(topic=topic, record=None, spoken_over=True)
     consent = Consent(topic=topic, record=await _stored(state, answer))
@@ -297,8 +300,7 @@ async def _stored(state: CallState, answer: ConsentResult) -> ConsentRecord | No
     async def store(kept: list[AuditEvent]) -> None:
         await state.store.record_consent(record, kept)
 
-    # The audit events the call kept ride along; a failed write is not retried here.
-    await audit.store_with(state, [], store, attempts=1)
+    await write_once(state, store)
     return record
 
 
@@ -353,7 +355,8 @@ async def request_consent(
     asking = caller_messages(desk.chat_ctx)[-1:]
     said_no = caller_said_no and bool(asking) and declines_outright(asking[0].text_content or "")
     if chosen is ConsentTopic.ORDER_UPDATES_SMS:
-        await verified_customer(state, desk.recent_history())
+        # Text updates go to the phone on the caller's own account.
+        await desk.verified_caller(state)
     # Asked now, at the caller's request: no longer owed for later.
     desk.asked_now(chosen)
     # The caller asked: a stored answer is theirs to change.

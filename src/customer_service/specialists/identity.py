@@ -10,7 +10,7 @@ from typing import Any
 from livekit.agents import RunContext, ToolError, function_tool
 from livekit.agents.llm import ChatContext, FunctionTool, ToolFlag
 from livekit.agents.types import NOT_GIVEN, NotGivenOr
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from customer_service.call import audit
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
@@ -18,6 +18,7 @@ from customer_service.call.guard import guarded
 from customer_service.call.heard import caller_messages
 from customer_service.call.identity_hold import Hold, hold_on, matching_candidate
 from customer_service.call.registration import Desk, supervisor_tool
+from customer_service.call.run_check_write import well_formed
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallerLine, CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
@@ -300,10 +301,7 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
 def validated_identity(result: object, state: CallState) -> Customer | IdentityOutcome:
     """The verified customer, or the non-verified outcome, after checking the result
     agrees with call state (which only `check_identity` itself can set)."""
-    try:
-        identity = IdentityResult.model_validate(result)
-    except ValidationError as error:
-        raise ResultRejected(f"identity result malformed: {error.error_count()} errors") from None
+    identity = well_formed(IdentityResult, result, what="identity")
     customer = state.verified_customer
     if identity.outcome is IdentityOutcome.VERIFIED:
         if customer is None or customer.customer_id != identity.customer_id:

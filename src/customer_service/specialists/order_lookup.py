@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Coroutine
 from textwrap import dedent
 from typing import Any
@@ -10,23 +9,22 @@ from typing import Any
 from livekit.agents import RunContext, ToolError, function_tool
 from livekit.agents.llm import ChatContext, FunctionTool, ToolFlag
 from livekit.agents.types import NOT_GIVEN, NotGivenOr
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from customer_service.addresses import read_back as address_read_back
 from customer_service.call import audit
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
-from customer_service.call.registration import PASS_ORDER_ID, CallersOrderId, Desk, supervisor_tool
-from customer_service.call.speakable import (
-    placed_on_phrase,
-    spaced_digits,
-    spoken_date,
-    spoken_items,
+from customer_service.call.order_view import OrderLookupResult as OrderLookupResult
+from customer_service.call.registration import (
+    PASS_ORDER_ID,
+    CallersOrderId,
+    Desk,
+    supervisor_tool,
 )
+from customer_service.call.run_check_write import well_formed
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallerLine, CallState
-from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
-from customer_service.domain import ORDER_ID_PATTERN, Order, OrderItem, OrderStatus, PostalAddress
+from customer_service.call.wording import OFFER_HUMAN, PERSONA
+from customer_service.domain import Order
 from customer_service.order_choice import (
     NOTHING_FITS,
     NothingFits,
@@ -89,42 +87,6 @@ def not_found_message(order_id: str) -> str:
         f"I couldn't find an order with the number {spoken_order_id(order_id)} on your "
         "account. Please check the number and tell me again."
     )
-
-
-class OrderLookupResult(BaseModel):
-    """What the caller may hear about one of their orders."""
-
-    model_config = ConfigDict(frozen=True)
-
-    order_id: str = Field(pattern=ORDER_ID_PATTERN)
-    customer_id: str
-    status: OrderStatus
-    items: tuple[OrderItem, ...] = Field(min_length=1)
-    placed_on: dt.date | None = None
-    carrier: str | None = None
-    tracking_number: str | None = None
-    delivered_on: dt.date | None = None
-    shipping_address: PostalAddress
-
-    @classmethod
-    def from_order(cls, order: Order) -> OrderLookupResult:
-        return cls.model_validate(order.model_dump() | {"tracking_number": order.tracking_number})
-
-    def summary(self) -> str:
-        """What the caller may hear about the order, for the model to relay: stored text
-        (items, carrier, address) in quotes, as data."""
-        if self.status is OrderStatus.PROCESSED:
-            tracking = spaced_digits(self.tracking_number or "")
-            progress = f"has shipped with {quoted(self.carrier or '')}, tracking number {tracking}"
-        elif self.status is OrderStatus.DELIVERED and self.delivered_on is not None:
-            progress = f"was delivered on {spoken_date(self.delivered_on)}"
-        else:
-            progress = f"is {self.status.spoken}"
-        return (
-            f"Order {spoken_order_id(self.order_id)}{placed_on_phrase(self.placed_on)}, "
-            f"{progress}. It contains {spoken_items(self.items, quoted)}, going to "
-            f"{quoted(address_read_back(self.shipping_address))}."
-        )
 
 
 async def find_callers_order(
@@ -337,10 +299,7 @@ async def validated_order(
     """The order result, once it is well formed, the one asked for and the verified
     caller's own. It is not read again: every result, the specialist's too, is built in
     code from the store's read (`find_callers_order`), never by the model."""
-    try:
-        order = OrderLookupResult.model_validate(result)
-    except ValidationError as error:
-        raise ResultRejected(f"order result malformed: {error.error_count()} errors") from None
+    order = well_formed(OrderLookupResult, result, what="order")
     customer = state.verified_customer
     if customer is None:
         raise ResultRejected("order result for an unverified caller")

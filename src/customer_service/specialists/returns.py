@@ -5,7 +5,7 @@ The task changes nothing itself. The model records the items (their numbers in t
 order) and the reason as a category (`ReturnReason`: the caller's words are never
 kept); `ConfirmBeforeActing` reads the request back and takes only the caller's own yes.
 The supervisor checks the result (`validated_return`) and stores it once
-(`apply_return`), telling the caller the return number.
+(`run_check_write`), telling the caller the return number.
 """
 
 from __future__ import annotations
@@ -14,25 +14,26 @@ from textwrap import dedent
 
 from livekit.agents import RunContext, ToolError, function_tool
 from livekit.agents.llm import ToolFlag
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from customer_service.call import audit
-from customer_service.call.confirmation import ConfirmBeforeActing
-from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
+from customer_service.call.confirmation import ConfirmationWording, ConfirmBeforeActing
+from customer_service.call.delegation import ResultRejected
 from customer_service.call.guard import guarded
+from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.registration import (
     PASS_ORDER_ID,
     CallersOrderId,
     Desk,
     supervisor_tool,
 )
+from customer_service.call.run_check_write import run_check_write, well_formed
 from customer_service.call.speakable import count_word, spaced_digits, spoken_date, spoken_items
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
 from customer_service.domain import ORDER_ID_PATTERN, OrderStatus
 from customer_service.order_numbers import spoken_order_id
-from customer_service.specialists.order_lookup import OrderLookupResult, not_found_message
+from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import (
     AuditEvent,
     ReturnOutcome,
@@ -59,11 +60,9 @@ RETURN_INSTRUCTIONS = PERSONA + dedent(
 MAX_REFUSED_CONFIRMATIONS = 2
 """Confirmations refused for want of a clear yes before the task ends, requesting nothing."""
 
-NOT_A_CLEAR_YES = (
-    "I haven't requested anything. Shall I request this return? Please say yes, or tell "
-    "me what to correct."
+WORDING = ConfirmationWording(
+    done="requested", thing="a return", question="Shall I request this return?"
 )
-RETURN_ABANDONED = "All right, I haven't requested a return."
 REASON_WORDS = {
     ReturnReason.DAMAGED: "{they} arrived damaged",
     ReturnReason.WRONG_ITEM: "{they} {are} not what was ordered",
@@ -110,10 +109,9 @@ def read_back(order: OrderLookupResult, request: ReturnResult) -> str:
     reason = REASON_WORDS[request.reason].format(
         they="they" if several else "it", are="are" if several else "is"
     )
-    return (
+    return WORDING.read_back(
         f"You'd like to return {spoken_items(chosen)} from order "
-        f"{spoken_order_id(order.order_id)}, because {reason}. Shall I request this return? "
-        "Please say yes or no."
+        f"{spoken_order_id(order.order_id)}, because {reason}."
     )
 
 
@@ -143,10 +141,8 @@ class ReturnTask(Specialist[ReturnResult]):
             tool_description=(
                 "Request the return you read back. Call only after the caller clearly said yes."
             ),
-            not_a_clear_yes=NOT_A_CLEAR_YES,
-            refused=RETURN_ABANDONED,
+            wording=WORDING,
             max_refusals=MAX_REFUSED_CONFIRMATIONS,
-            nothing_done=RETURN_ABANDONED,
         )
 
     def collected(self) -> dict[str, JsonValue]:
@@ -196,7 +192,6 @@ class ReturnTask(Specialist[ReturnResult]):
         await self._confirmation.propose(
             request,
             read_back=read_back(order, request),
-            re_ask="Shall I request the return I read back? Please say yes or no.",
             # Only the order number: "yes, two" must not confirm "two yoga blocks".
             numbers=order.order_id,
         )
@@ -205,7 +200,7 @@ class ReturnTask(Specialist[ReturnResult]):
     @guarded(count_repeats=False)
     async def give_up(self, context: RunContext[CallState]) -> None:
         """Call when the caller no longer wants to return anything."""
-        self.finish(ToolError(RETURN_ABANDONED))
+        self.finish(ToolError(WORDING.nothing_done))
 
 
 def not_returnable_message(order: OrderLookupResult, refusal: ReturnOutcome) -> str:
@@ -237,10 +232,7 @@ async def ensure_returnable(state: CallState, order: OrderLookupResult) -> None:
 
 def validated_return(result: object, order: OrderLookupResult) -> ReturnResult:
     """The confirmed request, once it is well formed, for `order` and names its items."""
-    try:
-        request = ReturnResult.model_validate(result)
-    except ValidationError as error:
-        raise ResultRejected(f"return result malformed: {error.error_count()} errors") from None
+    request = well_formed(ReturnResult, result, what="return")
     if request.order_id != order.order_id:
         raise ResultRejected("return result is for another order")
     indices = request.item_indices
@@ -251,36 +243,16 @@ def validated_return(result: object, order: OrderLookupResult) -> ReturnResult:
     return request
 
 
-async def confirmed_return(state: CallState, order: OrderLookupResult) -> ReturnResult:
-    """The return the caller confirmed for `order`, checked."""
-
-    async def collect() -> ReturnResult:
-        result = await delegate(state, ReturnTask(order=order))
-        return validated_return(result, order)
-
-    return await validated_with_retries(state, collect, what="return")
-
-
-async def apply_return(state: CallState, order: OrderLookupResult, request: ReturnResult) -> str:
-    """Stores the request once and returns the sentence with its return number."""
-
-    async def store(kept: list[AuditEvent]) -> tuple[ReturnOutcome, ReturnRequest | None]:
-        return await state.store.request_return(
-            order_id=order.order_id,
-            customer_id=order.customer_id,
-            item_indices=request.item_indices,
-            reason=request.reason,
-            call_id=state.call_id,
-            other_events=kept,
-        )
-
-    # The audit events the call kept ride along; a failed request is not retried.
-    outcome, stored = await audit.store_with(state, [], store, attempts=1)
-    if outcome is ReturnOutcome.REQUESTED and stored is not None:
-        return return_number_message("Your return is requested.", stored)
-    if outcome is ReturnOutcome.ALREADY_REQUESTED and stored is not None:
+def return_said(
+    order: OrderLookupResult, stored: tuple[ReturnOutcome, ReturnRequest | None]
+) -> str:
+    """The sentence with the return number; a refusal is raised."""
+    outcome, request = stored
+    if outcome is ReturnOutcome.REQUESTED and request is not None:
+        return return_number_message("Your return is requested.", request)
+    if outcome is ReturnOutcome.ALREADY_REQUESTED and request is not None:
         # Requested in another call while this caller was deciding.
-        return already_requested_message(stored)
+        return already_requested_message(request)
     if outcome in (ReturnOutcome.NOT_DELIVERED, ReturnOutcome.OUTSIDE_WINDOW):
         raise ToolError(not_returnable_message(order, outcome))
     if outcome is ReturnOutcome.ITEMS_NOT_IN_ORDER:
@@ -302,5 +274,24 @@ async def request_return(
     state = context.userdata
     _, order = await desk.callers_order(state, order_id, disclosing=True)
     await ensure_returnable(state, order)
-    request = await confirmed_return(state, order)
-    return await apply_return(state, order, request)
+
+    async def store(
+        request: ReturnResult, kept: list[AuditEvent]
+    ) -> tuple[ReturnOutcome, ReturnRequest | None]:
+        return await state.store.request_return(
+            order_id=order.order_id,
+            customer_id=order.customer_id,
+            item_indices=request.item_indices,
+            reason=request.reason,
+            call_id=state.call_id,
+            other_events=kept,
+        )
+
+    return await run_check_write(
+        state,
+        lambda: ReturnTask(order=order),
+        check=lambda result: validated_return(result, order),
+        write=store,
+        said=lambda _, stored: return_said(order, stored),
+        what="return",
+    )
