@@ -140,17 +140,7 @@ async def modify_pending_order_address(store: Store, call: ToolCall) -> None:
 
 
 async def modify_pending_order_items(store: Store, call: ToolCall) -> None:
-    order = await _owned_order(store, call.arguments["order_id"])
-    _done(
-        await store.change_order_items(
-            order_id=order.order_id,
-            customer_id=order.customer_id,
-            item_ids=call.arguments["item_ids"],
-            new_item_ids=call.arguments["new_item_ids"],
-            payment_method_id=call.arguments["payment_method_id"],
-            call_id=call.call_id,
-        )
-    )
+    await _swap_items(store.change_order_items, store, call)
 
 
 async def modify_pending_order_payment(store: Store, call: ToolCall) -> None:
@@ -166,9 +156,16 @@ async def modify_pending_order_payment(store: Store, call: ToolCall) -> None:
 
 
 async def exchange_delivered_order_items(store: Store, call: ToolCall) -> None:
+    await _swap_items(store.exchange_order_items, store, call)
+
+
+async def _swap_items(
+    operation: Callable[..., Awaitable[Changed[Order]]], store: Store, call: ToolCall
+) -> None:
+    """An item change or an exchange: the same arguments, other rules."""
     order = await _owned_order(store, call.arguments["order_id"])
     _done(
-        await store.exchange_order_items(
+        await operation(
             order_id=order.order_id,
             customer_id=order.customer_id,
             item_ids=call.arguments["item_ids"],
