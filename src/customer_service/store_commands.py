@@ -18,6 +18,7 @@ from customer_service.store import StoreMisconfigured, StoreUnavailable
 from customer_service.store.errors import shown_url, store_problem
 from customer_service.store.schema import FIRST_REVISION, Upgrade, migrate_database
 from customer_service.store.shared import StoreConfig
+from customer_service.store.tau2_data import Tau2ShapeError
 from customer_service.store.tau2_records import read_json, write_json
 
 RELEASE_COMMAND = "identity-release"
@@ -180,11 +181,8 @@ async def _import_tau2(config: StoreConfig, path: Path, *, force: bool) -> str:
     store = await dataclasses.replace(config, seed_demo_data=False).open()
     try:
         imported = await store.import_tau2(data, force=force)
-    except (KeyError, TypeError, ValueError) as error:
-        raise UnusableFile(
-            f"{path} is not τ²-bench's retail database (products, users and orders by id): "
-            f"{type(error).__name__} {str(error)[:80]}"
-        ) from error
+    except Tau2ShapeError as error:
+        raise UnusableFile(f"{path} is not τ²-bench's retail database: {error}") from error
     finally:
         await store.close()
     return (

@@ -21,10 +21,29 @@ from customer_service.store import Store
 from customer_service.store.errors import Tau2ImportRefused
 from customer_service.store.schema import migrate_database
 from customer_service.store.seed import DEMO_CUSTOMERS
+from customer_service.store.tau2_data import Tau2ShapeError
 from customer_service.store_commands import run_store_command
 from customer_service.testing import open_demo_store
 
 DB: dict[str, Any] = load_json(DEFAULT_DB)
+_WITH_A_BAD_ORDER = {
+    "products": {},
+    "users": {},
+    "orders": {
+        "#W0000001": {
+            **next(iter(DB["orders"].values())),
+            "status": "lost in the post",
+            "address": {
+                "address1": "500 Howard St",
+                "address2": "",
+                "city": "San Francisco",
+                "country": "USA",
+                "state": "CA",
+                "zip": "94107",
+            },
+        }
+    },
+}
 
 
 async def _empty_store(database_url: str) -> Store:
@@ -90,7 +109,7 @@ async def test_data_not_in_the_benchmarks_shape_writes_nothing(database_url: str
     last_order = list(broken["orders"])[-1]
     broken["orders"][last_order]["status"] = "lost in the post"
     async with await _empty_store(database_url) as store:
-        with pytest.raises(ValueError, match="lost in the post"):
+        with pytest.raises(Tau2ShapeError, match="orders record 1000 of 1000: not a valid"):
             await store.import_tau2(broken)
         assert await store.export_tau2() == {"products": {}, "users": {}, "orders": {}}
 
@@ -129,9 +148,13 @@ async def test_the_commands_load_and_write_the_database_in_one_line_each(
     [
         (None, "could not be read as JSON (FileNotFoundError)"),
         ("{not json", "could not be read as JSON (JSONDecodeError)"),
-        ('{"users": {}}', "is not τ²-bench's retail database"),
+        ('{"users": {}}', "is not τ²-bench's retail database: no products by id"),
+        (
+            json.dumps(_WITH_A_BAD_ORDER),
+            "is not τ²-bench's retail database: orders record 1 of 1: not a valid OrderStatus",
+        ),
     ],
-    ids=["missing", "not-json", "not-the-shape"],
+    ids=["missing", "not-json", "not-the-shape", "a-bad-record"],
 )
 async def test_a_file_that_is_not_the_benchmarks_database_is_one_line(
     database_url: str,
@@ -152,6 +175,9 @@ async def test_a_file_that_is_not_the_benchmarks_database_is_one_line(
     assert len(err.splitlines()) == 1
     assert problem in err
     assert "Traceback" not in err
+    # What the file holds about a customer is never echoed.
+    assert "lost in the post" not in err
+    assert "Howard" not in err
 
 
 async def _in_thread(command: Any, argv: list[str], settings: Settings) -> int:

@@ -3,9 +3,11 @@ its shape (`python src/agent.py import-tau2 DB.json` / `export-tau2 OUT.json`)."
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple, TypeVar
 
+from pydantic import ValidationError
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -24,7 +26,9 @@ from customer_service.store.tau2_records import (
     product_to_tau2,
 )
 
-__all__ = ["Tau2DataStore", "Tau2Imported"]
+__all__ = ["Tau2DataStore", "Tau2Imported", "Tau2ShapeError"]
+
+RecordT = TypeVar("RecordT")
 
 
 class Tau2Imported(NamedTuple):
@@ -43,11 +47,12 @@ class Tau2DataStore(StoreCore):
         Raises `Tau2ImportRefused` when the store holds customers the data does not, or
         any of the data's own (it was imported before), unless `force`: then records
         with the data's ids are replaced by the data's and the others stay. Raises
-        ValueError (before anything is written) for data not in the benchmark's shape.
+        `Tau2ShapeError` (before anything is written) for data not in the benchmark's
+        shape.
         """
-        products = [product_from_tau2(product) for product in data["products"].values()]
-        customers = [customer_from_tau2(user) for user in data["users"].values()]
-        orders = [order_from_tau2(order) for order in data["orders"].values()]
+        products = _read(data, "products", product_from_tau2)
+        customers = _read(data, "users", customer_from_tau2)
+        orders = _read(data, "orders", order_from_tau2)
         async with self._write_session("import the benchmark's data") as session:
             present = await _customer_count(session)
             if present and not force:
@@ -103,6 +108,40 @@ class Tau2DataStore(StoreCore):
             },
             "orders": {order.order_id: order_to_tau2(order) for order in orders},
         }
+
+
+class Tau2ShapeError(ValueError):
+    """Data that is not τ²-bench's retail database. The message says where (the kind of
+    record, its place in the file, the field) and never a value: the file holds
+    customers' names, emails and addresses."""
+
+
+def _read(data: Mapping[str, Any], kind: str, convert: Callable[[Any], RecordT]) -> list[RecordT]:
+    try:
+        records = data[kind]
+        values = list(records.values())
+    except (KeyError, TypeError, AttributeError):
+        raise Tau2ShapeError(f"no {kind} by id") from None
+    converted = []
+    for place, record in enumerate(values, start=1):
+        try:
+            converted.append(convert(record))
+        except (KeyError, TypeError, ValueError) as error:
+            raise Tau2ShapeError(
+                f"{kind} record {place} of {len(values)}: {_what_is_wrong(error)}"
+            ) from None
+    return converted
+
+
+def _what_is_wrong(error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        first = error.errors()[0]
+        return f"{first['type']} at {'.'.join(str(part) for part in first['loc'])}"
+    if isinstance(error, KeyError) and error.args:
+        return f"no field {str(error.args[0])[:40]!r}"
+    # An enum's message names the value it refused; only its kind is said.
+    refused = re.search(r"is not a valid (\w+)", str(error))
+    return f"not a valid {refused.group(1)}" if refused else type(error).__name__
 
 
 async def _customer_count(session: AsyncSession) -> int:
