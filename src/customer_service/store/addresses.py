@@ -18,7 +18,11 @@ from customer_service.privacy import mask_address
 from customer_service.store.audit import AuditEvent, event_to_row
 from customer_service.store.core import StoreCore
 from customer_service.store.errors import StoreUnavailable
-from customer_service.store.orders import OrderRow, order_from_row, set_shipping_address
+from customer_service.store.orders import (
+    lock_owned_order,
+    order_from_row,
+    set_shipping_address,
+)
 from customer_service.store.tables import (
     Base,
     UTCDateTime,
@@ -161,11 +165,10 @@ class AddressChangeStore(StoreCore):
         change_key: str,
         other_events: Sequence[AuditEvent],
     ) -> tuple[AddressChangeOutcome, AddressChange | None]:
-        statement = select(OrderRow).where(OrderRow.order_id == order_id).with_for_update()
         async with self._write_session(_CHANGE) as session:
             session.add_all(event_to_row(kept) for kept in other_events)
-            row = await session.scalar(statement)
-            if row is None or row.customer_id != customer_id:
+            row = await lock_owned_order(session, order_id, customer_id)
+            if row is None:
                 return AddressChangeOutcome.ORDER_NOT_FOUND, None
             recorded = await _change_with_key(session, change_key)
             if recorded is not None:

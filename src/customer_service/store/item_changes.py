@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from pydantic import JsonValue
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from customer_service.domain import (
@@ -30,7 +29,11 @@ from customer_service.store.core import StoreCore
 from customer_service.store.money import cents
 from customer_service.store.order_changes import Changed, ChangeRefusal
 from customer_service.store.order_units import Unit, as_variant, lines_of, pick_units, units_of
-from customer_service.store.orders import OrderRow, order_from_row, set_order_fields
+from customer_service.store.orders import (
+    lock_owned_order,
+    order_from_row,
+    set_order_fields,
+)
 from customer_service.store.payments import (
     PaymentMethodRow,
     lock_payment_methods,
@@ -52,13 +55,6 @@ class _ItemSwap:
     new_variants: list[Variant]
     price_difference: Decimal
     method: PaymentMethodRow
-
-
-async def _owned_order(session: AsyncSession, order_id: str, customer_id: str) -> OrderRow | None:
-    """The order, locked for this transaction, if `customer_id` owns it."""
-    statement = select(OrderRow).where(OrderRow.order_id == order_id).with_for_update()
-    row = await session.scalar(statement)
-    return row if row is not None and row.customer_id == customer_id else None
 
 
 async def _plan_swap(
@@ -164,7 +160,7 @@ class ItemChangeStore(StoreCore):
         """
         async with self._write_session("change an order's items") as session:
             session.add_all(event_to_row(kept) for kept in other_events)
-            row = await _owned_order(session, order_id, customer_id)
+            row = await lock_owned_order(session, order_id, customer_id)
             if row is None:
                 return Changed.refused(ChangeRefusal.ORDER_NOT_FOUND)
             order = order_from_row(row)
@@ -231,7 +227,7 @@ class ItemChangeStore(StoreCore):
         """
         async with self._write_session("exchange an order's items") as session:
             session.add_all(event_to_row(kept) for kept in other_events)
-            row = await _owned_order(session, order_id, customer_id)
+            row = await lock_owned_order(session, order_id, customer_id)
             if row is None:
                 return Changed.refused(ChangeRefusal.ORDER_NOT_FOUND)
             order = order_from_row(row)

@@ -10,6 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import JSON, Date, ForeignKey, Index, Integer, Select, String, Text, case, select
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
 from customer_service.domain import (
@@ -34,6 +35,7 @@ __all__ = [
     "CancellationOutcome",
     "OrderRow",
     "OrderStore",
+    "lock_owned_order",
     "order_from_row",
     "order_to_row",
     "set_order_fields",
@@ -175,6 +177,17 @@ def _newest_orders(customer_id: str, limit: int) -> Select[OrderRow]:
     )
 
 
+async def lock_owned_order(
+    session: AsyncSession, order_id: str, customer_id: str
+) -> OrderRow | None:
+    """The order, locked for this transaction (`FOR UPDATE`; SQLite's write transaction
+    holds the whole database), if `customer_id` owns it; None for a missing order and for
+    someone else's alike, so a caller cannot tell which."""
+    statement = select(OrderRow).where(OrderRow.order_id == order_id).with_for_update()
+    row = await session.scalar(statement)
+    return row if row is not None and row.customer_id == customer_id else None
+
+
 class CancellationOutcome(enum.StrEnum):
     CANCELLED = "cancelled"
     # Cancelled before (by this call's retry or anyone else): nothing more to do.
@@ -267,11 +280,10 @@ class OrderStore(StoreCore):
         for the call's next write) are written in the same transaction, whatever the
         outcome. Raises `StoreUnavailable` on a database failure.
         """
-        statement = select(OrderRow).where(OrderRow.order_id == order_id).with_for_update()
         async with self._write_session("cancel an order") as session:
             session.add_all(event_to_row(kept) for kept in other_events)
-            row = await session.scalar(statement)
-            if row is None or row.customer_id != customer_id:
+            row = await lock_owned_order(session, order_id, customer_id)
+            if row is None:
                 return CancellationOutcome.ORDER_NOT_FOUND, None
             order = order_from_row(row)
             refusal = _cancellation_refusal(order.status)

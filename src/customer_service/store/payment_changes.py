@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import select
-
 from customer_service.domain import Order, Transaction, TransactionKind
 from customer_service.store.audit import AuditEvent, event_to_row
 from customer_service.store.core import StoreCore
 from customer_service.store.money import cents
 from customer_service.store.order_changes import Changed, ChangeRefusal
-from customer_service.store.orders import OrderRow, order_from_row, set_order_fields
+from customer_service.store.orders import (
+    lock_owned_order,
+    order_from_row,
+    set_order_fields,
+)
 from customer_service.store.payments import lock_payment_methods, move_balance
 
 __all__ = ["PaymentChangeStore"]
@@ -42,11 +44,10 @@ class PaymentChangeStore(StoreCore):
         `other_events` (audit events kept for the call's next write), which are written
         whatever the outcome. Raises `StoreUnavailable` on a database failure.
         """
-        statement = select(OrderRow).where(OrderRow.order_id == order_id).with_for_update()
         async with self._write_session("change an order's payment method") as session:
             session.add_all(event_to_row(kept) for kept in other_events)
-            row = await session.scalar(statement)
-            if row is None or row.customer_id != customer_id:
+            row = await lock_owned_order(session, order_id, customer_id)
+            if row is None:
                 return Changed.refused(ChangeRefusal.ORDER_NOT_FOUND)
             order = order_from_row(row)
             if not order.status.is_pending:

@@ -31,7 +31,11 @@ from customer_service.domain import (
 from customer_service.store.audit import AuditEvent, event_to_row
 from customer_service.store.core import StoreCore
 from customer_service.store.errors import StoreUnavailable
-from customer_service.store.orders import OrderRow, order_from_row, set_order_fields
+from customer_service.store.orders import (
+    lock_owned_order,
+    order_from_row,
+    set_order_fields,
+)
 from customer_service.store.payments import lock_payment_methods
 from customer_service.store.tables import Base, UTCDateTime, UTCTimestamp, serial_id
 
@@ -238,11 +242,10 @@ class ReturnRequestStore(StoreCore):
         now: dt.datetime,
         other_events: Sequence[AuditEvent],
     ) -> tuple[ReturnOutcome, ReturnRequest | None]:
-        statement = select(OrderRow).where(OrderRow.order_id == order_id).with_for_update()
         async with self._write_session("request a return") as session:
             session.add_all(event_to_row(kept) for kept in other_events)
-            row = await session.scalar(statement)
-            if row is None or row.customer_id != customer_id:
+            row = await lock_owned_order(session, order_id, customer_id)
+            if row is None:
                 return ReturnOutcome.ORDER_NOT_FOUND, None
             existing = await _request_for_order(session, order_id)
             if existing is not None:
