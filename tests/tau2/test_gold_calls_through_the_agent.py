@@ -1,0 +1,96 @@
+"""τ²-bench's retail tasks done through the agent: each task's gold writes made by a
+scripted model through the supervisor's and the specialists' own tools, with the
+caller's yes to every read-back, leave the records τ²-bench's tools leave.
+
+The store is τ²-bench's database, imported; identity is the benchmark's rule
+(`IDENTITY_POLICY=email-or-name-zip`). Everything between the model's choices and the
+store runs as in a call: the supervisor's policy, the specialists' checks, the
+confirmations read in code. A task whose gold calls the tools cannot express is named
+with its reason in `NOT_EXPRESSIBLE`, and the test fails if that list is wrong either way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from benchmarks.tau2.data import task_actions
+from benchmarks.tau2.replay import changed_records
+from benchmarks.tau2.stores import FreshStores
+
+from customer_service.settings import Settings
+from customer_service.testing import call_session
+from support.databases import new_database
+
+from .expected import DB, EXPECTED, TASKS, comparable, corrected
+from .gold_agent import NotExpressible, caller_of, drive, gold_model, gold_writes
+
+NOT_EXPRESSIBLE: dict[str, str] = {}
+"""Task id: why the agent's tools cannot make its gold calls."""
+CHUNKS = 4
+
+
+def identity_of(user_id: str) -> tuple[dict[str, Any], str]:
+    """The caller's details under the benchmark's rule, as the model passes them and as
+    the caller says them: the email on the account."""
+    email = DB["users"][user_id]["email"]
+    return {"email": email}, f"My email is {email}."
+
+
+async def records_after_the_call(
+    stores: FreshStores, settings: Settings, task: dict[str, Any]
+) -> dict[str, Any]:
+    actions = task_actions(task)
+    writes = gold_writes(DB, actions)
+    user_id = caller_of(DB, actions)
+    if not writes or user_id is None:
+        return changed_records(DB, DB)
+    details, said = identity_of(user_id)
+    model, agent = gold_model(writes, details)
+    async with stores.fresh() as store:
+        async with call_session(model, store=store, settings=settings) as session:
+            await drive(session, agent, said)
+        return changed_records(DB, await store.export_tau2())
+
+
+def differing_fields(ours: dict[str, Any], tau2: dict[str, Any]) -> list[str]:
+    """Where two sets of records differ, by record and field name, never by value (the
+    benchmark's users are people's names and addresses, if made up)."""
+    found = []
+    for kind in ("orders", "users"):
+        for record_id in sorted(ours[kind].keys() | tau2[kind].keys()):
+            mine, theirs = ours[kind].get(record_id, {}), tau2[kind].get(record_id, {})
+            fields = sorted(
+                key for key in mine.keys() | theirs.keys() if mine.get(key) != theirs.get(key)
+            )
+            if fields:
+                found.append(f"{kind} {record_id}: {', '.join(fields)}")
+    return found
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+async def test_every_task_the_tools_can_express_leaves_tau2_benchs_records(
+    chunk: int, store_backend: str, tmp_path: Path, settings: Settings
+) -> None:
+    settings = settings.model_copy(update={"identity_policy": "email-or-name-zip"})
+    tasks = TASKS[chunk::CHUNKS]
+    differing: dict[str, Any] = {}
+    unexpressible: dict[str, str] = {}
+    async with (
+        new_database(store_backend, tmp_path) as url,
+        FreshStores(DB, None if store_backend == "sqlite" else url) as stores,
+    ):
+        for task in tasks:
+            try:
+                ours = await records_after_the_call(stores, settings, task)
+            except NotExpressible as reason:
+                unexpressible[task["id"]] = str(reason)
+                continue
+            expected = corrected(task, EXPECTED[task["id"]])
+            differs = differing_fields(comparable(ours), comparable(expected))
+            if differs:
+                differing[task["id"]] = differs
+    assert differing == {}
+    ids = {task["id"] for task in tasks}
+    assert unexpressible == {key: NOT_EXPRESSIBLE[key] for key in NOT_EXPRESSIBLE if key in ids}
