@@ -9,7 +9,6 @@ Several calls share one store by opening their sessions on the same database URL
 
 from __future__ import annotations
 
-import datetime as dt
 import inspect
 from typing import Any
 
@@ -31,8 +30,8 @@ from customer_service.specialists.identity import (
 from customer_service.store import Store
 from customer_service.store.customers import customer_to_row
 from customer_service.testing import call_session
-from support.clock import TEST_NOW
 from support.conversation import agent_lines, audit_events
+from support.identity_failures import near_misses_counted, seed_near_misses
 from support.line import PHONE_LINE
 from support.scripted_llm import IDENTITY_TOOLS, Call, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
@@ -58,23 +57,6 @@ def check(**given: str) -> Call:
     return Call("check_identity", given)
 
 
-async def _failures(database_url: str, customer_id: str) -> int:
-    async with await Store.open(database_url) as store:
-        return await store.identity_failures_since(customer_id, TEST_NOW - dt.timedelta(days=365))
-
-
-async def _seed_failures(database_url: str, count: int, *, label_only: bool) -> None:
-    """`count` near misses against Jordan's account from earlier calls, an hour ago."""
-    async with await Store.open(database_url) as store:
-        for index in range(count):
-            await store.record_identity_failure(
-                [JORDAN_ID],
-                f"call-earlier-{index}",
-                at=TEST_NOW - dt.timedelta(hours=1),
-                label_only=label_only,
-            )
-
-
 async def _checks(
     checks: list[Call], *, settings: Settings, database_url: str, line: CallerLine = NOT_A_PHONE
 ) -> tuple[str | None, list[str], list[str]]:
@@ -98,11 +80,11 @@ async def _checks(
 @pytest.mark.parametrize(
     ("given", "by"),
     [
-        (BY_EMAIL, "email"),
-        ({"email": "  Jordan.Lee@Example.com "}, "email"),
+        (BY_EMAIL, "email_alone"),
+        ({"email": "  Jordan.Lee@Example.com "}, "email_alone"),
         (BY_NAME_AND_ZIP, "name_and_postal_code"),
         ({"full_name": "jordan LEE", "postal_code": "94107-1234"}, "name_and_postal_code"),
-        (dict(BY_EMAIL, **BY_NAME_AND_ZIP), "email"),
+        (dict(BY_EMAIL, **BY_NAME_AND_ZIP), "email_alone"),
     ],
     ids=["email", "email as typed", "name and zip", "name and zip+4", "all three"],
 )
@@ -177,9 +159,9 @@ async def test_every_miss_reads_the_same_and_counts_only_against_an_account_it_a
         assert session.userdata.verified_customer is None
         # Whoever it counts against, it counts against the call.
         assert session.userdata.identity.failed_checks == 1
-    assert {customer_id: await _failures(database_url, customer_id) for customer_id in counted} == (
-        counted
-    )
+    assert {
+        customer_id: await near_misses_counted(database_url, customer_id) for customer_id in counted
+    } == (counted)
 
 
 @pytest.mark.parametrize(
@@ -199,7 +181,7 @@ async def test_less_than_the_email_or_the_name_and_zip_is_asked_for_and_not_coun
             output=MISSING_EMAIL_OR_NAME_ZIP, is_error=True
         )
         assert session.userdata.identity.failed_checks == 0
-    assert await _failures(database_url, JORDAN_ID) == 0
+    assert await near_misses_counted(database_url, JORDAN_ID) == 0
 
 
 async def test_two_accounts_with_one_name_and_zip_verify_neither_by_them(
@@ -233,7 +215,7 @@ async def test_three_misses_lock_the_call(settings: Settings, database_url: str)
     ]
     assert kinds.count("identity_failed") == 3
     # Emails that are nobody's count against no account.
-    assert await _failures(database_url, JORDAN_ID) == 0
+    assert await near_misses_counted(database_url, JORDAN_ID) == 0
 
 
 HOLDS = {
@@ -247,13 +229,13 @@ HOLDS = {
 async def test_on_a_held_account_the_right_details_read_like_a_miss_and_count(
     settings: Settings, database_url: str, right: dict[str, str], hold: Any, label_only: bool
 ) -> None:
-    await _seed_failures(database_url, hold(settings) - 1, label_only=label_only)
+    await seed_near_misses(database_url, hold(settings) - 1, label_only=label_only)
     verified, _, _ = await _checks([check(**right)], settings=settings, database_url=database_url)
     assert verified == JORDAN_ID
 
     # One near miss more: held.
-    await _seed_failures(database_url, 1, label_only=label_only)
-    before = await _failures(database_url, JORDAN_ID)
+    await seed_near_misses(database_url, 1, label_only=label_only)
+    before = await near_misses_counted(database_url, JORDAN_ID)
     verified, held_lines, held_kinds = await _checks(
         [check(**right)], settings=settings, database_url=database_url
     )
@@ -265,7 +247,7 @@ async def test_on_a_held_account_the_right_details_read_like_a_miss_and_count(
     assert held_lines[-1] == mismatch_message(settings.identity_max_attempts - 1)
     assert held_kinds == wrong_kinds
     assert "identity_verified" not in held_kinds
-    assert await _failures(database_url, JORDAN_ID) == before + 1
+    assert await near_misses_counted(database_url, JORDAN_ID) == before + 1
 
 
 async def test_name_and_zip_near_misses_hold_only_at_the_label_only_limit(
@@ -279,7 +261,9 @@ async def test_name_and_zip_near_misses_hold_only_at_the_label_only_limit(
         batch = guesses[start : start + settings.identity_max_attempts]
         verified, _, _ = await _checks(batch, settings=settings, database_url=database_url)
         assert verified is None
-    assert await _failures(database_url, JORDAN_ID) == settings.identity_account_max_failures
+    assert (
+        await near_misses_counted(database_url, JORDAN_ID) == settings.identity_account_max_failures
+    )
     # A stranger who knows the name has not held the owner out, who gives the email.
     verified, _, _ = await _checks(
         [check(**BY_EMAIL)], settings=settings, database_url=database_url
@@ -290,7 +274,7 @@ async def test_name_and_zip_near_misses_hold_only_at_the_label_only_limit(
 async def test_the_owners_line_passes_a_hold_and_asks_for_no_calling_number(
     settings: Settings, database_url: str
 ) -> None:
-    await _seed_failures(database_url, label_only_hold_limit(settings), label_only=True)
+    await seed_near_misses(database_url, label_only_hold_limit(settings), label_only=True)
     model = ScriptedLLM([Call("verify_identity"), check(**BY_NAME_AND_ZIP), relay])
     async with call_session(model, settings=settings, database_url=database_url) as session:
         session.userdata.learn_line(PHONE_LINE)
@@ -303,4 +287,31 @@ async def test_the_owners_line_passes_a_hold_and_asks_for_no_calling_number(
         assert customer is not None
         [verified] = await audit_events(session, kind="identity_verified")
         assert verified.detail["passed_hold"] == "line_is_phone_on_file"
+    assert not model.overran
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [(BY_EMAIL, "email address alone"), (BY_NAME_AND_ZIP, "name and postal code alone")],
+    ids=["email", "name and zip"],
+)
+async def test_a_colleagues_brief_says_what_verified_the_caller(
+    settings: Settings, given: dict[str, str], said: str
+) -> None:
+    model = ScriptedLLM(
+        [
+            Call("verify_identity"),
+            check(**given),
+            relay,
+            Call("transfer_to_human", {"reason": "billing question"}),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="I need help with my account")
+        await session.run(user_input="here are my details")
+        await session.run(user_input="Can I talk to someone about a bill?")
+        state = session.userdata
+        [record] = await state.store.escalations(call_id=state.call_id)
+        assert record.summary == f"Verified as customer {JORDAN_ID} by {said}."
     assert not model.overran

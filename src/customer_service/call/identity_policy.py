@@ -143,8 +143,8 @@ async def count_failed_check(
 
 
 def verified_by(given: GivenDetails, customer: Customer, policy: IdentityPolicy) -> str:
-    """What verified the caller, for the audit trail: "email", "phone", or
-    "name_and_postal_code"."""
+    """What verified the caller, for the audit trail and a colleague's brief: "email" or
+    "phone" with the name and postal code; "email_alone" or "name_and_postal_code"."""
     if policy is IdentityPolicy.EMAIL_OR_NAME_ZIP:
-        return "email" if given.contact.strip() else "name_and_postal_code"
+        return "email_alone" if given.contact.strip() else "name_and_postal_code"
     return "email" if emails_match(given.contact, customer.email) else "phone"
