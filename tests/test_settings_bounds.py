@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from customer_service.settings import (
     PROJECT_ROOT,
+    IdentityPolicy,
     Settings,
     SettingsInvalid,
     get_settings,
@@ -95,6 +96,12 @@ def test_the_durations_have_the_documented_maximum(name: str, upper: int) -> Non
             "at most 120. Change them in the environment or .env.local (see .env.example).",
         ),
         (
+            {"identity_policy": "email"},
+            "IDENTITY_POLICY=email: input should be 'name-zip-and-contact' or "
+            "'email-or-name-zip'. Change it in the environment or .env.local (see "
+            ".env.example).",
+        ),
+        (
             {"log_level": "loud"},
             "LOG_LEVEL=loud: unknown log level 'LOUD'. Change it in the environment or "
             ".env.local (see .env.example).",
@@ -105,6 +112,14 @@ def test_the_problem_is_one_line_naming_each_setting(values: dict[str, str], lin
     with pytest.raises(ValidationError) as raised:
         Settings.model_validate(values)
     assert settings_problem(raised.value) == line
+
+
+def test_the_identity_policy_is_chosen_by_name_in_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert Settings().identity_policy is IdentityPolicy.NAME_ZIP_AND_CONTACT
+    monkeypatch.setenv("IDENTITY_POLICY", "email-or-name-zip")
+    assert Settings().identity_policy is IdentityPolicy.EMAIL_OR_NAME_ZIP
 
 
 def test_get_settings_raises_one_line_without_the_values_of_secrets(

@@ -11,7 +11,6 @@ Several calls share one store by opening their sessions on the same database URL
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -29,11 +28,10 @@ from customer_service.call.identity_hold import (
 from customer_service.call.state import CallerLine
 from customer_service.settings import PROJECT_ROOT, Settings
 from customer_service.specialists.identity import VERIFICATION_LOCKED, mismatch_message
-from customer_service.store import Store
 from customer_service.testing import call_session
-from support.clock import TEST_NOW
 from support.conversation import JORDAN, agent_lines, audit_events, check_identity, tool_outputs
 from support.databases import new_demo_database
+from support.identity_failures import near_misses_counted, seed_near_misses
 from support.line import PHONE_LINE, WORK_PHONE_LINE
 from support.scripted_llm import Call, Parallel, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
@@ -53,23 +51,6 @@ def label_guess(index: int) -> dict[str, Any]:
 @pytest.fixture
 def database_url(demo_database_url: str) -> str:
     return demo_database_url
-
-
-async def _seed_failures(database_url: str, count: int, *, label_only: bool) -> None:
-    """`count` near misses against Jordan's account from earlier calls, an hour ago."""
-    async with await Store.open(database_url) as store:
-        for index in range(count):
-            await store.record_identity_failure(
-                [JORDAN_ID],
-                f"call-earlier-{index}",
-                at=TEST_NOW - dt.timedelta(hours=1),
-                label_only=label_only,
-            )
-
-
-async def _failures(database_url: str) -> int:
-    async with await Store.open(database_url) as store:
-        return await store.identity_failures_since(JORDAN_ID, TEST_NOW - dt.timedelta(days=365))
 
 
 @dataclass(frozen=True)
@@ -95,7 +76,7 @@ async def _call(
     for check in checks:
         steps += [check, relay]
     model = ScriptedLLM(steps)
-    before = await _failures(database_url)
+    before = await near_misses_counted(database_url)
     async with call_session(model, database_url=database_url, settings=settings) as session:
         session.userdata.learn_line(line)
         await session.run(user_input="I'd like to check something on my account")
@@ -119,7 +100,7 @@ async def _call(
             counted=0,
         )
     assert not model.overran
-    return replace(heard, counted=await _failures(database_url) - before)
+    return replace(heard, counted=await near_misses_counted(database_url) - before)
 
 
 async def _guessing_calls(
@@ -166,7 +147,7 @@ async def test_on_a_held_account_the_right_third_detail_reads_exactly_like_a_wro
     heard: list[Heard] = []
     for name, checks in (("wrong", wrong), ("right", with_right)):
         async with new_demo_database(store_backend, tmp_path / name) as url:
-            await _seed_failures(url, hold(settings), label_only=label_only)
+            await seed_near_misses(url, hold(settings), label_only=label_only)
             heard.append(await _call(checks, database_url=url, settings=settings, line=line))
     only_wrong, right_among_them = heard
 
@@ -192,7 +173,7 @@ async def test_a_right_guess_in_one_reply_with_a_wrong_one_reads_like_two_wrong_
     heard: list[Heard] = []
     for name, checks in (("wrong", [both_wrong]), ("right", [guessed])):
         async with new_demo_database(store_backend, tmp_path / name) as url:
-            await _seed_failures(url, label_only_hold_limit(settings), label_only=True)
+            await seed_near_misses(url, label_only_hold_limit(settings), label_only=True)
             heard.append(await _call(checks, database_url=url, settings=settings, line=NOT_A_PHONE))
 
     assert heard[1] == heard[0]
@@ -210,7 +191,7 @@ async def test_five_label_near_misses_over_two_calls_leave_the_owner_free_to_ver
     await _guessing_calls(
         [label_guess(index) for index in range(5)], database_url=database_url, settings=settings
     )
-    assert await _failures(database_url) == 5
+    assert await near_misses_counted(database_url) == 5
 
     owner = await _call(
         [check_identity(JORDAN)], database_url=database_url, settings=settings, line=NOT_A_PHONE
@@ -248,7 +229,7 @@ async def test_a_stranger_with_a_parcel_label_holds_the_account_but_not_the_owne
 async def test_the_phone_on_file_needs_every_other_detail_right(
     settings: Settings, database_url: str
 ) -> None:
-    await _seed_failures(database_url, label_only_hold_limit(settings), label_only=True)
+    await seed_near_misses(database_url, label_only_hold_limit(settings), label_only=True)
     heard = await _call(
         [check_identity(label_guess(0))],
         database_url=database_url,
@@ -265,7 +246,7 @@ async def test_guesses_from_spoofed_numbers_count_and_close_the_owners_line_at_t
 ) -> None:
     cap = line_exemption_cap(settings)
     per_call = settings.identity_max_attempts
-    await _seed_failures(database_url, cap - per_call, label_only=True)
+    await seed_near_misses(database_url, cap - per_call, label_only=True)
     # A stranger presenting a guessed number, and saying it as the phone on the account.
     spoofed_number = SPOOFED_LINE.caller_number
     assert spoofed_number is not None
@@ -273,7 +254,7 @@ async def test_guesses_from_spoofed_numbers_count_and_close_the_owners_line_at_t
     await _guessing_calls(
         [spoofed] * per_call, database_url=database_url, settings=settings, line=SPOOFED_LINE
     )
-    assert await _failures(database_url) == cap
+    assert await near_misses_counted(database_url) == cap
 
     # Past the cap even the right number with every detail right reads like a miss.
     right = await _call(
@@ -287,7 +268,7 @@ async def test_guesses_from_spoofed_numbers_count_and_close_the_owners_line_at_t
 async def test_the_owners_line_passes_a_hold_only_under_the_cap(
     settings: Settings, database_url: str, below_cap: int, verified: bool
 ) -> None:
-    await _seed_failures(database_url, line_exemption_cap(settings) - below_cap, label_only=False)
+    await seed_near_misses(database_url, line_exemption_cap(settings) - below_cap, label_only=False)
     heard = await _call(
         [check_identity(JORDAN)], database_url=database_url, settings=settings, line=PHONE_LINE
     )
@@ -297,7 +278,7 @@ async def test_the_owners_line_passes_a_hold_only_under_the_cap(
 async def test_the_owners_line_does_not_pass_the_calls_own_lock(
     settings: Settings, database_url: str
 ) -> None:
-    await _seed_failures(database_url, label_only_hold_limit(settings), label_only=True)
+    await seed_near_misses(database_url, label_only_hold_limit(settings), label_only=True)
     guesses = Parallel(
         tuple(
             check_identity(JORDAN) if index == 5 else check_identity(label_guess(index))

@@ -475,3 +475,57 @@ async def test_a_release_that_cannot_record_its_audit_event_clears_nothing(store
     assert "DELETE FROM IDENTITY_FAILURES" in attempted
     assert await store.identity_failures_since("C-1001", DAY_BEFORE) == 1
     assert await store.audit_events(kind=HOLD_RELEASED) == []
+
+
+# IDENTITY_POLICY=email-or-name-zip: the email alone, or the name and postal code, verify
+
+EMAIL_OR_NAME_ZIP_NEAR_MISSES: dict[str, tuple[str, str, str, dict[str, bool]]] = {
+    "an email that is nobody's": ("nobody@example.org", "", "", {}),
+    "an email, in any case": (
+        "JORDAN.LEE@example.com",
+        "",
+        "",
+        {"C-1001": False, "C-2004": False},
+    ),
+    "a name with a wrong postal code: every account of that name": (
+        "",
+        "jordan lee",
+        "11111",
+        {"C-1001": True, "C-2001": True, "C-2002": True},
+    ),
+    "a name alone": ("", "Jordan Lee", "", {}),
+    "a postal code alone": ("", "", "94107", {}),
+    "a name with an email and no postal code": ("x@example.org", "Jordan Lee", "", {}),
+    "one account's email, another's name and postal code": (
+        "sam.park@example.com",
+        "Priya Natarajan",
+        "10001",
+        {"C-1002": True, "C-2003": False},
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("email", "full_name", "postal_code", "expected"),
+    EMAIL_OR_NAME_ZIP_NEAR_MISSES.values(),
+    ids=EMAIL_OR_NAME_ZIP_NEAR_MISSES.keys(),
+)
+async def test_under_email_or_name_zip_a_failed_check_counts_against_the_accounts_it_aimed_at(
+    store: Store, email: str, full_name: str, postal_code: str, expected: dict[str, bool]
+) -> None:
+    await _add_customers(store, *EXTRA_CUSTOMERS)
+    event = AuditEvent(call_id="call-1", kind="identity_failed", detail={"attempts_left": 2})
+
+    with recording(store.engine) as work:
+        named = await store.record_failed_email_or_name_zip_check(
+            email, full_name, postal_code, "call-1", [event]
+        )
+
+    assert named == sorted(expected)
+    async with AsyncSession(store.engine) as session:
+        rows = await session.scalars(select(IdentityFailureRow))
+        assert {row.customer_id: row.label_only for row in rows} == expected
+    [stored] = await store.audit_events(call_id="call-1")
+    assert stored.kind == "identity_failed"
+    # One transaction: the count and the event, or neither.
+    assert len(work.committed) == 1

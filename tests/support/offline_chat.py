@@ -26,6 +26,7 @@ from customer_service.domain import Order
 from customer_service.offline_llm import OfflineLLM
 from customer_service.offline_llm.routing import CORE_TOOLS, menu
 from customer_service.offline_llm.specialists import registered
+from customer_service.settings import Settings
 from customer_service.store import Store
 from customer_service.supervisor import CustomerServiceAgent
 from support.clock import DEMO_ORDERS
@@ -187,7 +188,10 @@ class Transcript:
 
 
 async def chat(
-    database_url: str, *caller_lines: str, model: OfflineLLM | None = None
+    database_url: str,
+    *caller_lines: str,
+    model: OfflineLLM | None = None,
+    settings: Settings | None = None,
 ) -> Transcript:
     """One `make chat` call on the offline model: each argument is a line the caller
     types; returns when the input ends or the agent ends the call."""
@@ -198,6 +202,7 @@ async def chat(
         lines=io.StringIO("".join(f"{line}\n" for line in caller_lines)),
         out=out,
         echo_caller=True,
+        settings=settings,
     )
     assert status == 0
     return Transcript(tuple(out.getvalue().splitlines()))

@@ -23,6 +23,8 @@ _VERIFIED_BY = {
     "email": "name, postal code and email",
     "phone": "name, postal code and phone number",
     "calling_number": "name, postal code and the number they are calling from",
+    "email_alone": "email address alone",
+    "name_and_postal_code": "name and postal code alone",
 }
 """How `identity_verified` events name the check that passed (their `by` detail)."""
 

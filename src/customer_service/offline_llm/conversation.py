@@ -58,9 +58,17 @@ class Conversation:
     running: frozenset[str] = frozenset()
     """Tools of this agent still running from an earlier turn: the framework shows each
     as a call with a stand-in output, which is no result to relay."""
+    arguments: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """The argument names each offered tool takes, as its schema says: a model learns
+    from them which details a tool wants."""
 
     @classmethod
-    def of(cls, chat_ctx: llm.ChatContext, tool_names: Iterable[str]) -> Conversation:
+    def of(
+        cls,
+        chat_ctx: llm.ChatContext,
+        tool_names: Iterable[str],
+        arguments: Mapping[str, frozenset[str]] | None = None,
+    ) -> Conversation:
         offered = frozenset(tool_names)
         # A call to a tool this agent is not offered is another agent's work (the
         # supervisor's tool that started this specialist shows as still in progress):
@@ -103,10 +111,15 @@ class Conversation:
                 for item in chat_ctx.items
                 if isinstance(item, llm.FunctionCall) and item.call_id in running
             ),
+            arguments=dict(arguments or {}),
         )
 
     def offers(self, tool: str) -> bool:
         return tool in self.tools
+
+    def takes(self, tool: str, argument: str) -> bool:
+        """Whether the offered `tool` has an argument named `argument`."""
+        return argument in self.arguments.get(tool, frozenset())
 
     @property
     def last_turn(self) -> _Turn | None:

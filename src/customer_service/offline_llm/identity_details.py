@@ -1,4 +1,5 @@
-"""Gathering the three identity details from what the caller said."""
+"""Gathering the identity details from what the caller said: the three the default
+policy checks, or the email alone, or the name and postal code (email-or-name-zip)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from customer_service.normalize import normalize_email
 from customer_service.offline_llm.conversation import Conversation
 from customer_service.offline_llm.fields import (
     NumberRun,
@@ -24,9 +26,12 @@ from customer_service.offline_llm.fields import (
 from customer_service.offline_llm.speech import CORRECTION
 
 __all__ = [
+    "EMAIL_OR_NAME_ZIP_QUESTION",
     "IDENTITY_QUESTION",
     "IdentityDetails",
     "details_to_check",
+    "email_or_name_zip_arguments",
+    "email_or_name_zip_prompt",
     "identity_details",
     "missing_details_prompt",
 ]
@@ -35,6 +40,10 @@ SPELL_EMAIL = "Could you spell the email address?"
 IDENTITY_QUESTION = (
     "To verify your identity, please tell me your full name, the postal code, "
     "and the phone number or email on the account."
+)
+EMAIL_OR_NAME_ZIP_QUESTION = (
+    "To verify your identity, please tell me the email address on the account, or your "
+    "full name and zip code."
 )
 
 
@@ -220,7 +229,7 @@ def details_to_check(conversation: Conversation) -> tuple[IdentityDetails, bool]
     before = IdentityDetails(
         full_name=_text(checked.get("full_name")),
         postal_code=_text(checked.get("postal_code")),
-        phone_or_email=_text(checked.get("phone_or_email")),
+        phone_or_email=_text(checked.get("phone_or_email")) or _text(checked.get("email")),
     )
     corrected = before.updated_by(since_check)
     # A part said again unchanged ("it's Lee" after "Jordan Lee") would only fail the
@@ -252,3 +261,30 @@ def missing_details_prompt(details: IdentityDetails) -> str:
     if spell_email:
         return f"Thanks. I still need {wanted}{on_account}. Could you also spell the email address?"
     return f"Thanks. I still need {wanted}{on_account}."
+
+
+def _email(details: IdentityDetails) -> str | None:
+    contact = details.phone_or_email
+    return contact if contact is not None and normalize_email(contact) is not None else None
+
+
+def email_or_name_zip_arguments(details: IdentityDetails) -> dict[str, str] | None:
+    """`check_identity`'s arguments under email-or-name-zip once the caller gave the
+    email or the name and postal code (with whatever else of the two they said), or
+    None while neither is complete. A phone number is not one of them."""
+    email = _email(details)
+    if email is None and not (details.full_name and details.postal_code):
+        return None
+    given = {"email": email, "full_name": details.full_name, "postal_code": details.postal_code}
+    return {name: value for name, value in given.items() if value}
+
+
+def email_or_name_zip_prompt(details: IdentityDetails) -> str:
+    """Asks, under email-or-name-zip, for what would complete one of the two ways."""
+    if details.email_unclear and _email(details) is None:
+        return f"Thanks. {SPELL_EMAIL}"
+    if details.full_name and not details.postal_code:
+        return "Thanks. I still need the zip code on the account, or the email address."
+    if details.postal_code and not details.full_name:
+        return "Thanks. I still need your full name, or the email address on the account."
+    return EMAIL_OR_NAME_ZIP_QUESTION

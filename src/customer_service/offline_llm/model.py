@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import json
 from typing import Any, Never
@@ -76,7 +77,9 @@ class OfflineLLMStream(llm.LLMStream):
         self._tools_allowed = tools_allowed
 
     async def _run(self) -> None:
-        conversation = Conversation.of(self.chat_ctx, get_fnc_tool_names(self.tools))
+        conversation = Conversation.of(
+            self.chat_ctx, get_fnc_tool_names(self.tools), _argument_names(self.tools)
+        )
         reply = decide(conversation, tools_allowed=self._tools_allowed)
         if isinstance(reply, CallTool):
             delta = llm.ChoiceDelta(role="assistant", tool_calls=[self._tool_call(reply)])
@@ -93,3 +96,14 @@ class OfflineLLMStream(llm.LLMStream):
             arguments=json.dumps(dict(call.arguments)),
             call_id=self._offline_llm.next_id("offline_call"),
         )
+
+
+def _argument_names(tools: list[llm.Tool]) -> dict[str, frozenset[str]]:
+    """Each function tool's parameter names: the arguments its schema offers a model,
+    and its run context. (Read from the signature: building the schema on every
+    request would cost more than the rules.)"""
+    return {
+        tool.info.name: frozenset(inspect.signature(tool).parameters)
+        for tool in tools
+        if isinstance(tool, llm.FunctionTool)
+    }

@@ -22,6 +22,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from customer_service.reports.prices import DEFAULT_MODEL_PRICES, ModelPrice
+from customer_service.settings.choices import IdentityPolicy as IdentityPolicy
 from customer_service.settings.choices import ModelProvider as ModelProvider
 from customer_service.settings.choices import NoiseCancellation as NoiseCancellation
 from customer_service.settings.choices import RecordingConsent as RecordingConsent
@@ -99,6 +100,13 @@ class Settings(BaseSettings):
     """Connections a worker process may open beyond the pool when calls need them."""
 
     # Policy
+    identity_policy: IdentityPolicy = IdentityPolicy.NAME_ZIP_AND_CONTACT
+    """What verifies a caller: `name-zip-and-contact`, the full name, postal code and
+    phone or email on the account together; or `email-or-name-zip` (τ²-bench's rule), the
+    email address alone, or the full name and postal code. The second is weaker: one
+    detail that others may know verifies the caller, so choose it only for a benchmark
+    or a deployment that accepts that. The attempt limit, the near misses and the hold
+    below apply under either."""
     identity_max_attempts: int = Field(default=3, ge=1, le=10)
     identity_account_max_failures: int = Field(default=5, ge=1, le=100)
     """Near misses at an account (failed identity checks with two of its three details

@@ -1,5 +1,6 @@
 """The settings that choose among fixed options (`MODEL_PROVIDER`, `TURN_DETECTION`,
-`RECORDING_CONSENT`, `NOISE_CANCELLATION`), importable from the package."""
+`RECORDING_CONSENT`, `NOISE_CANCELLATION`, `IDENTITY_POLICY`), importable from the
+package."""
 
 from __future__ import annotations
 
@@ -48,3 +49,17 @@ class NoiseCancellation(enum.StrEnum):
     """The standard model for every caller (on LiveKit Cloud only)."""
     BVC_TELEPHONY = "bvc_telephony"
     """The telephony model for every caller (on LiveKit Cloud only)."""
+
+
+class IdentityPolicy(enum.StrEnum):
+    """What verifies a caller (`customer_service.call.identity_policy`)."""
+
+    NAME_ZIP_AND_CONTACT = "name-zip-and-contact"
+    """The full name, the postal code, and the phone number or email address on the
+    account, all three right; on a phone line the calling number, once the caller
+    confirms it, may stand in for the phone number."""
+    EMAIL_OR_NAME_ZIP = "email-or-name-zip"
+    """τ²-bench's rule: the email address on the account alone, or the full name and
+    postal code together. Weaker: one detail that others may know (an email address
+    printed on a receipt, a name and a postal code printed on a parcel label) verifies
+    the caller. For a benchmark, or a deployment that accepts that."""

@@ -16,15 +16,26 @@ from customer_service.call import audit
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.guard import guarded
 from customer_service.call.heard import caller_messages
-from customer_service.call.identity_hold import Hold, hold_on, matching_candidate
+from customer_service.call.identity_hold import Hold, hold_on
+from customer_service.call.identity_policy import (
+    DETAILS_TOO_LONG_EMAIL_OR_NAME_ZIP,
+    EMAIL_OR_NAME_ZIP_INSTRUCTIONS,
+    MISSING_EMAIL_OR_NAME_ZIP,
+    OPENING_QUESTION_EMAIL_OR_NAME_ZIP,
+    GivenDetails,
+    count_failed_check,
+    matching_account,
+    verified_by,
+)
 from customer_service.call.registration import Desk, supervisor_tool
 from customer_service.call.run_check_write import well_formed
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallerLine, CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
 from customer_service.domain import Customer
-from customer_service.normalize import emails_match, holds_contact_detail
+from customer_service.normalize import holds_contact_detail
 from customer_service.privacy import mask_name
+from customer_service.settings import IdentityPolicy
 from customer_service.store import AuditEvent
 from customer_service.telephony.caller_id import (
     CALLING_NUMBER_INSTRUCTIONS,
@@ -119,8 +130,12 @@ class IdentityResult(BaseModel):
     full_name: str | None = None
 
 
+CheckTool = FunctionTool[..., Coroutine[Any, Any, None]]
+
+
 class VerifyIdentityTask(Specialist[IdentityResult]):
-    """Collects name, postal code and phone or email, and checks them against the store."""
+    """Collects what the call's `IDENTITY_POLICY` checks (name, postal code and phone or
+    email; or the email, or the name and postal code) and checks it against the store."""
 
     still_there_question = (
         "To verify you, I need your full name, your postal code, and the phone number or "
@@ -128,16 +143,28 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
     )
 
     def __init__(
-        self, *, chat_ctx: NotGivenOr[ChatContext] = NOT_GIVEN, line: CallerLine | None = None
+        self,
+        *,
+        chat_ctx: NotGivenOr[ChatContext] = NOT_GIVEN,
+        line: CallerLine | None = None,
+        policy: IdentityPolicy = IdentityPolicy.NAME_ZIP_AND_CONTACT,
     ) -> None:
+        self._policy = policy
+        by_email = policy is IdentityPolicy.EMAIL_OR_NAME_ZIP
         # The number a phone line presented is a hint only the caller can confirm; the
-        # model never sees it, so it can neither say it nor put it anywhere else.
-        self._calling_number = line.caller_number if line is not None and line.is_phone else None
+        # model never sees it, so it can neither say it nor put it anywhere else. It
+        # stands in for a phone number, which email-or-name-zip does not ask for.
+        on_phone = line is not None and line.is_phone and not by_email
+        self._calling_number = line.caller_number if line is not None and on_phone else None
         hint = self._calling_number is not None
+        if by_email:
+            self.still_there_question = MISSING_EMAIL_OR_NAME_ZIP
         super().__init__(
-            instructions=IDENTITY_INSTRUCTIONS + (CALLING_NUMBER_INSTRUCTIONS if hint else ""),
+            instructions=EMAIL_OR_NAME_ZIP_INSTRUCTIONS
+            if by_email
+            else IDENTITY_INSTRUCTIONS + (CALLING_NUMBER_INSTRUCTIONS if hint else ""),
             chat_ctx=chat_ctx,
-            tools=[self._calling_number_tool()] if hint else None,
+            tools=[self._check_tool(), *([self._calling_number_tool()] if hint else [])],
         )
         self._calling_number_question = CallingNumberConfirmation(self)
 
@@ -150,30 +177,58 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             self.session.generate_reply()
             return
         # A fixed question instead of a generated one saves a round trip of silence.
-        if self._calling_number is None:
+        if self._policy is IdentityPolicy.EMAIL_OR_NAME_ZIP:
+            self.session.say(OPENING_QUESTION_EMAIL_OR_NAME_ZIP)
+        elif self._calling_number is None:
             self.session.say(OPENING_QUESTION)
         else:
             self.session.say(OPENING_QUESTION_ON_A_PHONE)
             self._calling_number_question.ask()
 
-    @function_tool()
+    def _check_tool(self) -> CheckTool:
+        """`check_identity`, taking what the policy checks."""
+        if self._policy is IdentityPolicy.EMAIL_OR_NAME_ZIP:
+
+            @function_tool(name="check_identity")
+            async def check_email_or_name_zip(
+                context: RunContext[CallState],
+                email: str = "",
+                full_name: str = "",
+                postal_code: str = "",
+            ) -> None:
+                """Check the caller against the account. Call once you have the email
+                address, or the full name and postal code.
+
+                Args:
+                    email: The email address on the account, as they said it; empty if
+                        they gave their name and postal code instead.
+                    full_name: The caller's first and last name, as they said it.
+                    postal_code: The postal or ZIP code on the account, as they said it.
+                """
+                await self._given(context, GivenDetails(full_name, postal_code, email))
+
+            return check_email_or_name_zip
+
+        @function_tool(name="check_identity")
+        async def check_identity(
+            context: RunContext[CallState], full_name: str, postal_code: str, phone_or_email: str
+        ) -> None:
+            """Check the caller's details against the account. Call once you have all three.
+
+            Args:
+                full_name: The caller's first and last name, as they said it.
+                postal_code: The postal or ZIP code on the account, as they said it.
+                phone_or_email: The phone number or email address on the account, as they
+                    said it.
+            """
+            await self._given(context, GivenDetails(full_name, postal_code, phone_or_email))
+
+        return check_identity
+
     # Its own cap (failed checks lock verification) is the stricter bound here.
     @guarded(count_repeats=False)
-    async def check_identity(
-        self,
-        context: RunContext[CallState],
-        full_name: str,
-        postal_code: str,
-        phone_or_email: str,
-    ) -> None:
-        """Check the caller's details against the account. Call once you have all three.
-
-        Args:
-            full_name: The caller's first and last name, as they said it.
-            postal_code: The postal or ZIP code on the account, as they said it.
-            phone_or_email: The phone number or email address on the account, as they said it.
-        """
-        await self._check(context.userdata, full_name, postal_code, phone_or_email)
+    async def _given(self, context: RunContext[CallState], given: GivenDetails) -> None:
+        await self._check(context.userdata, given)
 
     def _calling_number_tool(
         self,
@@ -207,26 +262,19 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             # Not heard, not answered, or a yes to something else: ask it on its own.
             question.ask()
             return
-        await self._check(
-            context.userdata, full_name, postal_code, self._calling_number, calling_number=True
-        )
+        given = GivenDetails(full_name, postal_code, self._calling_number)
+        await self._check(context.userdata, given, calling_number=True)
 
     async def _check(
-        self,
-        state: CallState,
-        full_name: str,
-        postal_code: str,
-        phone_or_email: str,
-        *,
-        calling_number: bool = False,
+        self, state: CallState, given: GivenDetails, *, calling_number: bool = False
     ) -> None:
         """Every identity check, whichever tool asked for it: the same limits, the same
         counting per call and per account, the same words for every mismatch."""
-        details = (full_name, postal_code, phone_or_email)
-        if any(len(detail) > MAX_DETAIL_LENGTH for detail in details):
-            raise ToolError(DETAILS_TOO_LONG)
-        if not all(detail.strip() for detail in details):
-            raise ToolError(MISSING_DETAILS)
+        by_email = self._policy is IdentityPolicy.EMAIL_OR_NAME_ZIP
+        if any(len(detail) > MAX_DETAIL_LENGTH for detail in given.values()):
+            raise ToolError(DETAILS_TOO_LONG_EMAIL_OR_NAME_ZIP if by_email else DETAILS_TOO_LONG)
+        if not given.enough_for(self._policy):
+            raise ToolError(MISSING_EMAIL_OR_NAME_ZIP if by_email else MISSING_DETAILS)
         async with state.identity.checking:
             # Decided under the lock: the outcome of every earlier check is known here.
             if self.done():
@@ -234,15 +282,15 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             if state.identity.locked:
                 self.finish(IdentityResult(outcome=IdentityOutcome.LOCKED))
                 return
-            candidate = await matching_candidate(state, full_name, postal_code, phone_or_email)
+            candidate = await matching_account(state, given)
             hold = None if candidate is None else hold_on(candidate, state.settings, state.line)
             if candidate is None or hold is Hold.HELD:
                 # The right details on a held account read, count and are recorded like
                 # a wrong guess: nothing tells a guesser which of their guesses was right.
-                await self._failed(state, full_name, postal_code, phone_or_email)
+                await self._failed(state, given)
                 return
-            email = emails_match(phone_or_email, candidate.customer.email)
-            by = "calling_number" if calling_number else "email" if email else "phone"
+            customer = candidate.customer
+            by = "calling_number" if calling_number else verified_by(given, customer, self._policy)
             await self._verified(
                 state, candidate.customer, by=by, passed_hold=hold is Hold.PASSED_BY_LINE
             )
@@ -265,25 +313,21 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             )
         )
 
-    async def _failed(
-        self, state: CallState, full_name: str, postal_code: str, phone_or_email: str
-    ) -> None:
+    async def _failed(self, state: CallState, given: GivenDetails) -> None:
         state.record_failed_identity_check()
         failed = audit.note(
             state,
             "identity_failed",
             attempts_left=state.identity_attempts_left,
-            name_given=mask_name(full_name),
+            name_given=mask_name(given.full_name),
         )
 
         async def count_against_near_misses(events: list[AuditEvent]) -> list[str]:
-            # Against every account two of the three details match: guesses at one
+            # Against the accounts the policy says it came close to: guesses at one
             # account add up across calls whichever detail is wrong, while one known
-            # detail (a name, an email address) counts against nobody. The right
-            # details on a held account count too, as one that includes the contact.
-            return await state.store.record_failed_identity_check(
-                full_name, postal_code, phone_or_email, state.call_id, events
-            )
+            # detail counts against nobody. The right details on a held account count
+            # too (`customer_service.call.identity_policy`).
+            return await count_failed_check(state, given, events)
 
         await audit.store_with(state, [failed], count_against_near_misses)
         if state.identity.locked:
@@ -323,7 +367,9 @@ async def verified_customer(state: CallState, history: ChatContext) -> Customer:
     async def verify() -> Customer | IdentityOutcome:
         result = await delegate(
             state,
-            VerifyIdentityTask(chat_ctx=history, line=state.line),
+            VerifyIdentityTask(
+                chat_ctx=history, line=state.line, policy=state.settings.identity_policy
+            ),
             is_failure=lambda identity: identity.outcome is not IdentityOutcome.VERIFIED,
         )
         return validated_identity(result, state)

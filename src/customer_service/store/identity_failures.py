@@ -9,6 +9,13 @@ check keeps whether it was made of the name and postal code alone (`label_only`)
 two are printed on every parcel, and the hold rule (`customer_service.call.identity_hold`)
 weighs them apart. An operator releases a held account (`release_identity_hold`); the
 audit event keeps what was cleared.
+
+Under `IDENTITY_POLICY=email-or-name-zip`, where the email address alone or the name
+and postal code together verify, a failed check counts against the account whose email
+it gave (the kind with the contact), and, when it gave a name with a postal code,
+against every account of that name (the label-only kind): those are the guesses aimed
+at one account (`record_failed_email_or_name_zip_check`). An email that is nobody's,
+a postal code, or a name given without one counts against nobody.
 """
 
 from __future__ import annotations
@@ -158,17 +165,47 @@ class IdentityFailureStore(StoreCore):
         # Reads, then writes: SQLite must take the write lock first (see `_write_session`).
         async with self._write_session("record a failed identity check") as session:
             near_misses = await _near_misses(session, full_name, postal_code, phone_or_email)
-            failed_at = self.clock.now()
-            session.add_all(
-                IdentityFailureRow(
-                    customer_id=near_miss.customer_id,
-                    failed_at=failed_at,
-                    call_id=call_id,
-                    label_only=near_miss.label_only,
-                )
-                for near_miss in near_misses
+            return self._counted(session, near_misses, call_id, events)
+
+    async def record_failed_email_or_name_zip_check(
+        self,
+        email: str,
+        full_name: str,
+        postal_code: str,
+        call_id: str,
+        events: Sequence[AuditEvent] = (),
+    ) -> list[str]:
+        """One failed check under `IDENTITY_POLICY=email-or-name-zip`, in one
+        transaction: counted against the account whose email address is `email`, and,
+        when `postal_code` was given too, against each account named `full_name` (see
+        the module's docstring), with `events` stored alongside. Returns the ids of the
+        accounts it counted against."""
+        async with self._write_session("record a failed identity check") as session:
+            near_misses = await _email_or_name_zip_near_misses(
+                session, email, full_name, postal_code
             )
-            session.add_all(event_to_row(event) for event in events)
+            return self._counted(session, near_misses, call_id, events)
+
+    def _counted(
+        self,
+        session: AsyncSession,
+        near_misses: list[NearMiss],
+        call_id: str,
+        events: Sequence[AuditEvent],
+    ) -> list[str]:
+        """Adds one failed check against each near miss, and `events`, to `session`'s
+        transaction; the ids it counted against."""
+        failed_at = self.clock.now()
+        session.add_all(
+            IdentityFailureRow(
+                customer_id=near_miss.customer_id,
+                failed_at=failed_at,
+                call_id=call_id,
+                label_only=near_miss.label_only,
+            )
+            for near_miss in near_misses
+        )
+        session.add_all(event_to_row(event) for event in events)
         return [near_miss.customer_id for near_miss in near_misses]
 
     async def identity_candidates(
@@ -293,6 +330,27 @@ async def _near_misses(
         )
         if name + postal + contact >= NEAR_MISS_FACTORS:
             near_misses.append(NearMiss(row.customer_id, label_only=not contact))
+    return sorted(near_misses, key=lambda near_miss: near_miss.customer_id)
+
+
+async def _email_or_name_zip_near_misses(
+    session: AsyncSession, email: str, full_name: str, postal_code: str
+) -> list[NearMiss]:
+    email_key = normalize_email(email)
+    name = name_key(full_name) if postal_code.strip() else ""
+    conditions: list[ColumnElement[bool]] = []
+    if email_key is not None:
+        conditions.append(CustomerRow.email_key == email_key)
+    if name:
+        conditions.append(CustomerRow.name_key == name)
+    if not conditions:
+        return []
+    near_misses: list[NearMiss] = []
+    for row in await session.scalars(select(CustomerRow).where(or_(*conditions))):
+        if email_key is not None and emails_match(email, row.email):
+            near_misses.append(NearMiss(row.customer_id, label_only=False))
+        elif name and names_match(full_name, row.full_name):
+            near_misses.append(NearMiss(row.customer_id, label_only=True))
     return sorted(near_misses, key=lambda near_miss: near_miss.customer_id)
 
 

@@ -1,4 +1,6 @@
-"""The identity specialist: checks the caller's name, postal code and phone or email."""
+"""The identity specialist: checks the caller's name, postal code and phone or email, or,
+when its `check_identity` takes an `email` (IDENTITY_POLICY=email-or-name-zip), the
+email alone or the name and postal code."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ from customer_service.offline_llm.conversation import CallTool, Conversation, Re
 from customer_service.offline_llm.identity_details import (
     IdentityDetails,
     details_to_check,
+    email_or_name_zip_arguments,
+    email_or_name_zip_prompt,
     missing_details_prompt,
 )
 from customer_service.offline_llm.specialist_replies import declined_colleague, leave, transfer
@@ -18,9 +22,36 @@ __all__ = ["SPECIALIST"]
 _VERIFY = Phrases(["verify", "verification", "identity", "account", "who am i"], plurals=True)
 
 
+def _by_email_or_name_zip(conversation: Conversation) -> bool:
+    return conversation.takes("check_identity", "email")
+
+
+def _asking(conversation: Conversation, details: IdentityDetails) -> str:
+    if _by_email_or_name_zip(conversation):
+        return email_or_name_zip_prompt(details)
+    return missing_details_prompt(details)
+
+
+def _check(conversation: Conversation, details: IdentityDetails) -> CallTool | None:
+    """The check of `details`, once they are what the offered check takes."""
+    if _by_email_or_name_zip(conversation):
+        arguments = email_or_name_zip_arguments(details)
+        return None if arguments is None else CallTool("check_identity", arguments)
+    if not details.complete:
+        return None
+    return CallTool(
+        "check_identity",
+        {
+            "full_name": details.full_name,
+            "postal_code": details.postal_code,
+            "phone_or_email": details.phone_or_email,
+        },
+    )
+
+
 def prompt(conversation: Conversation) -> str:
     details, said_new = details_to_check(conversation)
-    return missing_details_prompt(details if said_new else IdentityDetails())
+    return _asking(conversation, details if said_new else IdentityDetails())
 
 
 def respond(conversation: Conversation) -> Reply:
@@ -33,21 +64,14 @@ def respond(conversation: Conversation) -> Reply:
     details, said_new = details_to_check(conversation)
     if not said_new:
         details = IdentityDetails()
-    if details.complete:
-        return CallTool(
-            "check_identity",
-            {
-                "full_name": details.full_name,
-                "postal_code": details.postal_code,
-                "phone_or_email": details.phone_or_email,
-            },
-        )
+    if (check := _check(conversation, details)) is not None:
+        return check
     # Whatever else the caller asks for needs them verified: only a goodbye leaves.
     if (left := leave(conversation, own="verify_identity", only_goodbye=True)) is not None:
         return left
     if REFUSALS.found_in(normalise(conversation.last_caller_line or "")):
         return CallTool("give_up")
-    return Say(missing_details_prompt(details))
+    return Say(_asking(conversation, details))
 
 
 def route(conversation: Conversation) -> Reply | None:

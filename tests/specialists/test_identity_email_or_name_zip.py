@@ -1,0 +1,317 @@
+"""IDENTITY_POLICY=email-or-name-zip (τ²-bench's rule), driven through real sessions with a
+scripted model: the identity specialist asks for the email address, or the full name and
+zip code, and `check_identity` verifies by either; every detail given must be the one
+account's. The call's attempt limit, the near misses counted against an account and the
+hold that follows apply as under the default rule (`customer_service.call.identity_policy`).
+
+Several calls share one store by opening their sessions on the same database URL.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from customer_service.call.identity_hold import label_only_hold_limit
+from customer_service.call.identity_policy import (
+    MISSING_EMAIL_OR_NAME_ZIP,
+    OPENING_QUESTION_EMAIL_OR_NAME_ZIP,
+)
+from customer_service.call.state import CallerLine
+from customer_service.settings import IdentityPolicy, Settings
+from customer_service.specialists.identity import (
+    VERIFICATION_LOCKED,
+    VerifyIdentityTask,
+    mismatch_message,
+)
+from customer_service.store import Store
+from customer_service.store.customers import customer_to_row
+from customer_service.testing import call_session
+from support.conversation import agent_lines, audit_events
+from support.identity_failures import near_misses_counted, seed_near_misses
+from support.line import PHONE_LINE
+from support.scripted_llm import IDENTITY_TOOLS, Call, ScriptedLLM
+from support.scripted_llm import relay_tool_output as relay
+
+JORDAN_ID = "C-1001"
+PRIYA_ID = "C-1002"
+BY_EMAIL = {"email": "jordan.lee@example.com"}
+BY_NAME_AND_ZIP = {"full_name": "Jordan Lee", "postal_code": "94107"}
+NOT_A_PHONE = CallerLine()
+
+
+@pytest.fixture
+def settings(settings: Settings) -> Settings:
+    return settings.model_copy(update={"identity_policy": IdentityPolicy.EMAIL_OR_NAME_ZIP})
+
+
+@pytest.fixture
+def database_url(demo_database_url: str) -> str:
+    return demo_database_url
+
+
+def check(**given: str) -> Call:
+    return Call("check_identity", given)
+
+
+async def _checks(
+    checks: list[Call], *, settings: Settings, database_url: str, line: CallerLine = NOT_A_PHONE
+) -> tuple[str | None, list[str], list[str]]:
+    """One call: the caller asks to be verified, then gives details once per check (each
+    outcome relayed). Who was verified, what the agent said, the call's audit kinds."""
+    model = ScriptedLLM([Call("verify_identity"), *[step for c in checks for step in (c, relay)]])
+    async with call_session(model, settings=settings, database_url=database_url) as session:
+        session.userdata.learn_line(line)
+        await session.run(user_input="I'd like to check something on my account")
+        for _ in checks:
+            if session.userdata.identity.locked or session.userdata.verified_customer:
+                break
+            await session.run(user_input="here are my details")
+        customer = session.userdata.verified_customer
+        lines = agent_lines(session)
+        kinds = [event.kind for event in await audit_events(session)]
+    assert not model.overran
+    return (None if customer is None else customer.customer_id), lines, kinds
+
+
+@pytest.mark.parametrize(
+    ("given", "by"),
+    [
+        (BY_EMAIL, "email_alone"),
+        ({"email": "  Jordan.Lee@Example.com "}, "email_alone"),
+        (BY_NAME_AND_ZIP, "name_and_postal_code"),
+        ({"full_name": "jordan LEE", "postal_code": "94107-1234"}, "name_and_postal_code"),
+        (dict(BY_EMAIL, **BY_NAME_AND_ZIP), "email_alone"),
+    ],
+    ids=["email", "email as typed", "name and zip", "name and zip+4", "all three"],
+)
+async def test_the_email_alone_or_the_name_and_zip_verify(
+    settings: Settings, given: dict[str, str], by: str
+) -> None:
+    model = ScriptedLLM([Call("verify_identity"), check(**given), relay])
+    async with call_session(model, settings=settings) as session:
+        asked = await session.run(user_input="I'd like to check something on my account")
+        asked.expect.next_event().is_function_call(name="verify_identity")
+        asked.expect.next_event().is_agent_handoff(new_agent_type=VerifyIdentityTask)
+        question = asked.expect.next_event().is_message(role="assistant").event().item
+        assert question.text_content == OPENING_QUESTION_EMAIL_OR_NAME_ZIP
+        # The model is offered a check that takes what the policy accepts.
+        [tool] = [tool for tool in session.current_agent.tools if tool.id == "check_identity"]
+        assert {"email", "full_name", "postal_code"} <= set(inspect.signature(tool).parameters)
+        assert "phone_or_email" not in inspect.signature(tool).parameters
+
+        answered = await session.run(user_input="here are my details")
+        answered.expect.next_event().is_function_call(name="check_identity")
+        answered.expect.next_event().is_function_call_output(is_error=False)
+        answered.expect.skip_next_event_if(type="agent_handoff")
+        answered.expect.next_event().is_function_call_output(
+            output='Thank you, "Jordan Lee", you are verified.', is_error=False
+        )
+        customer = session.userdata.verified_customer
+        assert customer is not None
+        assert customer.customer_id == JORDAN_ID
+        [verified] = await audit_events(session, kind="identity_verified")
+        assert verified.detail["by"] == by
+    assert model.turns[1].offers(IDENTITY_TOOLS)
+    assert not model.overran
+
+
+MISMATCHES = {
+    "an email that is nobody's": ({"email": "jordan@example.com"}, {JORDAN_ID: 0, PRIYA_ID: 0}),
+    "another customer's email with Jordan's name": (
+        {"email": "priya.n@example.com", "full_name": "Jordan Lee"},
+        {JORDAN_ID: 0, PRIYA_ID: 1},
+    ),
+    "Jordan's name, a wrong zip": (
+        {"full_name": "Jordan Lee", "postal_code": "94108"},
+        {JORDAN_ID: 1, PRIYA_ID: 0},
+    ),
+    "Jordan's zip, a wrong name": (
+        {"full_name": "Alex Nobody", "postal_code": "94107"},
+        {JORDAN_ID: 0, PRIYA_ID: 0},
+    ),
+    "Jordan's email, a zip not his": (
+        {"email": "jordan.lee@example.com", "postal_code": "10001"},
+        {JORDAN_ID: 1, PRIYA_ID: 0},
+    ),
+    "Jordan's name and zip, another's email": (
+        {"email": "priya.n@example.com", **BY_NAME_AND_ZIP},
+        {JORDAN_ID: 1, PRIYA_ID: 1},
+    ),
+}
+
+
+@pytest.mark.parametrize(("given", "counted"), MISMATCHES.values(), ids=MISMATCHES.keys())
+async def test_every_miss_reads_the_same_and_counts_only_against_an_account_it_aimed_at(
+    settings: Settings, database_url: str, given: dict[str, str], counted: dict[str, int]
+) -> None:
+    model = ScriptedLLM([Call("verify_identity"), check(**given), relay])
+    async with call_session(model, settings=settings, database_url=database_url) as session:
+        await session.run(user_input="verify me")
+        result = await session.run(user_input="here are my details")
+        result.expect.next_event().is_function_call(name="check_identity")
+        result.expect.next_event().is_function_call_output(
+            output=mismatch_message(settings.identity_max_attempts - 1), is_error=True
+        )
+        assert session.userdata.verified_customer is None
+        # Whoever it counts against, it counts against the call.
+        assert session.userdata.identity.failed_checks == 1
+    assert {
+        customer_id: await near_misses_counted(database_url, customer_id) for customer_id in counted
+    } == (counted)
+
+
+@pytest.mark.parametrize(
+    "given",
+    [{"full_name": "Jordan Lee"}, {"postal_code": "94107"}, {}],
+    ids=["a name alone", "a zip alone", "nothing"],
+)
+async def test_less_than_the_email_or_the_name_and_zip_is_asked_for_and_not_counted(
+    settings: Settings, database_url: str, given: dict[str, str]
+) -> None:
+    model = ScriptedLLM([Call("verify_identity"), check(**given), relay])
+    async with call_session(model, settings=settings, database_url=database_url) as session:
+        await session.run(user_input="verify me")
+        result = await session.run(user_input="Jordan Lee")
+        result.expect.next_event().is_function_call(name="check_identity")
+        result.expect.next_event().is_function_call_output(
+            output=MISSING_EMAIL_OR_NAME_ZIP, is_error=True
+        )
+        assert session.userdata.identity.failed_checks == 0
+    assert await near_misses_counted(database_url, JORDAN_ID) == 0
+
+
+async def test_two_accounts_with_one_name_and_zip_verify_neither_by_them(
+    settings: Settings, database_url: str
+) -> None:
+    async with await Store.open(database_url) as store:
+        jordan = await store.get_customer(JORDAN_ID)
+        assert jordan is not None
+        namesake = jordan.model_copy(update={"customer_id": "C-7001", "email": "jl@example.org"})
+        async with AsyncSession(store.engine) as session, session.begin():
+            session.add(customer_to_row(namesake))
+    verified, lines, _ = await _checks(
+        [check(**BY_NAME_AND_ZIP), check(email="jl@example.org")],
+        settings=settings,
+        database_url=database_url,
+    )
+    assert lines[2] == mismatch_message(settings.identity_max_attempts - 1)
+    # The email tells the namesakes apart.
+    assert verified == "C-7001"
+
+
+async def test_three_misses_lock_the_call(settings: Settings, database_url: str) -> None:
+    wrong = [check(email=f"jordan{index}@example.com") for index in range(3)]
+    verified, lines, kinds = await _checks(wrong, settings=settings, database_url=database_url)
+    assert verified is None
+    assert lines[1:] == [
+        OPENING_QUESTION_EMAIL_OR_NAME_ZIP,
+        mismatch_message(2),
+        mismatch_message(1),
+        VERIFICATION_LOCKED,
+    ]
+    assert kinds.count("identity_failed") == 3
+    # Emails that are nobody's count against no account.
+    assert await near_misses_counted(database_url, JORDAN_ID) == 0
+
+
+HOLDS = {
+    "near misses with the email": (lambda s: s.identity_account_max_failures, False),
+    "name and zip only": (label_only_hold_limit, True),
+}
+
+
+@pytest.mark.parametrize("right", [BY_EMAIL, BY_NAME_AND_ZIP], ids=["email", "name and zip"])
+@pytest.mark.parametrize(("hold", "label_only"), HOLDS.values(), ids=HOLDS.keys())
+async def test_on_a_held_account_the_right_details_read_like_a_miss_and_count(
+    settings: Settings, database_url: str, right: dict[str, str], hold: Any, label_only: bool
+) -> None:
+    await seed_near_misses(database_url, hold(settings) - 1, label_only=label_only)
+    verified, _, _ = await _checks([check(**right)], settings=settings, database_url=database_url)
+    assert verified == JORDAN_ID
+
+    # One near miss more: held.
+    await seed_near_misses(database_url, 1, label_only=label_only)
+    before = await near_misses_counted(database_url, JORDAN_ID)
+    verified, held_lines, held_kinds = await _checks(
+        [check(**right)], settings=settings, database_url=database_url
+    )
+    _, wrong_lines, wrong_kinds = await _checks(
+        [check(email="nobody@example.org")], settings=settings, database_url=database_url
+    )
+    assert verified is None
+    assert held_lines == wrong_lines
+    assert held_lines[-1] == mismatch_message(settings.identity_max_attempts - 1)
+    assert held_kinds == wrong_kinds
+    assert "identity_verified" not in held_kinds
+    assert await near_misses_counted(database_url, JORDAN_ID) == before + 1
+
+
+async def test_name_and_zip_near_misses_hold_only_at_the_label_only_limit(
+    settings: Settings, database_url: str
+) -> None:
+    guesses = [
+        check(full_name="Jordan Lee", postal_code=f"941{index:02d}")
+        for index in range(10, 10 + settings.identity_account_max_failures)
+    ]
+    for start in range(0, len(guesses), settings.identity_max_attempts):
+        batch = guesses[start : start + settings.identity_max_attempts]
+        verified, _, _ = await _checks(batch, settings=settings, database_url=database_url)
+        assert verified is None
+    assert (
+        await near_misses_counted(database_url, JORDAN_ID) == settings.identity_account_max_failures
+    )
+    # A stranger who knows the name has not held the owner out, who gives the email.
+    verified, _, _ = await _checks(
+        [check(**BY_EMAIL)], settings=settings, database_url=database_url
+    )
+    assert verified == JORDAN_ID
+
+
+async def test_the_owners_line_passes_a_hold_and_asks_for_no_calling_number(
+    settings: Settings, database_url: str
+) -> None:
+    await seed_near_misses(database_url, label_only_hold_limit(settings), label_only=True)
+    model = ScriptedLLM([Call("verify_identity"), check(**BY_NAME_AND_ZIP), relay])
+    async with call_session(model, settings=settings, database_url=database_url) as session:
+        session.userdata.learn_line(PHONE_LINE)
+        await session.run(user_input="I'd like to check something on my account")
+        # The calling number stands in for a phone number, which this rule never asks.
+        assert agent_lines(session)[-1] == OPENING_QUESTION_EMAIL_OR_NAME_ZIP
+        assert "use_calling_number" not in model.turns[-1].tool_names
+        await session.run(user_input="Jordan Lee, 94107")
+        customer = session.userdata.verified_customer
+        assert customer is not None
+        [verified] = await audit_events(session, kind="identity_verified")
+        assert verified.detail["passed_hold"] == "line_is_phone_on_file"
+    assert not model.overran
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [(BY_EMAIL, "email address alone"), (BY_NAME_AND_ZIP, "name and postal code alone")],
+    ids=["email", "name and zip"],
+)
+async def test_a_colleagues_brief_says_what_verified_the_caller(
+    settings: Settings, given: dict[str, str], said: str
+) -> None:
+    model = ScriptedLLM(
+        [
+            Call("verify_identity"),
+            check(**given),
+            relay,
+            Call("transfer_to_human", {"reason": "billing question"}),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="I need help with my account")
+        await session.run(user_input="here are my details")
+        await session.run(user_input="Can I talk to someone about a bill?")
+        state = session.userdata
+        [record] = await state.store.escalations(call_id=state.call_id)
+        assert record.summary == f"Verified as customer {JORDAN_ID} by {said}."
+    assert not model.overran
