@@ -12,7 +12,6 @@ the result it finishes with.
     capture = AddressCapture(
         self,
         wording=WORDING,
-        max_refusals=3,
         proposal=lambda address: MyResult(address=address),
         read_back=lambda address: WORDING.read_back(f"I have {read_back(address)}."),
     )
@@ -43,6 +42,7 @@ from customer_service.privacy import mask_address
 
 __all__ = [
     "ADDRESS_PARTS",
+    "MAX_REFUSED_CONFIRMATIONS",
     "AddressCapture",
     "SavedAddress",
     "address_instructions",
@@ -51,6 +51,10 @@ __all__ = [
 ]
 
 ResultT = TypeVar("ResultT")
+
+MAX_REFUSED_CONFIRMATIONS = 3
+"""Confirmations refused for want of a clear yes to one read-back before the specialist
+ends, changing nothing: an address is long, and a caller may need to hear it again."""
 
 ADDRESS_PARTS = (
     "Please tell me the street, any apartment or unit, the city, the state or region, the "
@@ -147,7 +151,6 @@ class AddressCapture(Generic[ResultT]):
         specialist: Specialist[ResultT],
         *,
         wording: ConfirmationWording,
-        max_refusals: int,
         proposal: Callable[[PostalAddress], ResultT],
         read_back: Callable[[PostalAddress], str],
         record_tool: str = "record_address",
@@ -162,7 +165,7 @@ class AddressCapture(Generic[ResultT]):
             tool_name=confirm_tool,
             tool_description="Call only after the caller said the read-back address is right.",
             wording=wording,
-            max_refusals=max_refusals,
+            max_refusals=MAX_REFUSED_CONFIRMATIONS,
         )
         self.tool: FunctionTool[Any, Any] = function_tool(self.record_address, name=record_tool)
 

@@ -59,9 +59,6 @@ WORDING = ConfirmationWording(
         "and confirm that one."
     ),
 )
-MAX_REFUSED_CONFIRMATIONS = 3
-"""Confirmations refused for want of a clear yes to one read-back before the task ends,
-changing nothing."""
 
 
 def read_back_question(address: PostalAddress) -> str:
@@ -90,7 +87,6 @@ class AddressUpdateTask(Specialist[AddressUpdateResult]):
         self._capture = AddressCapture(
             self,
             wording=WORDING,
-            max_refusals=MAX_REFUSED_CONFIRMATIONS,
             proposal=lambda address: AddressUpdateResult(order_id=order_id, address=address),
             read_back=read_back_question,
         )

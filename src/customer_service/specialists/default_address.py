@@ -53,9 +53,6 @@ WORDING = ConfirmationWording(
     thing="the address on your account",
     question="Is that the right address for your account?",
 )
-MAX_REFUSED_CONFIRMATIONS = 3
-"""Confirmations refused for want of a clear yes to one read-back before the task ends,
-changing nothing."""
 
 ORDERS_KEEP_THEIRS = (
     "Orders you've already placed keep their delivery addresses; to change where one of "
@@ -96,7 +93,6 @@ class DefaultAddressTask(Specialist[DefaultAddressResult]):
         self._capture = AddressCapture(
             self,
             wording=WORDING,
-            max_refusals=MAX_REFUSED_CONFIRMATIONS,
             proposal=lambda address: DefaultAddressResult(customer_id=customer_id, address=address),
             read_back=read_back_question,
             record_tool=RECORD_TOOL,
