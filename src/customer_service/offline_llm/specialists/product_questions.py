@@ -37,6 +37,24 @@ _ASKS = Phrases(
     ],
     plurals=True,
 )
+# Inside another specialist, only a question that names a product is a change of topic:
+# "what does that cost?" there asks about what it is doing.
+_NAMES_A_PRODUCT = Phrases(
+    [
+        "come in",
+        "comes in",
+        "available in",
+        "do you have the",
+        "do you sell",
+        "how much is the",
+        "how much are the",
+        "how much does the",
+        "price of the",
+        "what colours",
+        "what colors",
+        "what sizes",
+    ]
+)
 _ORDERED = Phrases(["i ordered", "i bought", "i got", "i purchased", "i have on order"])
 _DONE = Phrases(
     ["that's all", "that's it", "that is all", "no more questions", "nothing else", "no thanks"]
@@ -134,6 +152,10 @@ def _asks_about_products(line: str) -> bool:
     return _ASKS.found_in(normalise(line)) and not names_an_order(line)
 
 
+def _asks_about_a_product(line: str) -> bool:
+    return _NAMES_A_PRODUCT.found_in(normalise(line)) and not names_an_order(line)
+
+
 def route(conversation: Conversation) -> Reply | None:
     line = conversation.last_caller_line or ""
     if not _asks_about_products(line):
@@ -152,5 +174,5 @@ SPECIALIST = OfflineSpecialist(
     # After the address changes (28, 30), before order lookup (40).
     route_rank=38,
     menu_rank=60,
-    asks_for=_asks_about_products,
+    asks_for=_asks_about_a_product,
 )
