@@ -87,6 +87,11 @@ async def test_the_real_agents_offer_every_tool_the_offline_model_knows_them_by(
             "100101",
             "I'd like to cancel order 100102",
             "yes",
+            "Change the address on my account",
+            "1 Market Street, Suite 5, San Francisco, CA 94105",
+            "yes",
+            "What colours does the water bottle come in?",
+            "That's all",
             "bye",
             model=model,
         )

@@ -216,3 +216,28 @@ async def test_a_store_outage_lasts_until_the_grade(tmp_path: Path) -> None:
         assert await scenario_store.store.get_order("100101") is not None
     finally:
         await scenario_store.close()
+
+
+async def test_default_addresses_are_compared_and_unnamed_accounts_must_not_change(
+    tmp_path: Path,
+) -> None:
+    expects = scenario(expect={"default_addresses": {"C-1001": MARKET_STREET.model_dump()}})
+    scenario_store = await opened(tmp_path, expects)
+    try:
+        [problem] = await scenario_store.differences()
+        assert problem == (
+            "customer C-1001: default address is 500 Howard St, Apt 4B, San Francisco, CA "
+            "94107, US, expected 1 Market Street, Suite 5, San Francisco, CA 94105, US"
+        )
+        store = scenario_store.store
+        await store.change_default_address(
+            customer_id="C-1001", address=MARKET_STREET, call_id="call-1"
+        )
+        assert await scenario_store.differences() == []
+        await store.change_default_address(
+            customer_id="C-1002", address=MARKET_STREET, call_id="call-1"
+        )
+        [problem] = await scenario_store.differences()
+        assert problem.startswith("customer C-1002: default address is 1 Market Street")
+    finally:
+        await scenario_store.close()

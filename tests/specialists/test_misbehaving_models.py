@@ -20,12 +20,20 @@ from customer_service.call.wording import spaced_digits
 from customer_service.settings import Settings
 from customer_service.specialists.order_lookup import not_found_message
 from customer_service.testing import call_session
-from support.confirming import ADDRESS_CHANGE, CANCELLATION, CONSENT, RETURNS, Confirming
-from support.conversation import agent_lines, check_identity, tool_outputs
+from support.confirming import (
+    ADDRESS_CHANGE,
+    CANCELLATION,
+    CONSENT,
+    DEFAULT_ADDRESS,
+    RETURNS,
+    Confirming,
+)
+from support.conversation import agent_lines, audit_events, check_identity, tool_outputs
+from support.demo_addresses import PRIYA_ADDRESS
 from support.scripted_llm import Call, Decision, Parallel, Rule, Say, ScriptedLLM, Step, Turn
 
-SUITE = [CANCELLATION, ADDRESS_CHANGE, RETURNS, CONSENT]
-IDS = ["cancellation", "address_change", "returns", "consent"]
+SUITE = [CANCELLATION, ADDRESS_CHANGE, RETURNS, CONSENT, DEFAULT_ADDRESS]
+IDS = ["cancellation", "address_change", "returns", "consent", "default_address"]
 EVERY_ONE = pytest.mark.parametrize("specialist", SUITE, ids=IDS)
 ORDER_BOUND = pytest.mark.parametrize(
     "specialist",
@@ -186,3 +194,30 @@ async def test_another_customers_order_reads_exactly_like_an_unknown_one(
     assert await _refusal_for(settings, specialist, someone_elses) == await _refusal_for(
         settings, specialist, "999999"
     )
+
+
+async def test_an_account_level_change_reaches_only_the_verified_callers_account(
+    settings: Settings,
+) -> None:
+    # The model names Priya's account where it can (arguments the tools do not take):
+    # only Jordan, who verified, is changed.
+    specialist = DEFAULT_ADDRESS
+    *_, record = specialist.steps_to_read_back
+    assert isinstance(record, Call)
+    model = ScriptedLLM(
+        [
+            Call(specialist.supervisor_tool, {"customer_id": "C-1002"}),
+            check_identity(specialist.caller),
+            Call(record.name, {**record.arguments, "customer_id": "C-1002"}),
+        ],
+        then=behaving(specialist),
+    )
+    async with call_session(model, settings=settings) as session:
+        await reach_read_back(session, specialist)
+        await session.run(user_input="Yes")
+        await assert_changed_once(session, specialist)
+        priya = await session.userdata.store.get_customer("C-1002")
+        assert priya is not None
+        assert priya.address == PRIYA_ADDRESS
+        (event,) = await audit_events(session, kind=specialist.writes)
+        assert event.customer_id == "C-1001"

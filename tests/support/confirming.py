@@ -21,6 +21,7 @@ from customer_service.domain import OrderStatus
 from customer_service.specialists import SPECIALISTS
 from customer_service.specialists.address_update import WORDING as ADDRESS_WORDING
 from customer_service.specialists.cancellation import kept_message
+from customer_service.specialists.default_address import WORDING as DEFAULT_ADDRESS_WORDING
 from customer_service.specialists.returns import WORDING as RETURN_WORDING
 
 from .conversation import JORDAN, JORDAN_SAYS, PRIYA, audit_events, check_identity
@@ -80,6 +81,12 @@ async def _address_changed(session: AgentSession[CallState]) -> bool:
     order = await session.userdata.store.get_order("100102")
     assert order is not None
     return order.shipping_address == MARKET_STREET_SUITE_5
+
+
+async def _default_address_changed(session: AgentSession[CallState]) -> bool:
+    customer = await session.userdata.store.get_customer("C-1001")
+    assert customer is not None
+    return customer.address == MARKET_STREET_SUITE_5
 
 
 async def _return_requested(session: AgentSession[CallState]) -> bool:
@@ -143,6 +150,32 @@ ADDRESS_CHANGE = Confirming(
     # The change is said by code, with the text-update question after it.
     after_the_change=(),
     order_tool_for="100102",
+)
+DEFAULT_ADDRESS = Confirming(
+    supervisor_tool="change_default_address",
+    confirm=Call("confirm_account_address"),
+    caller=JORDAN,
+    lines_to_read_back=(
+        "I moved: please change the address on my account",
+        JORDAN_SAYS,
+        "1 Market Street, Suite 5, San Francisco, California 94105",
+    ),
+    steps_to_read_back=(
+        Call("change_default_address"),
+        check_identity(JORDAN),
+        Call("record_account_address", MARKET_STREET_SUITE_5.model_dump()),
+    ),
+    changed=_default_address_changed,
+    nothing_changed=DEFAULT_ADDRESS_WORDING.nothing_done,
+    other_than_read_back=(
+        "Yes",
+        Parallel(
+            (
+                Call("record_account_address", {**MARKET_STREET_SUITE_5.model_dump(), "unit": "7"}),
+                Call("confirm_account_address"),
+            )
+        ),
+    ),
 )
 RETURNS = Confirming(
     supervisor_tool="request_return",

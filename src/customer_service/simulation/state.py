@@ -93,6 +93,8 @@ class ExpectedState(_Spec):
     """Whether the call left an escalation (a transfer to a colleague or a callback)."""
     returns: dict[str, ExpectedReturn] = Field(default_factory=dict)
     """Return requests the call stored, by order id; no other may be stored."""
+    default_addresses: dict[str, PostalAddress] = Field(default_factory=dict)
+    """Accounts' default addresses at the end, by customer id; others must not change."""
 
 
 class OrderState(_Spec):
@@ -108,6 +110,7 @@ class StoreState(_Spec):
     identity_failures: dict[str, int]
     escalations: int
     returns: dict[str, ExpectedReturn] = Field(default_factory=dict)
+    default_addresses: dict[str, PostalAddress | None] = Field(default_factory=dict)
 
 
 async def prepare_start(store: Store, start: StartState) -> None:
@@ -156,6 +159,7 @@ async def read_state(store: Store, order_ids: tuple[str, ...] = ()) -> StoreStat
         customer.customer_id: await store.identity_failures_since(customer.customer_id, _LONG_AGO)
         for customer in DEMO_CUSTOMERS
     }
+    accounts = [await store.get_customer(customer.customer_id) for customer in DEMO_CUSTOMERS]
     return StoreState(
         orders=orders,
         consents=consents,
@@ -166,6 +170,9 @@ async def read_state(store: Store, order_ids: tuple[str, ...] = ()) -> StoreStat
                 item_indices=request.item_indices, reason=request.reason
             )
             for request in await store.return_requests()
+        },
+        default_addresses={
+            account.customer_id: account.address for account in accounts if account is not None
         },
     )
 
@@ -193,6 +200,15 @@ def differences(expected: ExpectedState, start: StoreState, end: StoreState) -> 
             problems.append(
                 f"order {order_id}: return request {_describe_return(stored)}, "
                 f"expected {_describe_return(wanted_return)}"
+            )
+    for customer_id in sorted(set(start.default_addresses) | set(expected.default_addresses)):
+        wanted_address = expected.default_addresses.get(customer_id)
+        wanted_address = wanted_address or start.default_addresses.get(customer_id)
+        got = end.default_addresses.get(customer_id)
+        if got != wanted_address:
+            problems.append(
+                f"customer {customer_id}: default address is {_one_line(got)}, "
+                f"expected {_one_line(wanted_address)}"
             )
     escalated = end.escalations > start.escalations
     if escalated != expected.escalated:
@@ -249,6 +265,10 @@ def _describe(consent: ConsentAnswer) -> str:
     answer = "yes" if consent.granted else "no"
     owner = f" of {consent.customer_id}" if consent.customer_id else ""
     return f"{consent.topic} consent ({answer}){owner}"
+
+
+def _one_line(address: PostalAddress | None) -> str:
+    return "none" if address is None else address.one_line()
 
 
 def _describe_return(request: ExpectedReturn | None) -> str:

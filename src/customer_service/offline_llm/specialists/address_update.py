@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from customer_service.call.answers import Phrases, normalise, polarity
 from customer_service.offline_llm.address_parsing import (
     address_in_request,
@@ -15,7 +17,7 @@ from customer_service.offline_llm.specialist_replies import leave, transfer
 from customer_service.offline_llm.specialists import OfflineSpecialist
 from customer_service.offline_llm.speech import REFUSALS
 
-__all__ = ["ADDRESS_AGAIN", "ADDRESS_QUESTION", "SPECIALIST"]
+__all__ = ["ADDRESS_AGAIN", "ADDRESS_QUESTION", "SPECIALIST", "address_reply"]
 
 ADDRESS_QUESTION = (
     "Please tell me the full new address: the street, city, state or region, and postal code."
@@ -40,10 +42,10 @@ _ADDRESS_CHANGE = Phrases(
 _EMAIL_ADDRESS = Phrases(["email address", "e-mail address"], plurals=True)
 
 
-def _address_said_before(conversation: Conversation) -> dict[str, object] | None:
+def _address_said_before(conversation: Conversation, record: str) -> dict[str, object] | None:
     """Before anything is recorded: the newest address the caller already said, in the
     history this specialist was given (up front, with the request)."""
-    if conversation.last_arguments("record_address") is not None:
+    if conversation.last_arguments(record) is not None:
         return None
     for line in reversed(conversation.caller_lines()):
         if (address := address_in_request(line)) is not None:
@@ -51,38 +53,47 @@ def _address_said_before(conversation: Conversation) -> dict[str, object] | None
     return None
 
 
-def respond(conversation: Conversation) -> Reply:
-    line = conversation.last_caller_line or ""
-    address = address_in_request(line) or parse_address(line)
-    if address is not None:
-        # A whole address is never a request for a person, whatever its street is called.
-        return CallTool("record_address", address.arguments())
-    if (handed_over := transfer(conversation)) is not None:
-        return handed_over
-    if (left := leave(conversation, own="update_address")) is not None:
-        return left
-    if REFUSALS.found_in(normalise(line)):
-        return CallTool("give_up")
-    if (said_before := _address_said_before(conversation)) is not None:
-        return CallTool("record_address", said_before)
-    answered = conversation.output_answered()
-    if answered is None or conversation.tool_name(answered) != "record_address":
+def address_reply(
+    *, own: str, record: str = "record_address", confirm: str = "confirm_address"
+) -> Callable[[Conversation], Reply]:
+    """The answer to the caller's latest line of a specialist that captures an address
+    (`call.address_capture`) with its `record` and `confirm` tools; `own` is its
+    supervisor tool."""
+
+    def respond(conversation: Conversation) -> Reply:
+        line = conversation.last_caller_line or ""
+        address = address_in_request(line) or parse_address(line)
+        if address is not None:
+            # A whole address is never a request for a person, whatever its street is called.
+            return CallTool(record, address.arguments())
+        if (handed_over := transfer(conversation)) is not None:
+            return handed_over
+        if (left := leave(conversation, own=own)) is not None:
+            return left
+        if REFUSALS.found_in(normalise(line)):
+            return CallTool("give_up")
+        if (said_before := _address_said_before(conversation, record)) is not None:
+            return CallTool(record, said_before)
+        answered = conversation.output_answered()
+        if answered is None or conversation.tool_name(answered) != record:
+            return Say(ADDRESS_QUESTION)
+        # The caller is answering a read-back ("I have ... Is that right?") or a problem the
+        # tool found with one part ("The ZIP code 9410 doesn't look right: ...").
+        asked_for = field_in_problem(answered.output) if answered.is_error else None
+        correction = parse_correction(line, asked_for, after_read_back=not answered.is_error)
+        recorded = conversation.last_arguments(record)
+        if correction is not None and recorded is not None:
+            field, value = correction
+            return CallTool(record, {**recorded, field: value})
+        if not answered.is_error:
+            answer = polarity(line)
+            if answer is True:
+                return CallTool(confirm)
+            if answer is False:
+                return Say(ADDRESS_AGAIN)
         return Say(ADDRESS_QUESTION)
-    # The caller is answering a read-back ("I have ... Is that right?") or a problem the
-    # tool found with one part ("The ZIP code 9410 doesn't look right: ...").
-    asked_for = field_in_problem(answered.output) if answered.is_error else None
-    correction = parse_correction(line, asked_for, after_read_back=not answered.is_error)
-    recorded = conversation.last_arguments("record_address")
-    if correction is not None and recorded is not None:
-        field, value = correction
-        return CallTool("record_address", {**recorded, field: value})
-    if not answered.is_error:
-        answer = polarity(line)
-        if answer is True:
-            return CallTool("confirm_address")
-        if answer is False:
-            return Say(ADDRESS_AGAIN)
-    return Say(ADDRESS_QUESTION)
+
+    return respond
 
 
 def _asks_to_move(said: str) -> bool:
@@ -104,7 +115,7 @@ SPECIALIST = OfflineSpecialist(
     name="address_update",
     # confirm_address is offered only once an address is recorded.
     markers=frozenset({"record_address", "confirm_address"}),
-    respond=respond,
+    respond=address_reply(own="update_address"),
     prompt=lambda _conversation: ADDRESS_QUESTION,
     route=route,
     route_rank=30,
