@@ -82,7 +82,9 @@ def _gold_write(db: dict[str, Any], name: str, arguments: dict[str, Any]) -> Gol
         return GoldWrite(name, "update_address", order, deque([record]), "confirm_address")
     if name == "modify_user_address":
         record = Call("record_address", _address(arguments))
-        return GoldWrite(name, "change_default_address", {}, deque([record]), "confirm_address")
+        return GoldWrite(
+            name, "change_default_address", {}, deque([record]), "confirm_account_address"
+        )
     if name == "modify_pending_order_items":
         record = Call("record_item_change", swap)
         return GoldWrite(name, "change_items", order, deque([record]), "confirm_item_change")

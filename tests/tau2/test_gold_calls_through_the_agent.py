@@ -19,7 +19,7 @@ from benchmarks.tau2.data import task_actions
 from benchmarks.tau2.replay import changed_records
 from benchmarks.tau2.stores import FreshStores
 
-from customer_service.settings import Settings
+from customer_service.settings import IdentityPolicy, Settings
 from customer_service.testing import call_session
 from support.databases import new_database
 
@@ -73,7 +73,7 @@ def differing_fields(ours: dict[str, Any], tau2: dict[str, Any]) -> list[str]:
 async def test_every_task_the_tools_can_express_leaves_tau2_benchs_records(
     chunk: int, store_backend: str, tmp_path: Path, settings: Settings
 ) -> None:
-    settings = settings.model_copy(update={"identity_policy": "email-or-name-zip"})
+    settings = settings.model_copy(update={"identity_policy": IdentityPolicy.EMAIL_OR_NAME_ZIP})
     tasks = TASKS[chunk::CHUNKS]
     differing: dict[str, Any] = {}
     unexpressible: dict[str, str] = {}
