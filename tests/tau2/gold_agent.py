@@ -81,7 +81,7 @@ def _gold_write(db: dict[str, Any], name: str, arguments: dict[str, Any]) -> Gol
         record = Call("record_address", _address(arguments))
         return GoldWrite(name, "update_address", order, deque([record]), "confirm_address")
     if name == "modify_user_address":
-        record = Call("record_address", _address(arguments))
+        record = Call("record_account_address", _address(arguments))
         return GoldWrite(
             name, "change_default_address", {}, deque([record]), "confirm_account_address"
         )

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import json
 import logging
 import traceback
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
@@ -36,8 +38,18 @@ SelfT = TypeVar("SelfT")
 ToolMethod = Callable[Concatenate[SelfT, RunContext[CallState], P], Awaitable[R]]
 
 
-def call_key(name: str, arguments: dict[str, Any]) -> str:
-    return f"{name}:{json.dumps(arguments, sort_keys=True, default=str)}"
+_OWNER_NUMBERS: weakref.WeakKeyDictionary[object, int] = weakref.WeakKeyDictionary()
+_next_owner_number = itertools.count(1)
+
+
+def call_key(owner: object, name: str, arguments: dict[str, Any]) -> str:
+    """A repeat is the same call to the same agent or specialist run: the same address
+    given for a second order, in that order's own specialist, is no loop. Owners are
+    numbered, not told apart by `id`, which a finished run's successor may reuse."""
+    number = _OWNER_NUMBERS.get(owner)
+    if number is None:
+        number = _OWNER_NUMBERS[owner] = next(_next_owner_number)
+    return f"{number}:{name}:{json.dumps(arguments, sort_keys=True, default=str)}"
 
 
 def guarded(
@@ -68,7 +80,7 @@ def guarded(
             self: SelfT, context: RunContext[CallState], *args: P.args, **kwargs: P.kwargs
         ) -> R:
             given = arguments(self, context, *args, **kwargs)
-            key = call_key(name, given)
+            key = call_key(self, name, given)
             if not one_at_a_time:
                 return await checked(key, self, context, *args, **kwargs)
             # The same request twice in one reply is one request, however its order
