@@ -1,5 +1,7 @@
 """Which of the caller's listed orders their words point at: by item, date, status or
-place in the list ("the headphones", "the delivered one", "the first one").
+place in the list ("the headphones", "the delivered one", "the first one"); which of
+their orders a request names by what it holds ("return the water bottles"); and the
+offer of a caller's only order.
 
 Only the caller's own orders are ever candidates, so a choice can never reach another
 customer's order; a choice that fits none of them, or several, picks nothing.
@@ -39,6 +41,14 @@ SEVERAL_FIT_UNLISTED = (
 NO_CURRENT_ORDER = "We haven't talked about an order yet. Which order do you mean?"
 
 
+def one_order_offer(order: Order) -> str:
+    """The offer of the caller's only order, said straight to them (no quote marks)."""
+    return (
+        f"I see one order on your account, order {spoken_order_id(order.order_id)}, with "
+        f"{main_item(order.items)}{placed_on_phrase(order.placed_on)}. Is that the one?"
+    )
+
+
 class NothingFits(Exception):
     """The caller's words fit none of their orders: a miss, like an unknown number."""
 
@@ -53,9 +63,11 @@ async def picked_order_id(
     if (number := order_number_in(choice)) is not None:
         return number  # "the first one, 100101"
     if means_current_order(choice):
-        if state.current_order_id is None:
+        # "That one" after hearing one order (the only one offered, or a list of one).
+        only_heard = heard[0].order_id if len(heard) == 1 else None
+        if (current := only_heard or state.current_order_id) is None:
             raise ToolError(NO_CURRENT_ORDER)
-        return state.current_order_id
+        return current
     described = read_choice(choice)
     if not described.says_anything:
         raise ToolError(NOTHING_FITS)
@@ -72,6 +84,15 @@ async def picked_order_id(
         # recorded only when a list or an order is read out.
         raise ToolError(several_fit(fitting) if heard else SEVERAL_FIT_UNLISTED)
     return fitting[0].order_id
+
+
+def orders_named(request: str, orders: Sequence[Order]) -> list[Order]:
+    """The orders holding an item the caller's request names ("cancel the order with the
+    pillows"): how a request with no number can still name its order. Only items count:
+    in a request, a status or a date is talk about the order ("it hasn't arrived"), and
+    a place in a list needs a list the caller heard."""
+    words = read_choice(request).words
+    return [order for order in orders if words and _names_an_item(order, words)]
 
 
 def several_fit(orders: Sequence[Order]) -> str:
@@ -115,10 +136,11 @@ _STATUSES = {
 _FILLER = frozenset((
     "a", "an", "the", "one", "ones", "order", "orders", "that", "this", "it", "its", "with",
     "from", "of", "on", "in", "for", "and", "or", "my", "me", "i", "want", "wanted", "would",
-    "like", "please", "yes", "yeah", "um", "uh", "so", "then", "about", "hear", "is", "was",
-    "which", "item", "items", "thing", "stuff", "placed", "made", "to", "let", "s", "number",
-    "just", "think", "guess", "mean", "meant", "you", "said", "can", "have", "get", "may",
-    "could", "should", "what", "are", "there", "did", "ordered", "bought", "sent",
+    "like", "please", "yes", "yeah", "um", "uh", "hmm", "erm", "so", "then", "about", "hear",
+    "is", "was", "which", "item", "items", "thing", "stuff", "placed", "made", "to", "let",
+    "s", "number", "just", "think", "guess", "mean", "meant", "you", "said", "can", "have",
+    "get", "may", "could", "should", "what", "are", "there", "did", "ordered", "bought",
+    "sent",
 ))
 # fmt: on
 _CURRENT = (

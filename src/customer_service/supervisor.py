@@ -31,6 +31,7 @@ from customer_service.call.code_steps import calls_a_tool, code_step, for_the_mo
 from customer_service.call.consent_wording import ConsentTopic
 from customer_service.call.empty_replies import Reply, never_empty, relays_a_tool_result
 from customer_service.call.guard import guarded
+from customer_service.call.heard import caller_messages
 from customer_service.call.registration import SpecialistRegistration
 from customer_service.call.specialist import LeftForNewRequest
 from customer_service.call.state import CallState
@@ -222,8 +223,13 @@ class CustomerServiceAgent(Agent):
     ) -> tuple[Customer, OrderLookupResult]:
         """The verified caller (verifying them first if needed) and their order, checked
         (and its disclosure recorded when `disclosing`)."""
+        # The caller's words that asked for this, before any verification answers them.
+        asked = caller_messages(self.chat_ctx)
+        request = asked[-1].text_content if asked else None
         customer = await self.verified_caller(state)
-        order = await callers_order(state, order_id, self.recent_history(), disclosing=disclosing)
+        order = await callers_order(
+            state, order_id, self.recent_history(), disclosing=disclosing, request=request
+        )
         return customer, order
 
     def owe_question(

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from customer_service.offline_llm.specialists.order_lookup import NUMBER_QUESTION
+from customer_service.order_choice import one_order_offer, several_fit
 from support.offline_chat import (
     ORDER_LOOKUP,
     ORDER_QUESTION,
+    agent,
     answer,
     called,
+    demo_order,
     said,
     tool_round,
     user,
@@ -88,3 +92,40 @@ async def test_words_no_list_contains_are_not_a_pick() -> None:
     assert said(await answer(ORDER_LOOKUP, user("no idea"), listed, user("hmm, the yoga mat"))) == (
         ORDER_QUESTION
     )
+
+
+@pytest.mark.parametrize(
+    "line", ["the water bottles", "the order with the pillows", "my yoga mat please"]
+)
+async def test_before_any_list_words_for_an_item_are_a_pick_the_tool_checks(line: str) -> None:
+    asked = agent(ORDER_QUESTION)
+    assert called(await answer(ORDER_LOOKUP, asked, user(line))) == (
+        "choose_order",
+        {"choice": line},
+    )
+
+
+@pytest.mark.parametrize("line", ["okay", "ok thanks", "hmm"])
+async def test_before_any_list_an_acknowledgement_is_no_pick(line: str) -> None:
+    assert said(await answer(ORDER_LOOKUP, agent(ORDER_QUESTION), user(line))) == ORDER_QUESTION
+
+
+OFFER = one_order_offer(demo_order("300301"))
+
+
+@pytest.mark.parametrize("line", ["yes", "yes, that's the one", "yeah"])
+async def test_a_yes_to_the_one_order_offered_looks_it_up(line: str) -> None:
+    assert called(await answer(ORDER_LOOKUP, agent(OFFER), user(line))) == (
+        "lookup",
+        {"order_id": "300301"},
+    )
+
+
+async def test_a_no_to_the_one_order_offered_asks_for_the_number() -> None:
+    assert said(await answer(ORDER_LOOKUP, agent(OFFER), user("no"))) == NUMBER_QUESTION
+
+
+async def test_a_yes_to_a_line_naming_several_orders_looks_none_up() -> None:
+    several = several_fit([demo_order("100102"), demo_order("100101")])
+    reply = await answer(ORDER_LOOKUP, agent(several), user("yes"))
+    assert not any(call.name == "lookup" for call in reply.tool_calls)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeGuard
 
 from livekit.agents import llm
@@ -228,3 +228,38 @@ class Conversation:
             if isinstance(turn, llm.FunctionCallOutput):
                 return None if turn.is_error else turn
         return None
+
+    def request_of(
+        self, output: llm.FunctionCallOutput
+    ) -> tuple[str, tuple[llm.FunctionCall, ...]] | None:
+        """The caller's line the call of `output` answered (the last they said before
+        it), and every call made since that line, that one included; None when the call
+        came before the caller said anything."""
+        started = next(
+            (
+                index
+                for index, turn in enumerate(self.turns)
+                if isinstance(turn, llm.FunctionCall) and turn.call_id == output.call_id
+            ),
+            None,
+        )
+        if started is None:
+            return None
+        for index in range(started - 1, -1, -1):
+            turn = self.turns[index]
+            if isinstance(turn, llm.ChatMessage) and turn.role == "user":
+                since = self.turns[index + 1 :]
+                calls = tuple(call for call in since if isinstance(call, llm.FunctionCall))
+                return (turn.text_content or "").strip(), calls
+        return None
+
+    def saying(self, line: str) -> Conversation:
+        """This conversation with the caller's latest line read as `line`: one of the
+        requests said in it, routed on its own."""
+        for index in range(len(self.turns) - 1, -1, -1):
+            turn = self.turns[index]
+            if isinstance(turn, llm.ChatMessage) and turn.role == "user":
+                said = llm.ChatMessage(role="user", content=[line], id=turn.id)
+                turns = (*self.turns[:index], said, *self.turns[index + 1 :])
+                return replace(self, turns=turns)
+        return replace(self, turns=(*self.turns, llm.ChatMessage(role="user", content=[line])))

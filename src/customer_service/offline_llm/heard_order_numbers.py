@@ -16,7 +16,12 @@ from customer_service.order_numbers import (
     w_said_before,
 )
 
-__all__ = ["OrderNumberSaid", "find_order_number", "find_order_number_read_out"]
+__all__ = [
+    "OrderNumberSaid",
+    "find_order_number",
+    "find_order_number_read_out",
+    "order_numbers_read_out",
+]
 
 
 @dataclass(frozen=True)
@@ -69,3 +74,13 @@ def find_order_number_read_out(agent_line: str) -> OrderNumberSaid | None:
     1 0 2", "W 2 3 7, 8 1 5 6"); a caller's commas separate different numbers, so only
     the agent's own lines are read this way."""
     return find_order_number(_GROUP_PAUSE.sub(" ", agent_line))
+
+
+def order_numbers_read_out(agent_line: str) -> list[str]:
+    """Every order number the agent read out in a line, in order."""
+    text = _GROUP_PAUSE.sub(" ", agent_line)
+    numbers = []
+    while (said := find_order_number(text)) is not None:
+        numbers.append(said.order_id)
+        text = " " * said.span.end + text[said.span.end :]
+    return numbers

@@ -124,6 +124,10 @@ def decide(conversation: Conversation, *, tools_allowed: bool = True) -> Reply:
                 return request
             # What became of the work (done, or nothing changed), then the new request.
             return Say(unquoted(last.output).strip(), then=request)
+        left = routing.request_left(conversation, last) if profile is SUPERVISOR else None
+        if left is not None and tools_allowed:
+            # "... and change its address too": what the first request came to, then the next.
+            return Say(unquoted(last.output).strip(), then=left)
         return _relay(profile, conversation, last)
     if conversation.last_caller_line is None:
         return Say(profile.opening or profile.prompt(conversation))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 
 from livekit.agents import llm
 
@@ -19,7 +20,13 @@ from customer_service.call.answers import (
     normalise,
     polarity,
 )
-from customer_service.call.wording import ANYTHING_ELSE, GREETING, HOW_CAN_I_HELP, offers_human
+from customer_service.call.wording import (
+    ANYTHING_ELSE,
+    GREETING,
+    HOW_CAN_I_HELP,
+    offers_human,
+    unquoted,
+)
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
 from customer_service.offline_llm.heard_order_numbers import (
     find_order_number,
@@ -40,6 +47,7 @@ __all__ = [
     "HOW_CAN_I_HELP",
     "WHAT_ELSE",
     "YOU_ARE_WELCOME",
+    "Request",
     "capabilities",
     "checks_in",
     "menu",
@@ -48,6 +56,8 @@ __all__ = [
     "offered_colleague",
     "order_arguments",
     "order_in_discussion",
+    "request_left",
+    "requests_in",
     "respond",
 ]
 
@@ -222,20 +232,108 @@ def _answer_to_agent(conversation: Conversation, answer: bool) -> Reply:
     return Say(HOW_CAN_I_HELP)
 
 
+# Between two requests in one line: "check order 200202 and change its address too".
+_BETWEEN_REQUESTS = re.compile(r"[,;]?\s+(?:and(?:\s+then|\s+also)?|then)\s+|[.;!?]+\s+", re.I)
+# A later request's "it" is the order an earlier one named ("cancel it", "its address").
+_REFERS_BACK = (
+    (re.compile(r"\bits\b", re.I), "that order's"),
+    (re.compile(r"\bit\b", re.I), "that order"),
+)
+
+
+@dataclass(frozen=True)
+class Request:
+    """One of the requests said in a caller's line, as the supervisor's call for it."""
+
+    call: CallTool
+    refers_back: bool
+    """Whether it is about the order an earlier request in the line named ("its")."""
+
+
+def requests_in(conversation: Conversation, line: str) -> list[Request]:
+    """The requests the caller's line holds, in the order said, each part of it routed on
+    its own: the first part a specialist's route takes, then each later part that plainly
+    asks for work (`new_request`), its "it" read as the order named before it. The same
+    work asked for twice is one request, about the order either part named ("I moved.
+    Change the address of order 100102")."""
+    found: list[Request] = []
+    for piece in (piece.strip() for piece in _BETWEEN_REQUESTS.split(line)):
+        said = piece
+        if found:
+            for pattern, meaning in _REFERS_BACK:
+                said = pattern.sub(meaning, said)
+            if new_request(said) in (None, "end_call"):
+                continue
+        reply = _routed(conversation.saying(said))
+        if not isinstance(reply, CallTool):
+            continue
+        request = Request(reply, refers_back=said != piece)
+        same = [index for index, earlier in enumerate(found) if _agree(earlier.call, reply)]
+        if not same:
+            found.append(request)
+        elif "order_id" not in found[same[0]].call.arguments:
+            found[same[0]] = request
+    return found
+
+
+def request_left(conversation: Conversation, output: llm.FunctionCallOutput) -> CallTool | None:
+    """A request the caller's line held beside the one `output` answers, not served yet:
+    its call, to make once the output is relayed. None when the output asks the caller
+    something or offers a colleague (theirs to answer first), or failed and the request
+    is about the same order."""
+    asked = conversation.request_of(output)
+    said = unquoted(output.output).strip()
+    if asked is None or said.endswith("?") or offers_human(said):
+        return None
+    line, calls = asked
+    for request in requests_in(conversation, line):
+        if any(_agree(CallTool(call.name, _arguments(call)), request.call) for call in calls):
+            continue
+        if not conversation.offers(request.call.name):
+            continue
+        return None if output.is_error and request.refers_back else request.call
+    return None
+
+
+def _agree(one: CallTool, other: CallTool) -> bool:
+    """Whether two calls are for the same work: the same tool, and no argument both give
+    that differs (an order number counts the same in either of its forms)."""
+    if one.name != other.name:
+        return False
+    for name in one.arguments.keys() & other.arguments.keys():
+        given, asked = str(one.arguments[name]), str(other.arguments[name])
+        order = normalize_order_id(given)
+        if given != asked and (order is None or order != normalize_order_id(asked)):
+            return False
+    return True
+
+
+def _routed(conversation: Conversation) -> Reply | None:
+    """The reply of the first offered specialist whose route takes the latest line."""
+    for specialist in registered():
+        if conversation.offers(specialist.supervisor_tool):
+            reply = specialist.route(conversation)
+            if reply is not None:
+                return reply
+    return None
+
+
 def respond(conversation: Conversation) -> Reply:
     """The supervisor's answer to the caller's latest line: a person, goodbye, the first
-    offered specialist whose route takes the line, or an answer to the agent's line."""
+    of several requests said in it, the first offered specialist whose route takes the
+    line, or an answer to the agent's line."""
     line = conversation.last_caller_line or ""
     said = normalise(line)
     if PERSON.found_in(said):
         return CallTool("transfer_to_human", {"reason": ASKED_FOR_PERSON})
     if _GOODBYE.found_in(said):
         return CallTool("end_call")
-    for specialist in registered():
-        if conversation.offers(specialist.supervisor_tool):
-            reply = specialist.route(conversation)
-            if reply is not None:
-                return reply
+    requests = requests_in(conversation, line)
+    if len(requests) > 1:
+        # The first said first; the others once it is done (`request_left`).
+        return requests[0].call
+    if (reply := _routed(conversation)) is not None:
+        return reply
     if acknowledgement_only(line) and not _asked_or_offered(conversation):
         # "Okay, thanks" to something the agent said, not asked: nothing to act on.
         return Say(YOU_ARE_WELCOME)

@@ -12,6 +12,11 @@ from livekit.agents.types import NOT_GIVEN, NotGivenOr
 
 from customer_service.call import audit
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
+from customer_service.call.disclosed_reads import (
+    disclosure_recorded,
+    order_disclosing,
+    recent_orders_disclosing,
+)
 from customer_service.call.guard import guarded
 from customer_service.call.order_view import OrderLookupResult as OrderLookupResult
 from customer_service.call.registration import (
@@ -27,7 +32,10 @@ from customer_service.call.wording import OFFER_HUMAN, PERSONA
 from customer_service.domain import Order
 from customer_service.order_choice import (
     NOTHING_FITS,
+    SEVERAL_FIT_UNLISTED,
     NothingFits,
+    one_order_offer,
+    orders_named,
     picked_order_id,
     recent_orders_list,
 )
@@ -37,7 +45,6 @@ from customer_service.order_numbers import (
     normalize_order_id,
     spoken_order_id,
 )
-from customer_service.store import AuditEvent
 from customer_service.telephony.keypad import (
     KeypadEntryFailed,
     KeypadEntryStopped,
@@ -58,8 +65,10 @@ ORDER_LOOKUP_INSTRUCTIONS = PERSONA + dedent(
     already verified. When they give an order number, call lookup with it exactly as
     they said it. If they don't know the number, call list_recent_orders. When they
     pick an order by what it is ("the headphones", "the first one", "that order"), call
-    choose_order with their words. If a lookup fails, say what the tool says. If they
-    want to stop, call give_up. Never guess or invent an order number.
+    choose_order with their words. When you offered their one order and they say yes,
+    call lookup with its number; if they say no, ask for the order number. If a lookup
+    fails, say what the tool says. If they want to stop, call give_up. Never guess or
+    invent an order number.
     """
 )
 KEYPAD_INSTRUCTIONS = dedent(
@@ -101,7 +110,7 @@ async def find_callers_order(
     if order_id is None:
         raise ToolError(INVALID_ORDER_NUMBER)
     if disclosing:
-        order = await _read_recording_disclosure(state, customer.customer_id, order_id)
+        order = await order_disclosing(state, customer.customer_id, order_id)
     else:
         order = await state.store.get_order(order_id)
     if order is None or order.customer_id != customer.customer_id:
@@ -115,53 +124,13 @@ async def find_callers_order(
     return order
 
 
-async def _read_recording_disclosure(
-    state: CallState, customer_id: str, order_id: str
-) -> Order | None:
-    disclosure = AuditEvent(
-        call_id=state.call_id, kind="order_disclosed", customer_id=customer_id, order_id=order_id
-    )
-
-    async def read(events: list[AuditEvent]) -> Order | None:
-        kept = [event for event in events if event is not disclosure]
-        return await state.store.read_order_for_disclosure(order_id, customer_id, disclosure, kept)
-
-    order = await audit.store_with(state, [disclosure], read)
-    if order is not None:
-        audit.log(disclosure)
-    return order
-
-
 async def recent_orders_read_out(state: CallState) -> tuple[list[Order], str]:
     """The caller's recent orders, their disclosure recorded, and the list as said."""
     customer = state.verified_customer
     if customer is None:
         raise ToolError(NOT_VERIFIED)
-    orders = await _read_recent_recording_disclosures(state, customer.customer_id)
+    orders = await recent_orders_disclosing(state, customer.customer_id)
     return orders, recent_orders_list(orders)
-
-
-async def _read_recent_recording_disclosures(state: CallState, customer_id: str) -> list[Order]:
-    """The caller's recent orders, read in the transaction that records, for each, that
-    its number, main item, date and status are about to be said."""
-    disclosure = AuditEvent(
-        call_id=state.call_id,
-        kind="order_disclosed",
-        customer_id=customer_id,
-        detail={"listed": True},
-    )
-    limit = state.settings.recent_orders_limit
-
-    async def read(events: list[AuditEvent]) -> list[Order]:
-        kept = [event for event in events if event is not disclosure]
-        return await state.store.read_recent_orders_for_disclosure(
-            customer_id, limit, disclosure, kept
-        )
-
-    orders = await audit.store_with(state, [disclosure], read)
-    for order in orders:
-        audit.log(disclosure.about(order.order_id))
-    return orders
 
 
 class OrderLookupTask(Specialist[OrderLookupResult]):
@@ -176,10 +145,17 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
         chat_ctx: NotGivenOr[ChatContext] = NOT_GIVEN,
         line: CallerLine | None = None,
         disclosing: bool = False,
+        several_named: bool = False,
+        only_order: Order | None = None,
     ) -> None:
         """`disclosing`: the order found is read in the transaction that records its
-        disclosure (`find_callers_order`), for a caller who is about to hear it."""
+        disclosure (`find_callers_order`), for a caller who is about to hear it.
+        `several_named`: the caller's request named items that several of their orders
+        hold; they are asked which, instead of the usual question. `only_order`: the
+        caller's one order, offered to them instead."""
         self._disclosing = disclosing
+        self._several_named = several_named
+        self._only_order = only_order
         self._listed: list[Order] = []
         """The orders read out in this task, in the order the caller heard them."""
         # Only a phone caller hears of, or can be offered, the keypad.
@@ -192,7 +168,15 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
         )
 
     async def opening(self) -> None:
-        self.session.say(OPENING_QUESTION_ON_A_PHONE if self._on_phone else OPENING_QUESTION)
+        only = self._only_order
+        if self._several_named:
+            self.session.say(SEVERAL_FIT_UNLISTED)
+        elif only is not None and await disclosure_recorded(self.session.userdata, only):
+            # Heard like a list of one: "that one" then picks it.
+            self._listed = [only]
+            self.session.say(one_order_offer(only))
+        else:
+            self.session.say(OPENING_QUESTION_ON_A_PHONE if self._on_phone else OPENING_QUESTION)
 
     @function_tool()
     # Its own cap on misses is the stricter bound here.
@@ -310,25 +294,53 @@ async def validated_order(
     return order
 
 
+async def _newest_orders(state: CallState) -> list[Order]:
+    """The verified caller's recent orders, and always two when they have two or more:
+    enough to tell a caller with one order from one with several."""
+    customer = state.verified_customer
+    if customer is None:
+        return []
+    limit = max(state.settings.recent_orders_limit, 2)
+    return await state.store.recent_orders(customer.customer_id, limit)
+
+
 async def callers_order(
-    state: CallState, order_id: str | None, history: ChatContext, *, disclosing: bool = False
+    state: CallState,
+    order_id: str | None,
+    history: ChatContext,
+    *,
+    disclosing: bool = False,
+    request: str | None = None,
 ) -> OrderLookupResult:
     """The verified caller's order, checked. A usable number is looked up in code, so a
-    caller who already said it is not asked again; otherwise the specialist asks.
+    caller who already said it is not asked again; otherwise the specialist asks (or
+    offers the caller's only order).
 
     When `disclosing`, its disclosure is recorded in the transaction that reads it,
     before it is returned: details whose disclosure cannot be recorded are not given.
     The caller then hears `disclosed(state, order)`.
+
+    `request`: the caller's words that asked for this work. An item in them that only
+    one of their orders holds ("return the water bottles") names that order, looked up
+    in code like a number they said.
     """
     requested = normalize_order_id(order_id) if order_id is not None else None
 
     async def look_up() -> OrderLookupResult:
-        if requested is not None:
-            read = await find_callers_order(state, requested, disclosing=disclosing)
-            return await validated_order(OrderLookupResult.from_order(read), state, requested)
-        result = await delegate(
-            state, OrderLookupTask(chat_ctx=history, line=state.line, disclosing=disclosing)
+        recent = [] if requested is not None else await _newest_orders(state)
+        named = orders_named(request or "", recent[: state.settings.recent_orders_limit])
+        if requested is not None or len(named) == 1:
+            asked = requested or named[0].order_id
+            read = await find_callers_order(state, asked, disclosing=disclosing)
+            return await validated_order(OrderLookupResult.from_order(read), state, asked)
+        task = OrderLookupTask(
+            chat_ctx=history,
+            line=state.line,
+            disclosing=disclosing,
+            several_named=bool(named),
+            only_order=recent[0] if len(recent) == 1 else None,
         )
+        result = await delegate(state, task)
         return await validated_order(result, state, None)
 
     return await validated_with_retries(state, look_up, what="order")

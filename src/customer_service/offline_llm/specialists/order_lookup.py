@@ -6,18 +6,24 @@ import re
 
 from livekit.agents import llm
 
-from customer_service.call.answers import Phrases, normalise, polarity
+from customer_service.call.answers import Phrases, acknowledgement_only, normalise, polarity
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
-from customer_service.offline_llm.heard_order_numbers import find_order_number
+from customer_service.offline_llm.fields import find_number_runs
+from customer_service.offline_llm.heard_order_numbers import (
+    find_order_number,
+    order_numbers_read_out,
+)
 from customer_service.offline_llm.routing import order_arguments, order_in_discussion
 from customer_service.offline_llm.specialist_replies import leave, transfer
 from customer_service.offline_llm.specialists import OfflineSpecialist
 from customer_service.offline_llm.speech import REFUSALS
 from customer_service.order_choice import means_current_order, read_choice
 
-__all__ = ["ORDER_QUESTION", "SPECIALIST"]
+__all__ = ["NUMBER_QUESTION", "ORDER_QUESTION", "SPECIALIST"]
 
 ORDER_QUESTION = "What's the order number? If you don't have it, I can list your recent orders."
+NUMBER_QUESTION = "Then what's the order number?"
+"""Asked of a caller who said the order offered to them is not the one."""
 
 _ORDER = Phrases(
     [
@@ -72,6 +78,10 @@ def respond(conversation: Conversation) -> Reply:
     said = normalise(line)
     if _LIST_ORDERS.found_in(said):
         return CallTool("list_recent_orders")
+    offered = _order_offered(conversation)
+    if offered is not None and (answer := polarity(line)) is not None:
+        # "Is that the one?" about the one order read out: a yes looks it up.
+        return CallTool("lookup", {"order_id": offered}) if answer else Say(NUMBER_QUESTION)
     if REFUSALS.found_in(said):
         return CallTool("give_up")
     if _picks_an_order(conversation, line):
@@ -83,22 +93,33 @@ def respond(conversation: Conversation) -> Reply:
     return Say(ORDER_QUESTION)
 
 
+def _order_offered(conversation: Conversation) -> str | None:
+    """The order the agent's line the caller answers asked about ("I see one order ...
+    Is that the one?"): a question that reads out one order number, and only one."""
+    asked = conversation.agent_line_answered() or ""
+    numbers = order_numbers_read_out(asked)
+    return numbers[0] if asked.endswith("?") and len(numbers) == 1 else None
+
+
 def _picks_an_order(conversation: Conversation, line: str) -> bool:
     """Whether the caller's line points at an order by what it is: the order just
-    discussed, a place in a list, a date or a status, or a word of an item's name that
-    a list the caller heard contains."""
+    discussed, a place in a list, a date or a status, or words for an item. Once they
+    heard a list, only words it contains: what it does not hold is not their pick.
+    Before, any words but a number or an acknowledgement: the tool knows their orders."""
     if means_current_order(line):
         return True
     choice = read_choice(line)
     if choice.position or choice.day or choice.status:
         return True
-    heard = " ".join(
+    listed = [
         turn.output.lower()
         for turn in conversation.turns
         if isinstance(turn, llm.FunctionCallOutput)
         and conversation.tool_name(turn) == "list_recent_orders"
-    )
-    heard_words = set(re.findall(r"[a-z0-9]+", heard))
+    ]
+    if not listed:
+        return bool(choice.words) and not find_number_runs(line) and not acknowledgement_only(line)
+    heard_words = set(re.findall(r"[a-z0-9]+", " ".join(listed)))
     return any(word in heard_words or word.rstrip("s") in heard_words for word in choice.words)
 
 
