@@ -58,7 +58,7 @@ __all__ = [
     "read_back",
     "swap_choices",
     "swap_listing",
-    "unavailable_message",
+    "unavailable_question",
 ]
 
 ResultT = TypeVar("ResultT", bound="ItemSwapResult")
@@ -216,8 +216,12 @@ class Swap:
     """New prices less those paid: positive, the caller pays; negative, they get it back."""
 
 
-def unavailable_message(name: str, variant: Variant) -> str:
-    return f"The {name} with {described_options(variant.options)} isn't available right now."
+def unavailable_question(name: str, options: Mapping[str, str]) -> str:
+    """A version the caller asked for that is not available, and the question again."""
+    return (
+        f"The {name.lower()} with {described_options(options)} isn't available right now. "
+        "Which other would you like?"
+    )
 
 
 def _balance_too_low(method: PaymentMethod, difference: Decimal) -> str:
@@ -307,7 +311,7 @@ def checked_swap(
         if variant.item_id == item.item_id and not rules.same_variant_allowed:
             raise ToolError(item_refusal(ChangeRefusal.SAME_ITEM, choices, rules))
         if not variant.available:
-            raise ToolError(f"{unavailable_message(name, variant)} Which other would you like?")
+            raise ToolError(unavailable_question(name, variant.options))
         pairs.append((item, variant))
     method = chosen_method(choices.methods, payment_method_id)
     difference = sum(
