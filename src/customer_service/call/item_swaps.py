@@ -326,7 +326,7 @@ def _pair_phrase(item: OrderItem, variant: Variant, count: int) -> str:
     units = item_phrase(item.model_copy(update={"quantity": count}))
     ones = "ones" if count > 1 else "one"
     if variant.item_id == item.item_id:
-        return f"{units} for new {ones} just the same"
+        return f"{units} for {'new ones' if count > 1 else 'a new one'} just the same"
     changed = {
         name: value for name, value in variant.options.items() if item.options.get(name) != value
     }
