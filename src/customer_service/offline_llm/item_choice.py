@@ -143,19 +143,17 @@ def items_named(names: Mapping[KeyT, str], said: str) -> list[KeyT]:
 
 
 def item_segments(items: list[ListedItem], said: str) -> dict[str, str]:
-    """Each item the caller's words name, with the words about it: from the end of the
-    mention of the item before it to the start of the next one. An order of one item
-    is named by any words."""
+    """Each item the caller's words name, with the words about it: from its mention (the
+    first item's from the start) to the mention of the next one. An order of one item is
+    named by any words."""
     found = sorted(
-        (match.start(), match.end(), item.item_id)
-        for item in items
-        for match in _mentions(item.name, said)[:1]
+        (match.start(), item.item_id) for item in items for match in _mentions(item.name, said)[:1]
     )
     if not found:
         return {items[0].item_id: said} if len(items) == 1 else {}
     segments = {}
-    for index, (_, _, item_id) in enumerate(found):
-        start = found[index - 1][1] if index else 0
+    for index, (mentioned_at, item_id) in enumerate(found):
+        start = mentioned_at if index else 0
         end = found[index + 1][0] if index + 1 < len(found) else len(said)
         segments[item_id] = said[start:end]
     return segments
@@ -208,7 +206,8 @@ def _mentioned(item: ListedItem, said: str) -> dict[str, str]:
         new = [value for value in said_values if value != item.options.get(name)]
         if new or said_values:
             named[name] = (new or said_values)[0]
-    return named or _compared(item, heard)
+    # "A bigger green one": the comparison adds to the values said, never overrides one.
+    return _compared(item, heard) | named
 
 
 def variant_described(item: ListedItem, said: str) -> ListedVariant | Unavailable | Several | None:

@@ -63,13 +63,20 @@ def _which_of(several: Several) -> str:
     return f"Which would you like: {spoken_list(versions)}?"
 
 
+def _described_only(items: list[ListedItem], said: str) -> dict[str, str]:
+    """The one item whose versions the words describe without naming it ("the 6 mm one"
+    can only be the mat)."""
+    fitting = [item for item in items if variant_described(item, said) is not None]
+    return {fitting[0].item_id: said} if len(fitting) == 1 else {}
+
+
 def _chosen(items: list[ListedItem], lines: list[str]) -> Chosen | Say | None:
     """Each item the caller's latest words name with its new version; a question when
     those words name a version that cannot be had or fits several, or no version."""
     unversioned: ListedItem | None = None
     for start in range(len(lines) - 1, -1, -1):
         said = normalise(" ".join(lines[start:]))
-        segments = item_segments(items, said)
+        segments = item_segments(items, said) or _described_only(items, said)
         chosen: Chosen = {}
         for item in items:
             if item.item_id not in segments:
@@ -120,14 +127,13 @@ def respond_for(conversation: Conversation, tools: SwapTools) -> Reply:
     items = listed_items(conversation.instructions)
     answered = conversation.output_answered()
     read_back = answered is not None and not answered.is_error
-    if read_back and answered and conversation.tool_name(answered) == tools.record:
-        # The caller answers the read-back: the task's own code checks any yes again.
-        answer = polarity(line)
-        if answer is True:
-            return CallTool(tools.confirm)
-        if answer is False and not isinstance(_chosen(items, [line]), dict):
-            return CallTool("give_up")
-    if REFUSALS.found_in(normalise(line)):
+    answer = polarity(line)
+    if read_back and answered and conversation.tool_name(answered) == tools.record and answer:
+        # A yes to the read-back: the task's own code checks it again.
+        return CallTool(tools.confirm)
+    if REFUSALS.found_in(normalise(line)) or (
+        answer is False and not isinstance(_chosen(items, [line]), dict)
+    ):
         return CallTool("give_up")
     lines = conversation.caller_lines()
     chosen = _chosen(items, lines)
