@@ -1,5 +1,6 @@
 """The task and the supervisor's run of a swap of an order's items (`call.item_swaps`):
-an exchange and an item change are each this task with their own rules and words.
+an exchange and an item change are each this task with their own rules and words, and
+their supervisor tools each `swap_of_callers_order`.
 
 The task lists the order's items, their products' variants and the caller's methods in
 its instructions, records the swap with the specialist's record tool (every rule checked
@@ -29,8 +30,10 @@ from customer_service.call.item_swaps import (
     checked_swap,
     item_refusal,
     read_back,
+    swap_choices,
 )
 from customer_service.call.payment_methods import PaymentMethodId
+from customer_service.call.registration import Desk
 from customer_service.call.run_check_write import run_check_write, well_formed
 from customer_service.call.speakable import spoken_items
 from customer_service.call.specialist import Specialist
@@ -40,7 +43,7 @@ from customer_service.order_numbers import spoken_order_id
 from customer_service.store import AuditEvent
 from customer_service.store.order_changes import Changed, ChangeRefusal
 
-__all__ = ["ItemSwapTask", "run_swap"]
+__all__ = ["ItemSwapTask", "run_swap", "swap_of_callers_order"]
 
 MAX_REFUSED_CONFIRMATIONS = 2
 """Confirmations refused for want of a clear yes before the task ends, changing nothing."""
@@ -217,3 +220,23 @@ async def run_swap(
         said=lambda checked, changed: said(checked[1], swap_outcome(changed, choices, rules)),
         what=rules.verb,
     )
+
+
+async def swap_of_callers_order(
+    desk: Desk,
+    state: CallState,
+    order_id: str | None,
+    task: type[ItemSwapTask[Any]],
+    *,
+    write: SwapWrite,
+    said: Callable[[Swap, Order], str],
+) -> str:
+    """A swap's supervisor tool: the verified caller's order (its disclosure recorded, as
+    the task names its items), refused in words unless it is in the one state `task`'s
+    rules swap, then `run_swap`."""
+    rules = task.rules
+    _, order = await desk.callers_order(state, order_id, disclosing=True)
+    if order.status is not rules.swappable:
+        raise ToolError(rules.not_swappable(order.order_id, order.status))
+    choices = await swap_choices(state, order)
+    return await run_swap(state, choices, rules, task, write=write, said=said)

@@ -39,6 +39,7 @@ from customer_service.call.wording import UNEXPECTED_APOLOGY, quoted
 from customer_service.domain import (
     ORDER_ID_PATTERN,
     OrderItem,
+    OrderStatus,
     PaymentKind,
     PaymentMethod,
     Product,
@@ -181,6 +182,10 @@ class SwapRules(Generic[ResultT]):
     """Whether a unit may become the variant it is (a faulty unit replaced)."""
     settled: str
     """When a price difference is paid or refunded, as a sentence of the read-back."""
+    swappable: OrderStatus
+    """The one state of an order whose items this swap changes."""
+    not_swappable: Callable[[str, OrderStatus], str]
+    """Why an order in another state cannot be swapped, and what can be done instead."""
     status_refused: Callable[[str, ChangeRefusal], str | None]
     """The sentence for a refusal about the order (its state, or not the caller's),
     given its number; None for a refusal about the items or the method."""

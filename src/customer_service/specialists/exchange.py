@@ -13,15 +13,14 @@ from __future__ import annotations
 
 from textwrap import dedent
 
-from livekit.agents import RunContext, ToolError
+from livekit.agents import RunContext
 
 from customer_service.call.confirmation import ConfirmationWording
-from customer_service.call.item_swap_task import ItemSwapTask, run_swap
+from customer_service.call.item_swap_task import ItemSwapTask, swap_of_callers_order
 from customer_service.call.item_swaps import (
     ItemSwapResult,
     Swap,
     SwapRules,
-    swap_choices,
 )
 from customer_service.call.payment_methods import spoken_amount, spoken_method
 from customer_service.call.registration import (
@@ -102,6 +101,8 @@ RULES = SwapRules(
     verb="exchange",
     question=QUESTION,
     wording=WORDING,
+    swappable=OrderStatus.DELIVERED,
+    not_swappable=not_exchangeable_message,
     same_variant_allowed=True,
     settled="That is settled once your items are back with us.",
     status_refused=exchange_refused,
@@ -147,10 +148,7 @@ async def exchange_items(
     """Exchange items of one of the caller's delivered orders for other versions of the
     same products."""
     state = context.userdata
-    # The task names its items: the order is read with its disclosure recorded.
-    _, order = await desk.callers_order(state, order_id, disclosing=True)
-    if order.status is not OrderStatus.DELIVERED:
-        raise ToolError(not_exchangeable_message(order.order_id, order.status))
-    choices = await swap_choices(state, order)
     write = state.store.exchange_order_items
-    return await run_swap(state, choices, RULES, ExchangeTask, write=write, said=exchange_said)
+    return await swap_of_callers_order(
+        desk, state, order_id, ExchangeTask, write=write, said=exchange_said
+    )

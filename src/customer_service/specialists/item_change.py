@@ -13,15 +13,14 @@ from __future__ import annotations
 
 from textwrap import dedent
 
-from livekit.agents import RunContext, ToolError
+from livekit.agents import RunContext
 
 from customer_service.call.confirmation import ConfirmationWording
-from customer_service.call.item_swap_task import ItemSwapTask, run_swap
+from customer_service.call.item_swap_task import ItemSwapTask, swap_of_callers_order
 from customer_service.call.item_swaps import (
     ItemSwapResult,
     Swap,
     SwapRules,
-    swap_choices,
 )
 from customer_service.call.payment_methods import refund_timing, spoken_amount
 from customer_service.call.registration import (
@@ -105,6 +104,8 @@ RULES = SwapRules(
     verb="change",
     question=QUESTION,
     wording=WORDING,
+    swappable=OrderStatus.PENDING,
+    not_swappable=not_changeable_message,
     same_variant_allowed=False,
     settled="That is settled as soon as you say yes.",
     status_refused=item_change_refused,
@@ -148,10 +149,7 @@ async def change_items(
     """Change items of one of the caller's pending orders to other versions of the same
     products."""
     state = context.userdata
-    # The task names its items: the order is read with its disclosure recorded.
-    _, order = await desk.callers_order(state, order_id, disclosing=True)
-    if order.status is not OrderStatus.PENDING:
-        raise ToolError(not_changeable_message(order.order_id, order.status))
-    choices = await swap_choices(state, order)
     write = state.store.change_order_items
-    return await run_swap(state, choices, RULES, ItemChangeTask, write=write, said=item_change_said)
+    return await swap_of_callers_order(
+        desk, state, order_id, ItemChangeTask, write=write, said=item_change_said
+    )
