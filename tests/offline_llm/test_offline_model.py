@@ -97,12 +97,18 @@ async def test_the_real_agents_offer_every_tool_the_offline_model_knows_them_by(
         )
     ).agent
     assert said[-1] == GOODBYE
-    # Only Priya has a delivered order to return.
+    # Only Priya has a delivered order to return or exchange: the exchange is declined.
     returned = (
         await chat(
             demo_database_url,
-            "I'd like to return order 200201",
+            "I'd like to exchange something from order 200201",
             PRIYA,
+            "the mat, for the 6 mm one, with paypal",
+            "no",
+            "I'd like to change the items of order 200202",
+            "the same ones but in green",
+            "yes",
+            "I'd like to return order 200201",
             "all of them, I don't need them any more",
             "yes",
             "bye",

@@ -241,3 +241,41 @@ async def test_default_addresses_are_compared_and_unnamed_accounts_must_not_chan
         assert problem.startswith("customer C-1002: default address is 1 Market Street")
     finally:
         await scenario_store.close()
+
+
+async def test_items_changed_and_exchanges_requested_are_graded(tmp_path: Path) -> None:
+    exchange = {
+        "item_ids": ["9000000401"],
+        "new_item_ids": ["9000000402"],
+        "method_id": "paypal_9000201",
+        "price_difference": "10.00",
+    }
+    expects = scenario(
+        expect={"orders": {"200201": {"status": "exchange requested", "exchange": exchange}}}
+    )
+    scenario_store = await opened(tmp_path, expects)
+    try:
+        assert await scenario_store.differences() == [
+            "order 200201: status is delivered, expected exchange requested",
+            "order 200201: exchange requested is none, expected ['9000000401'] for "
+            "['9000000402'], difference 10.00 through paypal_9000201",
+        ]
+        store = scenario_store.store
+        swap = {"customer_id": "C-1002", "payment_method_id": "paypal_9000201", "call_id": "c"}
+        exchanged = await store.exchange_order_items(
+            order_id="200201", item_ids=["9000000401"], new_item_ids=["9000000402"], **swap
+        )
+        assert exchanged.done
+        assert await scenario_store.differences() == []
+        # An item change the scenario does not expect is a difference of its own.
+        changed = await store.change_order_items(
+            order_id="200202", item_ids=["9000000601"], new_item_ids=["9000000603"], **swap
+        )
+        assert changed.done
+        assert await scenario_store.differences() == [
+            "order 200202: status is pending (item modified), expected pending",
+            "order 200202: items are ['9000000601', '9000000601', '9000000603'], expected "
+            "['9000000601', '9000000601', '9000000601']",
+        ]
+    finally:
+        await scenario_store.close()

@@ -25,6 +25,8 @@ from support.confirming import (
     CANCELLATION,
     CONSENT,
     DEFAULT_ADDRESS,
+    EXCHANGE,
+    ITEM_CHANGE,
     RETURNS,
     Confirming,
 )
@@ -32,12 +34,28 @@ from support.conversation import agent_lines, audit_events, check_identity, tool
 from support.demo_addresses import PRIYA_ADDRESS
 from support.scripted_llm import Call, Decision, Parallel, Rule, Say, ScriptedLLM, Step, Turn
 
-SUITE = [CANCELLATION, ADDRESS_CHANGE, RETURNS, CONSENT, DEFAULT_ADDRESS]
-IDS = ["cancellation", "address_change", "returns", "consent", "default_address"]
+SUITE = [CANCELLATION, ADDRESS_CHANGE, RETURNS, CONSENT, DEFAULT_ADDRESS, EXCHANGE, ITEM_CHANGE]
+IDS = [
+    "cancellation",
+    "address_change",
+    "returns",
+    "consent",
+    "default_address",
+    "exchange",
+    "item_change",
+]
 EVERY_ONE = pytest.mark.parametrize("specialist", SUITE, ids=IDS)
 ORDER_BOUND = pytest.mark.parametrize(
     "specialist",
     [pytest.param(s, id=i) for s, i in zip(SUITE, IDS, strict=True) if s.order_tool_for],
+)
+CHOOSING = pytest.mark.parametrize(
+    ("specialist", "beyond"),
+    [
+        pytest.param(s, call, id=f"{i}-{index}")
+        for s, i in zip(SUITE, IDS, strict=True)
+        for index, call in enumerate(s.beyond_the_caller)
+    ],
 )
 HANG_GUARD_S = 10.0  # a generous bound: a hang must fail the test, not stall it
 
@@ -221,3 +239,21 @@ async def test_an_account_level_change_reaches_only_the_verified_callers_account
         assert priya.address == PRIYA_ADDRESS
         (event,) = await audit_events(session, kind=specialist.writes)
         assert event.customer_id == "C-1001"
+
+
+@CHOOSING
+async def test_a_record_beyond_the_callers_choices_is_refused_with_a_confirm_after_it(
+    settings: Settings, specialist: Confirming, beyond: Call
+) -> None:
+    # After the read-back the model records what is not the caller's to choose and
+    # confirms at once: the record is refused, and the yes confirms only what was heard.
+    model = model_for(specialist, Parallel((beyond, specialist.confirm)))
+    async with call_session(model, settings=settings) as session:
+        await reach_read_back(session, specialist)
+        await session.run(user_input="Yes")
+        refused = tool_outputs(session, beyond.name)[-1]
+        assert refused.is_error
+        # Nothing, or exactly what the caller heard and said yes to.
+        writes = await specialist.writes_stored(session)
+        assert writes <= 1
+        assert await specialist.changed(session) is (writes == 1)

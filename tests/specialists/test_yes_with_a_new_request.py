@@ -1,7 +1,8 @@
 """A yes to a read-back said with a new request: the confirmed change is made before the
 call moves on, or the caller is told plainly that nothing was changed.
 
-Every specialist that confirms before acting (address change, cancellation, returns) is
+Every specialist that confirms before acting (address change, cancellation, returns,
+exchange, item change) is
 driven the same way through the real supervisor, specialists and store: the caller
 hears the read-back in full, then answers it and asks for something else in one breath,
 and the model sends the confirm tool and `caller_wants_something_else` in one reply, in
@@ -17,7 +18,15 @@ from customer_service.call.state import CallState
 from customer_service.call.wording import LEFT_FOR_SOMETHING_ELSE
 from customer_service.settings import Settings
 from customer_service.testing import call_session
-from support.confirming import ADDRESS_CHANGE, CANCELLATION, DEFAULT_ADDRESS, RETURNS, Confirming
+from support.confirming import (
+    ADDRESS_CHANGE,
+    CANCELLATION,
+    DEFAULT_ADDRESS,
+    EXCHANGE,
+    ITEM_CHANGE,
+    RETURNS,
+    Confirming,
+)
 from support.conversation import agent_lines, tool_outputs
 from support.scripted_llm import Call, Parallel, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
@@ -27,8 +36,8 @@ LEAVE = Call("caller_wants_something_else", {"request": "another request"})
 
 SPECIALISTS = pytest.mark.parametrize(
     "specialist",
-    [CANCELLATION, ADDRESS_CHANGE, RETURNS, DEFAULT_ADDRESS],
-    ids=["cancellation", "address_change", "returns", "default_address"],
+    [CANCELLATION, ADDRESS_CHANGE, RETURNS, DEFAULT_ADDRESS, EXCHANGE, ITEM_CHANGE],
+    ids=["cancellation", "address_change", "returns", "default_address", "exchange", "item_change"],
 )
 ORDERS = pytest.mark.parametrize(
     "confirm_first", [True, False], ids=["confirm_first", "leave_first"]

@@ -22,12 +22,28 @@ from customer_service.specialists import SPECIALISTS
 from customer_service.specialists.address_update import WORDING as ADDRESS_WORDING
 from customer_service.specialists.cancellation import kept_message
 from customer_service.specialists.default_address import WORDING as DEFAULT_ADDRESS_WORDING
+from customer_service.specialists.exchange import WORDING as EXCHANGE_WORDING
+from customer_service.specialists.item_change import WORDING as ITEM_CHANGE_WORDING
 from customer_service.specialists.returns import WORDING as RETURN_WORDING
 
 from .conversation import JORDAN, JORDAN_SAYS, PRIYA, audit_events, check_identity
 from .demo_addresses import MARKET_STREET_SUITE_5
 from .scripted_llm import Call, Decision, Parallel, Step
 from .scripted_llm import relay_tool_output as relay
+from .swaps import (
+    BLOCK_CORK,
+    BLOCK_FOAM,
+    BOTTLE_BLUE,
+    BOTTLE_BLUE_750,
+    BOTTLE_GREEN,
+    GIFT_CARD,
+    HEADPHONES_BLACK,
+    JORDANS_CARD,
+    MAT_4MM,
+    MAT_6MM,
+    PAYPAL,
+    record,
+)
 
 PRIYA_SAYS = "Priya Natarajan, 10001, priya.n@example.com"
 
@@ -55,6 +71,9 @@ class Confirming:
     """The supervisor's steps once the change is made (none when code speaks for it)."""
     order_tool_for: str | None = None
     """The caller's order this works on, when it works on one."""
+    beyond_the_caller: tuple[Call, ...] = ()
+    """Records naming what is not the caller's to choose (another customer's payment
+    method, another product's variant): each refused in code, whatever follows it."""
 
     @property
     def confirm_tool(self) -> str:
@@ -92,6 +111,22 @@ async def _default_address_changed(session: AgentSession[CallState]) -> bool:
 async def _return_requested(session: AgentSession[CallState]) -> bool:
     requests = await session.userdata.store.return_requests()
     return [request.item_indices for request in requests] == [(0, 1)]
+
+
+async def _mat_exchanged(session: AgentSession[CallState]) -> bool:
+    order = await session.userdata.store.get_order("200201")
+    assert order is not None
+    exchanged = order.exchange
+    return exchanged is not None and (exchanged.new_item_ids, exchanged.method_id) == (
+        (MAT_6MM,),
+        PAYPAL,
+    )
+
+
+async def _bottles_made_bigger(session: AgentSession[CallState]) -> bool:
+    order = await session.userdata.store.get_order("200202")
+    assert order is not None
+    return [(item.item_id, item.quantity) for item in order.items] == [(BOTTLE_BLUE_750, 3)]
 
 
 async def _text_updates_granted(session: AgentSession[CallState]) -> bool:
@@ -203,6 +238,70 @@ RETURNS = Confirming(
         ),
     ),
     order_tool_for="200201",
+)
+EXCHANGE = Confirming(
+    supervisor_tool="exchange_items",
+    confirm=Call("confirm_exchange"),
+    caller=PRIYA,
+    lines_to_read_back=(
+        "I'd like to exchange something from order 200201",
+        PRIYA_SAYS,
+        "The mat, for the 6 mm one, with PayPal",
+    ),
+    steps_to_read_back=(
+        Call("exchange_items", {"order_id": "200201"}),
+        check_identity(PRIYA),
+        record("record_exchange", [MAT_4MM], [MAT_6MM], PAYPAL),
+    ),
+    changed=_mat_exchanged,
+    nothing_changed=EXCHANGE_WORDING.nothing_done,
+    # The caller says yes to the mat; the model records the blocks and confirms.
+    other_than_read_back=(
+        "Yes",
+        Parallel(
+            (
+                record("record_exchange", [BLOCK_CORK] * 2, [BLOCK_FOAM] * 2, GIFT_CARD),
+                Call("confirm_exchange"),
+            )
+        ),
+    ),
+    order_tool_for="200201",
+    beyond_the_caller=(
+        record("record_exchange", [MAT_4MM], [MAT_6MM], JORDANS_CARD),
+        record("record_exchange", [MAT_4MM], [HEADPHONES_BLACK], PAYPAL),
+    ),
+)
+ITEM_CHANGE = Confirming(
+    supervisor_tool="change_items",
+    confirm=Call("confirm_item_change"),
+    caller=PRIYA,
+    lines_to_read_back=(
+        "I'd like to change the items of order 200202",
+        PRIYA_SAYS,
+        "The bigger ones, from my gift card",
+    ),
+    steps_to_read_back=(
+        Call("change_items", {"order_id": "200202"}),
+        check_identity(PRIYA),
+        record("record_item_change", [BOTTLE_BLUE] * 3, [BOTTLE_BLUE_750] * 3, GIFT_CARD),
+    ),
+    changed=_bottles_made_bigger,
+    nothing_changed=ITEM_CHANGE_WORDING.nothing_done,
+    # The caller says yes to bigger bottles; the model records green ones and confirms.
+    other_than_read_back=(
+        "Yes",
+        Parallel(
+            (
+                record("record_item_change", [BOTTLE_BLUE] * 3, [BOTTLE_GREEN] * 3, GIFT_CARD),
+                Call("confirm_item_change"),
+            )
+        ),
+    ),
+    order_tool_for="200202",
+    beyond_the_caller=(
+        record("record_item_change", [BOTTLE_BLUE] * 3, [BOTTLE_BLUE_750] * 3, JORDANS_CARD),
+        record("record_item_change", [BOTTLE_BLUE], [HEADPHONES_BLACK], GIFT_CARD),
+    ),
 )
 CONSENT = Confirming(
     supervisor_tool="request_consent",

@@ -13,7 +13,7 @@ from collections import Counter
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from customer_service.domain import CancelReason, OrderStatus, PostalAddress
+from customer_service.domain import CancelReason, ExchangeRequest, OrderStatus, PostalAddress
 from customer_service.store import ReturnReason, Store
 from customer_service.store.seed import DEMO_CUSTOMERS
 
@@ -60,6 +60,10 @@ class ExpectedOrder(_Spec):
 
     status: OrderStatus | None = None
     shipping_address: PostalAddress | None = None
+    item_ids: tuple[str, ...] | None = None
+    """The variant of every unit, sorted: what an item change leaves."""
+    exchange: ExchangeRequest | None = None
+    """The exchange requested for it (item ids sorted, method, price difference)."""
 
 
 class ExpectedReturn(_Spec):
@@ -100,6 +104,8 @@ class ExpectedState(_Spec):
 class OrderState(_Spec):
     status: OrderStatus
     shipping_address: PostalAddress
+    item_ids: tuple[str, ...] = ()
+    exchange: ExchangeRequest | None = None
 
 
 class StoreState(_Spec):
@@ -144,7 +150,12 @@ async def read_state(store: Store, order_ids: tuple[str, ...] = ()) -> StoreStat
         if order is not None:
             found.append(order)
     orders = {
-        order.order_id: OrderState(status=order.status, shipping_address=order.shipping_address)
+        order.order_id: OrderState(
+            status=order.status,
+            shipping_address=order.shipping_address,
+            item_ids=tuple(sorted(order.unit_item_ids())),
+            exchange=order.exchange,
+        )
         for order in found
     }
     consents = tuple(
@@ -237,6 +248,17 @@ def _order_differences(
             f"order {order_id}: ships to {after.shipping_address.one_line()}, "
             f"expected {address.one_line()}"
         )
+    items = wanted.item_ids if wanted.item_ids is not None else before.item_ids
+    if after.item_ids != items:
+        problems.append(
+            f"order {order_id}: items are {list(after.item_ids)}, expected {list(items)}"
+        )
+    exchange = wanted.exchange or before.exchange
+    if after.exchange != exchange:
+        problems.append(
+            f"order {order_id}: exchange requested is {_describe_exchange(after.exchange)}, "
+            f"expected {_describe_exchange(exchange)}"
+        )
     return problems
 
 
@@ -275,3 +297,12 @@ def _describe_return(request: ExpectedReturn | None) -> str:
     if request is None:
         return "none"
     return f"of items {list(request.item_indices)} ({request.reason.value})"
+
+
+def _describe_exchange(exchange: ExchangeRequest | None) -> str:
+    if exchange is None:
+        return "none"
+    return (
+        f"{list(exchange.item_ids)} for {list(exchange.new_item_ids)}, difference "
+        f"{exchange.price_difference} through {exchange.method_id}"
+    )

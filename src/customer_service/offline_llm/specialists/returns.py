@@ -7,6 +7,7 @@ import re
 from customer_service.call.answers import Phrases, normalise, polarity
 from customer_service.call.wording import unquoted
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
+from customer_service.offline_llm.item_choice import items_named
 from customer_service.offline_llm.routing import names_an_order, order_arguments
 from customer_service.offline_llm.specialist_replies import first_question, leave, transfer
 from customer_service.offline_llm.specialists import OfflineSpecialist
@@ -50,21 +51,11 @@ def _items(conversation: Conversation) -> dict[int, str]:
     return {int(number): unquoted(name) for number, name in lines}
 
 
-def _head_noun(name: str) -> str:
-    # "Cork yoga mat" is asked for as "the mat"; "Linen duvet cover, double" as "the cover".
-    return name.partition(",")[0].split()[-1].lower()
-
-
 def _chosen_items(conversation: Conversation, said: str) -> list[int]:
     items = _items(conversation)
     if _ALL.found_in(said):
         return sorted(items)
-    words = set(re.findall(r"[a-z']+", said))
-    return [
-        number
-        for number, name in sorted(items.items())
-        if {_head_noun(name), _head_noun(name) + "s", _head_noun(name) + "es"} & words
-    ]
+    return sorted(items_named(items, said))
 
 
 def _reason(said: str) -> str | None:

@@ -1,0 +1,174 @@
+"""Exchanges and item changes as the offline model plays them: the supervisor's routing,
+which chooses the tool by the caller's words (the agent checks the order's state), and
+the specialists, which record what the caller's words choose and confirm only a yes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from livekit.agents import llm
+
+from customer_service.call.item_swaps import SwapChoices
+from customer_service.call.order_view import OrderLookupResult
+from customer_service.domain import OrderStatus, PaymentMethod
+from customer_service.offline_llm.routing import new_request
+from customer_service.offline_llm.swap_replies import METHOD_QUESTION
+from customer_service.specialists import exchange, item_change
+from customer_service.specialists.exchange import not_exchangeable_message
+from customer_service.store.demo_catalog import DEMO_PAYMENT_METHODS, DEMO_PRODUCTS
+from support.clock import DEMO_ORDERS
+from support.offline_chat import (
+    FULL_SUPERVISOR,
+    agent,
+    answer,
+    called,
+    said,
+    specialist_tools,
+    tool_round,
+    user,
+)
+from support.swaps import (
+    BOTTLE_BLUE,
+    BOTTLE_GREEN,
+    GIFT_CARD,
+    MAT_4MM,
+    MAT_6MM,
+    PAYPAL,
+)
+
+EXCHANGE = specialist_tools("exchange")
+ITEM_CHANGE = specialist_tools("item_change")
+
+
+def choices(order_id: str, methods: tuple[PaymentMethod, ...]) -> SwapChoices:
+    order = OrderLookupResult.from_order(next(o for o in DEMO_ORDERS if o.order_id == order_id))
+    products = {product.product_id: product for product in DEMO_PRODUCTS}
+    return SwapChoices(order=order, products=products, methods=methods, paid_with=GIFT_CARD)
+
+
+def history(instructions: str, *items: llm.ChatItem | list[llm.ChatItem]) -> list[llm.ChatItem]:
+    flat: list[llm.ChatItem] = [
+        llm.ChatMessage(role="system", content=[instructions]),
+        agent("Which items would you like to change, and to which version?"),
+    ]
+    for item in items:
+        flat.extend(item if isinstance(item, list) else [item])
+    return flat
+
+
+PRIYAS = DEMO_PAYMENT_METHODS["C-1002"]
+EXCHANGE_INSTRUCTIONS = exchange.RULES.instructions(choices("200201", PRIYAS))
+CHANGE_INSTRUCTIONS = item_change.RULES.instructions(choices("200202", PRIYAS))
+
+
+# --- the supervisor ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "call"),
+    [
+        ("I'd like to exchange order 200201", ("exchange_items", {"order_id": "200201"})),
+        (
+            "Can I swap the mat in order 200201 for a thicker one?",
+            ("exchange_items", {"order_id": "200201"}),
+        ),
+        # The words choose; the agent refuses a pending order and says what it can do.
+        (
+            "I'd like to exchange the bottles in order 200202",
+            ("exchange_items", {"order_id": "200202"}),
+        ),
+        ("I want to change the items of order 200202", ("change_items", {"order_id": "200202"})),
+        (
+            "change the colour of the bottles in my order 200202",
+            ("change_items", {"order_id": "200202"}),
+        ),
+        ("I need a different size", ("change_items", {})),
+    ],
+)
+async def test_the_callers_words_choose_exchange_or_item_change(
+    line: str, call: tuple[str, dict[str, Any]]
+) -> None:
+    assert called(await answer(FULL_SUPERVISOR, user(line))) == call
+
+
+async def test_after_hearing_what_can_be_done_instead_the_order_is_not_asked_again() -> None:
+    refused = tool_round(
+        "exchange_items",
+        not_exchangeable_message("200202", OrderStatus.PENDING),
+        is_error=True,
+        order_id="200202",
+    )
+    reply = await answer(
+        FULL_SUPERVISOR,
+        user("I'd like to exchange order 200202"),
+        refused,
+        agent(not_exchangeable_message("200202", "pending")),  # type: ignore[arg-type]
+        user("ok, change the items then"),
+    )
+    assert called(reply) == ("change_items", {"order_id": "200202"})
+
+
+def test_inside_another_specialist_a_swap_naming_an_order_is_a_new_request() -> None:
+    assert new_request("actually, exchange order 200201 instead") == "exchange_items"
+    assert new_request("and change the items of order 200202") == "change_items"
+    assert new_request("change the address for order 100102") != "change_items"
+
+
+# --- the specialists ---------------------------------------------------------------------
+
+
+async def test_a_method_is_asked_for_when_the_difference_needs_one() -> None:
+    reply = await answer(EXCHANGE, history(EXCHANGE_INSTRUCTIONS, user("the mat, 6 mm please")))
+    assert said(reply) == METHOD_QUESTION
+    named = await answer(
+        EXCHANGE,
+        history(
+            EXCHANGE_INSTRUCTIONS,
+            user("the mat, 6 mm please"),
+            agent(METHOD_QUESTION),
+            user("my PayPal"),
+        ),
+    )
+    assert called(named) == (
+        "record_exchange",
+        {"item_ids": [MAT_4MM], "new_item_ids": [MAT_6MM], "payment_method_id": PAYPAL},
+    )
+
+
+async def test_with_no_difference_the_method_that_paid_is_proposed() -> None:
+    reply = await answer(ITEM_CHANGE, history(CHANGE_INSTRUCTIONS, user("green ones please")))
+    assert called(reply) == (
+        "record_item_change",
+        {
+            "item_ids": [BOTTLE_BLUE] * 3,
+            "new_item_ids": [BOTTLE_GREEN] * 3,
+            "payment_method_id": GIFT_CARD,
+        },
+    )
+
+
+async def test_the_only_method_is_proposed_and_read_back() -> None:
+    visa = DEMO_PAYMENT_METHODS["C-1001"]
+    instructions = exchange.RULES.instructions(choices("200201", visa))
+    reply = await answer(EXCHANGE, history(instructions, user("the mat for a 6 mm one")))
+    assert called(reply)[1]["payment_method_id"] == visa[0].method_id
+
+
+@pytest.mark.parametrize(
+    ("line", "tool"),
+    [("yes", "confirm_item_change"), ("no", "give_up"), ("never mind", "give_up")],
+)
+async def test_the_read_back_is_answered_in_the_callers_words(line: str, tool: str) -> None:
+    recorded = tool_round(
+        "record_item_change",
+        "",
+        item_ids=[BOTTLE_BLUE] * 3,
+        new_item_ids=[BOTTLE_GREEN] * 3,
+        payment_method_id=GIFT_CARD,
+    )
+    reply = await answer(
+        ITEM_CHANGE,
+        history(CHANGE_INSTRUCTIONS, user("green ones"), recorded, agent("Shall I?"), user(line)),
+    )
+    assert called(reply) == (tool, {})

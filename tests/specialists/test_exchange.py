@@ -1,0 +1,472 @@
+"""Exchanges of delivered items, driven through real sessions with a scripted model."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from livekit.agents import AgentSession
+
+from customer_service.call.item_swaps import SwapChoices, item_refusal
+from customer_service.call.order_view import OrderLookupResult
+from customer_service.call.state import CallState
+from customer_service.call.wording import NOTHING_TO_CONFIRM_YET, UNEXPECTED_APOLOGY
+from customer_service.domain import (
+    ExchangeRequest,
+    OrderStatus,
+    PaymentKind,
+    PaymentMethod,
+    ReturnedItems,
+)
+from customer_service.settings import Settings
+from customer_service.specialists import exchange
+from customer_service.specialists.exchange import RULES, WORDING, ExchangeTask
+from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
+from customer_service.specialists.order_lookup import not_found_message
+from customer_service.store import Store
+from customer_service.store.order_changes import ChangeRefusal
+from customer_service.supervisor import CustomerServiceAgent
+from customer_service.testing import call_session
+from support.clock import DEMO_ORDERS
+from support.conversation import (
+    JORDAN,
+    JORDAN_SAYS,
+    PRIYA,
+    agent_lines,
+    ask_then_verify,
+    audit_events,
+    tool_outputs,
+    verifying_for,
+)
+from support.scripted_llm import Call, Parallel, ScriptedLLM, Step
+from support.scripted_llm import relay_tool_output as relay
+from support.store_records import save_orders, save_payment_methods
+from support.swaps import (
+    BLOCK_CORK,
+    BLOCK_FOAM,
+    BOTTLE_GREEN,
+    DELIVERED,
+    GIFT_CARD,
+    HEADPHONES_BLACK,
+    JORDANS_CARD,
+    MAT_4MM,
+    MAT_6MM,
+    PAYPAL,
+    PENDING,
+    PRIYA_SAYS,
+    order_now,
+    record,
+)
+
+EXCHANGE_TOOLS = frozenset({"record_exchange", "give_up"})
+QUESTION = (
+    "Order 2 0 0, 2 0 1 contains a Cork yoga mat and two Yoga blocks. Which items would you "
+    "like to exchange, and for which version? An order can be exchanged only once, so please "
+    "tell me every item you'd like to exchange now."
+)
+MAT_READ_BACK = (
+    "You'd like to exchange a Cork yoga mat with thickness 4 mm for one with thickness 6 mm "
+    "in order 2 0 0, 2 0 1. The new items cost 10 dollars more, paid with your PayPal "
+    "account. That is settled once your items are back with us. Shall I request this "
+    "exchange? Please say yes or no."
+)
+BLOCKS_READ_BACK = (
+    "You'd like to exchange two Yoga blocks with material cork for ones with material foam "
+    "in order 2 0 0, 2 0 1. The new items cost 10 dollars less, refunded to your gift card, "
+    "which has 40 dollars on it. That is settled once your items are back with us. Shall I "
+    "request this exchange? Please say yes or no."
+)
+MAT_REQUESTED = (
+    "Done. An exchange is requested for order 2 0 0, 2 0 1. You'll get instructions for "
+    "sending the items back, and your new items are sent once they arrive. The difference of "
+    "10 dollars is paid with your PayPal account then."
+)
+RECORD_MAT = record("record_exchange", [MAT_4MM], [MAT_6MM], PAYPAL)
+RECORD_BLOCKS = record("record_exchange", [BLOCK_CORK] * 2, [BLOCK_FOAM] * 2, GIFT_CARD)
+CONFIRM: list[Step] = [Call("confirm_exchange"), relay]
+
+
+def until_question(order_id: str = DELIVERED, details: dict[str, Any] = PRIYA) -> list[Step]:
+    return [*verifying_for("exchange_items", order_id, details)]
+
+
+async def reach_question(
+    session: AgentSession[CallState], order_id: str = DELIVERED, says: str = PRIYA_SAYS
+) -> None:
+    await ask_then_verify(session, f"I'd like to exchange something from order {order_id}", says)
+
+
+async def assert_not_exchanged(session: AgentSession[CallState]) -> None:
+    order = await order_now(session, DELIVERED)
+    assert (order.status, order.exchange) == (OrderStatus.DELIVERED, None)
+    assert await audit_events(session, kind="order_exchange_requested") == []
+
+
+async def test_a_clear_yes_requests_the_exchange_with_its_difference_and_moves_no_money(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM([*until_question(), RECORD_MAT, *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_question(session)
+        assert agent_lines(session)[-1] == QUESTION
+        assert session.userdata.disclosed_order_ids == [DELIVERED]
+        paid_before = (await order_now(session, DELIVERED)).payments
+
+        await session.run(user_input="The mat, I'd like the 6 mm one instead, with PayPal")
+        assert agent_lines(session)[-1] == MAT_READ_BACK
+        await assert_not_exchanged(session)
+
+        confirmed = await session.run(user_input="Yes please")
+        confirmed.expect.contains_agent_handoff(new_agent_type=CustomerServiceAgent)
+        order = await order_now(session, DELIVERED)
+        assert order.status is OrderStatus.EXCHANGE_REQUESTED
+        assert order.exchange == ExchangeRequest(
+            item_ids=(MAT_4MM,),
+            new_item_ids=(MAT_6MM,),
+            method_id=PAYPAL,
+            price_difference=Decimal("10.00"),
+        )
+        # Settled when the items are back: nothing paid yet, the items as they were.
+        assert order.payments == paid_before
+        assert order.items == next(o for o in DEMO_ORDERS if o.order_id == DELIVERED).items
+        (output,) = tool_outputs(session, "exchange_items")
+        assert (output.output, output.is_error) == (MAT_REQUESTED, False)
+        assert agent_lines(session)[-1] == MAT_REQUESTED
+        [event] = await audit_events(session, kind="order_exchange_requested")
+        assert event.call_id == session.userdata.call_id
+    assert not model.overran
+
+
+async def test_units_of_a_line_and_a_refund_to_another_method_are_read_back(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM([*until_question(), RECORD_BLOCKS, *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_question(session)
+        await session.run(user_input="Both blocks for the foam ones, refund to my gift card")
+        assert agent_lines(session)[-1] == BLOCKS_READ_BACK
+        await session.run(user_input="yes")
+        order = await order_now(session, DELIVERED)
+        assert order.exchange is not None
+        assert (order.exchange.method_id, order.exchange.price_difference) == (
+            GIFT_CARD,
+            Decimal("-10.00"),
+        )
+    assert not model.overran
+
+
+async def test_a_faulty_unit_is_exchanged_for_the_same_version(settings: Settings) -> None:
+    same = record("record_exchange", [MAT_4MM], [MAT_4MM], PAYPAL)
+    model = ScriptedLLM([*until_question(), same, *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_question(session)
+        await session.run(user_input="The mat is faulty, I'd like a new one just the same")
+        assert agent_lines(session)[-1] == WORDING.read_back(
+            "You'd like to exchange a Cork yoga mat for a new one just the same in order "
+            "2 0 0, 2 0 1. The price is the same, so nothing is paid or refunded."
+        )
+        await session.run(user_input="yes")
+        order = await order_now(session, DELIVERED)
+        assert order.exchange is not None
+        assert order.exchange.new_item_ids == (MAT_4MM,)
+    assert not model.overran
+
+
+async def test_a_correction_after_the_read_back_replaces_what_is_confirmed(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM([*until_question(), RECORD_MAT, RECORD_BLOCKS, *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_question(session)
+        await session.run(user_input="the mat for the 6 mm one, PayPal")
+        await session.run(user_input="No wait, not the mat: the blocks, foam, to my gift card")
+        assert agent_lines(session)[-1] == BLOCKS_READ_BACK
+        await session.run(user_input="Yes")
+        order = await order_now(session, DELIVERED)
+        assert order.exchange is not None
+        assert order.exchange.item_ids == (BLOCK_CORK, BLOCK_CORK)
+    assert not model.overran
+
+
+async def test_no_to_the_read_back_and_unclear_answers_request_nothing(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM([*until_question(), RECORD_MAT, *CONFIRM, *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_question(session)
+        await session.run(user_input="the mat for the 6 mm one, PayPal")
+        first = await session.run(user_input="Hmm, how long does that take?")
+        first.expect.contains_function_call_output(output=WORDING.not_a_clear_yes, is_error=True)
+        await session.run(user_input="I'm not sure")
+        (output,) = tool_outputs(session, "exchange_items")
+        assert (output.output, output.is_error) == (WORDING.nothing_done, True)
+        assert isinstance(session.current_agent, CustomerServiceAgent)
+        await assert_not_exchanged(session)
+    assert not model.overran
+
+
+async def test_a_confirm_before_anything_is_read_back_requests_nothing(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM([*until_question(), Call("confirm_exchange"), relay, RECORD_MAT, *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_question(session)
+        await session.run(user_input="Yes, just do it")
+        (early,) = tool_outputs(session, "confirm_exchange")
+        assert (early.output, early.is_error) == (NOTHING_TO_CONFIRM_YET, True)
+        await assert_not_exchanged(session)
+        await session.run(user_input="the mat, 6 mm, PayPal")
+        await session.run(user_input="yes")
+        assert (await order_now(session, DELIVERED)).status is OrderStatus.EXCHANGE_REQUESTED
+    assert not model.overran
+
+
+@pytest.mark.parametrize(
+    ("arguments", "refusal"),
+    [
+        (
+            ([], [], PAYPAL),
+            "Which items would you like to exchange?",
+        ),
+        (
+            ([BLOCK_CORK] * 3, [BLOCK_FOAM] * 3, PAYPAL),
+            "Order 2 0 0, 2 0 1 contains a Cork yoga mat and two Yoga blocks. Which of them "
+            "would you like to exchange?",
+        ),
+        (
+            ([BOTTLE_GREEN], [BOTTLE_GREEN], PAYPAL),
+            "Order 2 0 0, 2 0 1 contains a Cork yoga mat and two Yoga blocks. Which of them "
+            "would you like to exchange?",
+        ),
+        (
+            ([MAT_4MM, BLOCK_CORK], [MAT_6MM], PAYPAL),
+            "Please tell me which version you'd like for each item you exchange.",
+        ),
+        (
+            ([MAT_4MM], [HEADPHONES_BLACK], PAYPAL),
+            "The cork yoga mat can only become another version of it: thickness 4 mm and "
+            "thickness 6 mm. Which would you like?",
+        ),
+        (
+            ([MAT_4MM], [MAT_6MM], JORDANS_CARD),
+            "I can use your PayPal account and your gift "
+            "card, which has 40 dollars on it. Which would you like?",
+        ),
+        (
+            ([MAT_4MM], [MAT_6MM], "gift_card_5"),
+            "I can use your PayPal account and your gift "
+            "card, which has 40 dollars on it. Which would you like?",
+        ),
+    ],
+    ids=[
+        "none",
+        "more-units-than-ordered",
+        "not-in-order",
+        "count",
+        "other-product",
+        "another-customers-method",
+        "invented-method",
+    ],
+)
+async def test_every_rule_is_checked_in_code_before_the_read_back(
+    settings: Settings, arguments: tuple[list[str], list[str], str], refusal: str
+) -> None:
+    model = ScriptedLLM([*until_question(), record("record_exchange", *arguments), relay, *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_question(session)
+        await session.run(user_input="the mat for the 6 mm one")
+        (output,) = tool_outputs(session, "record_exchange")
+        assert (output.output, output.is_error) == (refusal, True)
+        await session.run(user_input="yes")
+        (confirmed,) = tool_outputs(session, "confirm_exchange")
+        assert (confirmed.output, confirmed.is_error) == (NOTHING_TO_CONFIRM_YET, True)
+        await assert_not_exchanged(session)
+    assert not model.overran
+
+
+async def test_a_gift_card_must_cover_what_it_pays(
+    settings: Settings, demo_database_url: str
+) -> None:
+    low = PaymentMethod(
+        method_id="gift_card_9000299", kind=PaymentKind.GIFT_CARD, balance=Decimal("5.00")
+    )
+    async with await Store.open(demo_database_url) as store:
+        await save_payment_methods(store, "C-1002", low)
+    too_low = record("record_exchange", [MAT_4MM], [MAT_6MM], "gift_card_9000299")
+    model = ScriptedLLM([*until_question(), too_low, relay])
+    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
+        await reach_question(session)
+        await session.run(user_input="the mat, 6 mm, with my other gift card")
+        (output,) = tool_outputs(session, "record_exchange")
+        assert (output.output, output.is_error) == (
+            "Your gift card has 5 dollars on it, which doesn't cover the difference of 10 "
+            "dollars. Which other payment method would you like to use?",
+            True,
+        )
+        await assert_not_exchanged(session)
+    assert not model.overran
+
+
+async def _refused_before_the_task(
+    settings: Settings, database_url: str, order_id: str, details: dict[str, Any], says: str
+) -> str:
+    model = ScriptedLLM([*until_question(order_id, details), relay])
+    async with call_session(model, settings=settings, database_url=database_url) as session:
+        await reach_question(session, order_id, says)
+        (output,) = tool_outputs(session, "exchange_items")
+        assert output.is_error
+        assert agent_lines(session)[-2:] == [IDENTITY_QUESTION, output.output]
+        assert await audit_events(session, kind="order_exchange_requested") == []
+    assert not any(turn.offers(EXCHANGE_TOOLS) for turn in model.turns)
+    return output.output
+
+
+@pytest.mark.parametrize(
+    ("status", "refusal"),
+    [
+        (
+            OrderStatus.PENDING,
+            "Order 2 0 0, 2 0 1 hasn't been delivered yet, so I can change its items instead of "
+            "exchanging them.",
+        ),
+        (
+            OrderStatus.PENDING_ITEMS_MODIFIED,
+            "Order 2 0 0, 2 0 1 hasn't been delivered yet, and its items were already changed "
+            "once, so they can't be exchanged or changed again.",
+        ),
+        (
+            OrderStatus.PROCESSED,
+            "Order 2 0 0, 2 0 1 is on its way. Once it arrives, its items can be exchanged.",
+        ),
+        (
+            OrderStatus.EXCHANGE_REQUESTED,
+            "An exchange is already requested for order 2 0 0, 2 0 1: an order is exchanged once.",
+        ),
+        (
+            OrderStatus.RETURN_REQUESTED,
+            "A return is requested for order 2 0 0, 2 0 1, so it can't be exchanged as well.",
+        ),
+        (
+            OrderStatus.CANCELLED,
+            "Order 2 0 0, 2 0 1 is cancelled, so there is nothing to exchange.",
+        ),
+    ],
+)
+async def test_an_order_not_delivered_is_refused_saying_what_can_be_done(
+    settings: Settings, demo_database_url: str, status: OrderStatus, refusal: str
+) -> None:
+    async with await Store.open(demo_database_url) as store:
+        order = await store.get_order(DELIVERED)
+        assert order is not None
+        await save_orders(store, order.model_copy(update={"status": status}))
+    said = await _refused_before_the_task(settings, demo_database_url, DELIVERED, PRIYA, PRIYA_SAYS)
+    assert said == refusal
+
+
+async def test_the_pending_demo_order_is_offered_an_item_change_instead(
+    settings: Settings, demo_database_url: str
+) -> None:
+    said = await _refused_before_the_task(settings, demo_database_url, PENDING, PRIYA, PRIYA_SAYS)
+    assert said == exchange.not_exchangeable_message(PENDING, OrderStatus.PENDING)
+
+
+async def test_another_customers_order_reads_like_an_unknown_one(
+    settings: Settings, demo_database_url: str
+) -> None:
+    said = await _refused_before_the_task(
+        settings, demo_database_url, DELIVERED, JORDAN, JORDAN_SAYS
+    )
+    assert said == not_found_message(DELIVERED)
+
+
+async def test_a_return_requested_meanwhile_is_said_and_nothing_is_exchanged(
+    settings: Settings, demo_database_url: str
+) -> None:
+    model = ScriptedLLM([*until_question(), RECORD_MAT, Call("confirm_exchange"), relay])
+    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
+        await reach_question(session)
+        await session.run(user_input="the mat for the 6 mm one, PayPal")
+        # Another call requests a return while this caller decides.
+        order = await order_now(session, DELIVERED)
+        returned = ReturnedItems(item_ids=(MAT_4MM,), method_id=PAYPAL)
+        update = {"status": OrderStatus.RETURN_REQUESTED, "returned": returned}
+        await save_orders(session.userdata.store, order.model_copy(update=update))
+        await session.run(user_input="yes")
+        (output,) = tool_outputs(session, "exchange_items")
+        assert (output.output, output.is_error) == (
+            "Order 2 0 0, 2 0 1 can't be exchanged any more: a return or an exchange was "
+            "requested for it meanwhile.",
+            True,
+        )
+        assert (await order_now(session, DELIVERED)).exchange is None
+    assert not model.overran
+
+
+@pytest.mark.parametrize("calls", [("confirm_exchange",) * 2, ("confirm_exchange", "give_up")])
+async def test_parallel_confirmations_request_at_most_once(
+    settings: Settings, calls: tuple[str, ...]
+) -> None:
+    model = ScriptedLLM([*until_question(), RECORD_MAT, Parallel(tuple(map(Call, calls))), relay])
+    async with call_session(model, settings=settings) as session:
+        await reach_question(session)
+        await session.run(user_input="the mat for the 6 mm one, PayPal")
+        await session.run(user_input="Yes")
+        requested = await audit_events(session, kind="order_exchange_requested")
+        assert len(requested) <= 1
+        (output,) = tool_outputs(session, "exchange_items")
+        assert output.output == (MAT_REQUESTED if requested else WORDING.nothing_done)
+        if calls[0] == calls[1]:
+            assert len(requested) == 1
+    assert not model.overran
+
+
+class TamperedTask(ExchangeTask):
+    """A specialist whose first confirmed result swaps the mat for another product's
+    variant (a bug, or a result built by anything): the supervisor's check refuses it."""
+
+    tampered = 0
+
+    def finish(self, result: object) -> None:
+        if isinstance(result, exchange.ExchangeResult) and TamperedTask.tampered == 0:
+            TamperedTask.tampered += 1
+            result = result.model_copy(update={"new_item_ids": (HEADPHONES_BLACK,)})
+        super().finish(result)  # type: ignore[arg-type]
+
+
+async def test_a_result_that_breaks_a_rule_is_rejected_and_asked_again(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(TamperedTask, "tampered", 0)
+    monkeypatch.setattr(exchange, "ExchangeTask", TamperedTask)
+    model = ScriptedLLM([*until_question(), RECORD_MAT, CONFIRM[0], RECORD_MAT, *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_question(session)
+        await session.run(user_input="the mat for the 6 mm one, PayPal")
+        await session.run(user_input="yes")
+        await assert_not_exchanged(session)
+        assert agent_lines(session)[-1] == QUESTION
+        await session.run(user_input="the mat for the 6 mm one, PayPal")
+        await session.run(user_input="yes")
+        assert (await order_now(session, DELIVERED)).exchange is not None
+    assert not model.overran
+
+
+def test_every_refusal_the_store_can_answer_has_its_own_sentence() -> None:
+    order = OrderLookupResult.from_order(next(o for o in DEMO_ORDERS if o.order_id == DELIVERED))
+    choices = SwapChoices(order=order, products={}, methods=(), paid_with=None)
+    answered = set(ChangeRefusal) - {
+        # Refusals of other changes: payment changes and returns.
+        ChangeRefusal.NOT_PENDING,
+        ChangeRefusal.ITEMS_ALREADY_CHANGED,
+        ChangeRefusal.SAME_PAYMENT_METHOD,
+        ChangeRefusal.NOT_ONE_PAYMENT,
+        ChangeRefusal.REFUND_METHOD_NOT_ALLOWED,
+    }
+    sentences = set()
+    for refusal in answered:
+        sentence = RULES.status_refused(DELIVERED, refusal) or item_refusal(refusal, choices, RULES)
+        assert sentence != UNEXPECTED_APOLOGY, refusal
+        sentences.add(sentence)
+    # One refusal is the same for a missing order and a stranger's; every other its own.
+    assert len(sentences) == len(answered) - 1

@@ -1,0 +1,398 @@
+"""Item changes of pending orders, driven through real sessions with a scripted model."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from livekit.agents import AgentSession
+
+from customer_service.call.item_swaps import SwapChoices, item_refusal
+from customer_service.call.order_view import OrderLookupResult
+from customer_service.call.state import CallState
+from customer_service.call.wording import NOTHING_TO_CONFIRM_YET, OFFER_HUMAN, UNEXPECTED_APOLOGY
+from customer_service.domain import OrderItem, OrderStatus, Transaction, TransactionKind
+from customer_service.settings import Settings
+from customer_service.specialists import item_change
+from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
+from customer_service.specialists.item_change import RULES, WORDING
+from customer_service.specialists.order_lookup import not_found_message
+from customer_service.store import Store
+from customer_service.store.demo_catalog import demo_variant
+from customer_service.store.order_changes import ChangeRefusal
+from customer_service.supervisor import CustomerServiceAgent
+from customer_service.testing import call_session
+from support.clock import DEMO_ORDERS
+from support.conversation import (
+    JORDAN,
+    JORDAN_SAYS,
+    PRIYA,
+    agent_lines,
+    ask_then_verify,
+    audit_events,
+    tool_outputs,
+    verifying_for,
+)
+from support.scripted_llm import Call, ScriptedLLM, Step
+from support.scripted_llm import relay_tool_output as relay
+from support.store_records import save_orders
+from support.swaps import (
+    BOTTLE_BLUE,
+    BOTTLE_BLUE_750,
+    BOTTLE_GREEN,
+    BOTTLE_GREEN_750,
+    DELIVERED,
+    GIFT_CARD,
+    MAT_6MM,
+    PAYPAL,
+    PENDING,
+    PRIYA_SAYS,
+    gift_card_balance,
+    order_now,
+    record,
+)
+
+ITEM_CHANGE_TOOLS = frozenset({"record_item_change", "give_up"})
+QUESTION = (
+    "Order 2 0 0, 2 0 2 contains three Stainless steel water bottles. Which items would you "
+    "like to change, and to which version? Please tell me every item now: after this change, "
+    "the order can't be changed again or cancelled."
+)
+BIGGER_READ_BACK = (
+    "You'd like to change three Stainless steel water bottles with capacity 500 ml for ones "
+    "with capacity 750 ml in order 2 0 0, 2 0 2. The new items cost 12 dollars more, paid "
+    "with your gift card, which has 40 dollars on it. That is settled as soon as you say "
+    "yes. Shall I make this change? Please say yes or no."
+)
+GREEN_READ_BACK = (
+    "You'd like to change a Stainless steel water bottle with color blue for one with color "
+    "green in order 2 0 0, 2 0 2. The price is the same, so nothing is paid or refunded. "
+    "Shall I make this change? Please say yes or no."
+)
+CHANGED = "Done. The items of order 2 0 0, 2 0 2 are changed, and it is still being processed."
+RECORD_BIGGER = record("record_item_change", [BOTTLE_BLUE] * 3, [BOTTLE_BLUE_750] * 3, GIFT_CARD)
+RECORD_ONE_GREEN = record("record_item_change", [BOTTLE_BLUE], [BOTTLE_GREEN], PAYPAL)
+CONFIRM: list[Step] = [Call("confirm_item_change"), relay]
+PAID = Transaction(kind=TransactionKind.PAYMENT, amount=Decimal("72.00"), method_id=GIFT_CARD)
+
+
+def bottles(item_id: str, quantity: int) -> OrderItem:
+    variant = demo_variant(item_id)
+    return OrderItem(
+        name="Stainless steel water bottle",
+        quantity=quantity,
+        product_id=variant.product_id,
+        item_id=item_id,
+        options=variant.options,
+        price=variant.price,
+    )
+
+
+def until_question(order_id: str = PENDING, details: dict[str, Any] = PRIYA) -> list[Step]:
+    return [*verifying_for("change_items", order_id, details)]
+
+
+async def reach_question(
+    session: AgentSession[CallState], order_id: str = PENDING, says: str = PRIYA_SAYS
+) -> None:
+    await ask_then_verify(session, f"I'd like to change the items of order {order_id}", says)
+
+
+async def assert_unchanged(session: AgentSession[CallState]) -> None:
+    order = await order_now(session, PENDING)
+    assert (order.status, order.items, order.payments) == (
+        OrderStatus.PENDING,
+        (bottles(BOTTLE_BLUE, 3),),
+        (PAID,),
+    )
+    assert await gift_card_balance(session) == Decimal("40.00")
+    assert await audit_events(session, kind="order_items_changed") == []
+
+
+async def test_a_clear_yes_changes_the_items_and_pays_the_difference_at_once(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM([*until_question(), RECORD_BIGGER, *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_question(session)
+        assert agent_lines(session)[-1] == QUESTION
+        await session.run(user_input="The bigger ones please, from my gift card")
+        assert agent_lines(session)[-1] == BIGGER_READ_BACK
+        await assert_unchanged(session)
+
+        confirmed = await session.run(user_input="Yes")
+        confirmed.expect.contains_agent_handoff(new_agent_type=CustomerServiceAgent)
+        order = await order_now(session, PENDING)
+        assert order.status is OrderStatus.PENDING_ITEMS_MODIFIED
+        assert order.items == (bottles(BOTTLE_BLUE_750, 3),)
+        paid = Transaction(
+            kind=TransactionKind.PAYMENT, amount=Decimal("12.00"), method_id=GIFT_CARD
+        )
+        assert order.payments == (PAID, paid)
+        assert await gift_card_balance(session) == Decimal("28.00")
+        said = f"{CHANGED} The difference of 12 dollars is paid."
+        (output,) = tool_outputs(session, "change_items")
+        assert (output.output, output.is_error) == (said, False)
+        [event] = await audit_events(session, kind="order_items_changed")
+        assert event.call_id == session.userdata.call_id
+    assert not model.overran
+
+
+async def test_one_unit_changed_with_no_difference(settings: Settings) -> None:
+    model = ScriptedLLM([*until_question(), RECORD_ONE_GREEN, *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_question(session)
+        await session.run(user_input="Just one of them in green")
+        assert agent_lines(session)[-1] == GREEN_READ_BACK
+        await session.run(user_input="yes")
+        order = await order_now(session, PENDING)
+        assert order.items == (bottles(BOTTLE_GREEN, 1), bottles(BOTTLE_BLUE, 2))
+        refund = Transaction(kind=TransactionKind.REFUND, amount=Decimal("0.00"), method_id=PAYPAL)
+        assert order.payments == (PAID, refund)
+        assert tool_outputs(session, "change_items")[0].output == CHANGED
+    assert not model.overran
+
+
+async def test_a_refund_says_when_it_arrives(settings: Settings, demo_database_url: str) -> None:
+    # The order as if the bigger bottles had been ordered: changed back, 12 dollars back.
+    async with await Store.open(demo_database_url) as store:
+        order = await store.get_order(PENDING)
+        assert order is not None
+        await save_orders(store, order.model_copy(update={"items": (bottles(BOTTLE_BLUE_750, 3),)}))
+    smaller = record("record_item_change", [BOTTLE_BLUE_750] * 3, [BOTTLE_BLUE] * 3, PAYPAL)
+    model = ScriptedLLM([*until_question(), smaller, *CONFIRM])
+    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
+        await reach_question(session)
+        await session.run(user_input="the smaller ones, refund to PayPal")
+        assert (
+            "The new items cost 12 dollars less, refunded to your PayPal account."
+            in (agent_lines(session)[-1])
+        )
+        await session.run(user_input="yes")
+        assert tool_outputs(session, "change_items")[0].output == (
+            f"{CHANGED} The difference of 12 dollars is refunded. It reaches your PayPal "
+            "account in five to seven business days."
+        )
+        refund = Transaction(kind=TransactionKind.REFUND, amount=Decimal("12.00"), method_id=PAYPAL)
+        assert (await order_now(session, PENDING)).payments[-1] == refund
+    assert not model.overran
+
+
+async def test_a_correction_after_the_read_back_replaces_what_is_confirmed(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM([*until_question(), RECORD_BIGGER, RECORD_ONE_GREEN, *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_question(session)
+        await session.run(user_input="the bigger ones, gift card")
+        await session.run(user_input="No, sorry: just one of them, in green")
+        assert agent_lines(session)[-1] == GREEN_READ_BACK
+        await session.run(user_input="Yes")
+        order = await order_now(session, PENDING)
+        assert order.items == (bottles(BOTTLE_GREEN, 1), bottles(BOTTLE_BLUE, 2))
+        assert await gift_card_balance(session) == Decimal("40.00")
+    assert not model.overran
+
+
+async def test_no_to_the_read_back_changes_nothing(settings: Settings) -> None:
+    model = ScriptedLLM([*until_question(), RECORD_BIGGER, Call("give_up"), relay])
+    async with call_session(model, settings=settings) as session:
+        await reach_question(session)
+        await session.run(user_input="the bigger ones, gift card")
+        await session.run(user_input="No, leave them as they are")
+        (output,) = tool_outputs(session, "change_items")
+        assert (output.output, output.is_error) == (WORDING.nothing_done, True)
+        await assert_unchanged(session)
+    assert not model.overran
+
+
+async def test_a_confirm_with_no_yes_changes_nothing(settings: Settings) -> None:
+    model = ScriptedLLM([*until_question(), RECORD_BIGGER, *CONFIRM, *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_question(session)
+        await session.run(user_input="the bigger ones, gift card")
+        first = await session.run(user_input="what would that cost?")
+        first.expect.contains_function_call_output(output=WORDING.not_a_clear_yes, is_error=True)
+        await session.run(user_input="hmm")
+        assert tool_outputs(session, "change_items")[0].output == WORDING.nothing_done
+        await assert_unchanged(session)
+    assert not model.overran
+
+
+SAME_VERSION = "That's the version already in the order. Which other would you like?"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "refusal"),
+    [
+        (([BOTTLE_BLUE], [BOTTLE_BLUE], PAYPAL), SAME_VERSION),
+        (
+            ([BOTTLE_BLUE], [BOTTLE_GREEN_750], PAYPAL),
+            "The stainless steel water bottle with capacity 750 ml and color green isn't "
+            "available right now. Which other would you like?",
+        ),
+        (
+            ([BOTTLE_BLUE], [MAT_6MM], PAYPAL),
+            "The stainless steel water bottle can only become another version of it: capacity "
+            "500 ml and color blue, capacity 750 ml and color blue and capacity 500 ml and "
+            "color green. Which would you like?",
+        ),
+        (
+            ([BOTTLE_BLUE] * 4, [BOTTLE_GREEN] * 4, PAYPAL),
+            "Order 2 0 0, 2 0 2 contains three Stainless steel water bottles. Which of them "
+            "would you like to change?",
+        ),
+    ],
+    ids=["same-version", "unavailable", "other-product", "more-units-than-ordered"],
+)
+async def test_every_rule_is_checked_in_code_before_the_read_back(
+    settings: Settings, arguments: tuple[list[str], list[str], str], refusal: str
+) -> None:
+    invalid = record("record_item_change", *arguments)
+    model = ScriptedLLM([*until_question(), invalid, relay, *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_question(session)
+        await session.run(user_input="the green ones")
+        (output,) = tool_outputs(session, "record_item_change")
+        assert (output.output, output.is_error) == (refusal, True)
+        await session.run(user_input="yes")
+        (confirmed,) = tool_outputs(session, "confirm_item_change")
+        assert (confirmed.output, confirmed.is_error) == (NOTHING_TO_CONFIRM_YET, True)
+        await assert_unchanged(session)
+    assert not model.overran
+
+
+async def test_the_gift_card_must_cover_the_difference(
+    settings: Settings, demo_database_url: str
+) -> None:
+    async with await Store.open(demo_database_url) as store:
+        order = await store.get_order(PENDING)
+        assert order is not None
+        many = (bottles(BOTTLE_BLUE, 11),)
+        await save_orders(store, order.model_copy(update={"items": many}))
+    bigger = record("record_item_change", [BOTTLE_BLUE] * 11, [BOTTLE_BLUE_750] * 11, GIFT_CARD)
+    model = ScriptedLLM([*until_question(), bigger, relay])
+    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
+        await reach_question(session)
+        await session.run(user_input="all the bigger ones, with the gift card")
+        (output,) = tool_outputs(session, "record_item_change")
+        assert (output.output, output.is_error) == (
+            "Your gift card has 40 dollars on it, which doesn't cover the difference of 44 "
+            "dollars. Which other payment method would you like to use?",
+            True,
+        )
+        assert await gift_card_balance(session) == Decimal("40.00")
+    assert not model.overran
+
+
+async def _refused_before_the_task(
+    settings: Settings, database_url: str, order_id: str, details: dict[str, Any], says: str
+) -> str:
+    model = ScriptedLLM([*until_question(order_id, details), relay])
+    async with call_session(model, settings=settings, database_url=database_url) as session:
+        await reach_question(session, order_id, says)
+        (output,) = tool_outputs(session, "change_items")
+        assert output.is_error
+        assert agent_lines(session)[-2:] == [IDENTITY_QUESTION, output.output]
+        assert await audit_events(session, kind="order_items_changed") == []
+    assert not any(turn.offers(ITEM_CHANGE_TOOLS) for turn in model.turns)
+    return output.output
+
+
+@pytest.mark.parametrize(
+    ("status", "refusal"),
+    [
+        (
+            OrderStatus.PENDING_ITEMS_MODIFIED,
+            "The items of order 2 0 0, 2 0 2 were already changed once, so they can't be "
+            f"changed again. {OFFER_HUMAN}",
+        ),
+        (
+            OrderStatus.DELIVERED,
+            "Order 2 0 0, 2 0 2 has been delivered, so its items can't be changed any more, but "
+            "I can exchange them instead.",
+        ),
+        (
+            OrderStatus.PROCESSED,
+            "Order 2 0 0, 2 0 2 has already shipped, so its items can't be changed any more. "
+            "Once it arrives, they can be exchanged.",
+        ),
+        (OrderStatus.CANCELLED, "Order 2 0 0, 2 0 2 is cancelled, so its items can't be changed."),
+        (
+            OrderStatus.EXCHANGE_REQUESTED,
+            "Order 2 0 0, 2 0 2 has been delivered, so its items can't be changed any more.",
+        ),
+    ],
+)
+async def test_an_order_not_pending_is_refused_saying_what_can_be_done(
+    settings: Settings, demo_database_url: str, status: OrderStatus, refusal: str
+) -> None:
+    async with await Store.open(demo_database_url) as store:
+        order = await store.get_order(PENDING)
+        assert order is not None
+        await save_orders(store, order.model_copy(update={"status": status}))
+    said = await _refused_before_the_task(settings, demo_database_url, PENDING, PRIYA, PRIYA_SAYS)
+    assert said == refusal
+
+
+async def test_the_delivered_demo_order_is_offered_an_exchange_instead(
+    settings: Settings, demo_database_url: str
+) -> None:
+    said = await _refused_before_the_task(settings, demo_database_url, DELIVERED, PRIYA, PRIYA_SAYS)
+    assert said == item_change.not_changeable_message(DELIVERED, OrderStatus.DELIVERED)
+
+
+async def test_another_customers_order_reads_like_an_unknown_one(
+    settings: Settings, demo_database_url: str
+) -> None:
+    said = await _refused_before_the_task(settings, demo_database_url, PENDING, JORDAN, JORDAN_SAYS)
+    assert said == not_found_message(PENDING)
+
+
+async def test_items_changed_meanwhile_are_said_and_nothing_more_is_changed(
+    settings: Settings, demo_database_url: str
+) -> None:
+    model = ScriptedLLM([*until_question(), RECORD_BIGGER, Call("confirm_item_change"), relay])
+    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
+        await reach_question(session)
+        await session.run(user_input="the bigger ones, gift card")
+        # Another call changes the items while this caller decides.
+        changed = await session.userdata.store.change_order_items(
+            order_id=PENDING,
+            customer_id="C-1002",
+            item_ids=[BOTTLE_BLUE],
+            new_item_ids=[BOTTLE_GREEN],
+            payment_method_id=PAYPAL,
+            call_id="another-call",
+        )
+        assert changed.done
+        await session.run(user_input="yes")
+        (output,) = tool_outputs(session, "change_items")
+        assert (output.output, output.is_error) == (
+            item_change.not_changeable_message(PENDING, OrderStatus.PENDING_ITEMS_MODIFIED),
+            True,
+        )
+        order = await order_now(session, PENDING)
+        assert order.items == (bottles(BOTTLE_GREEN, 1), bottles(BOTTLE_BLUE, 2))
+        assert await gift_card_balance(session) == Decimal("40.00")
+    assert not model.overran
+
+
+def test_every_refusal_the_store_can_answer_has_its_own_sentence() -> None:
+    order = OrderLookupResult.from_order(next(o for o in DEMO_ORDERS if o.order_id == PENDING))
+    choices = SwapChoices(order=order, products={}, methods=(), paid_with=None)
+    answered = set(ChangeRefusal) - {
+        # Refusals of other changes: exchanges and returns, payment changes.
+        ChangeRefusal.NOT_DELIVERED,
+        ChangeRefusal.SAME_PAYMENT_METHOD,
+        ChangeRefusal.NOT_ONE_PAYMENT,
+        ChangeRefusal.REFUND_METHOD_NOT_ALLOWED,
+    }
+    sentences = set()
+    for refusal in answered:
+        sentence = RULES.status_refused(PENDING, refusal) or item_refusal(refusal, choices, RULES)
+        assert sentence != UNEXPECTED_APOLOGY, refusal
+        sentences.add(sentence)
+    # One refusal is the same for a missing order and a stranger's; every other its own.
+    assert len(sentences) == len(answered) - 1

@@ -1,0 +1,55 @@
+"""Priya's orders as an exchange and an item change see them: the demo's item ids, her
+payment methods, the model's record calls, and reads of what the store holds after."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from livekit.agents import AgentSession
+
+from customer_service.call.state import CallState
+from customer_service.domain import Order, PaymentMethod
+
+from .scripted_llm import Call
+
+PRIYA_SAYS = "Priya Natarajan, 10001, priya.n@example.com"
+DELIVERED = "200201"
+"""A Cork yoga mat 4 mm (68.00) and two cork Yoga blocks (14.50 each), paid by PayPal."""
+PENDING = "200202"
+"""Three 500 ml blue water bottles (24.00 each), paid 72.00 by the gift card."""
+PAYPAL = "paypal_9000201"
+GIFT_CARD = "gift_card_9000202"
+"""Priya's gift card: 40.00 on it."""
+JORDANS_CARD = "credit_card_9000101"
+MAT_4MM, MAT_6MM = "9000000401", "9000000402"
+BLOCK_CORK, BLOCK_FOAM = "9000000501", "9000000502"
+BOTTLE_BLUE, BOTTLE_BLUE_750, BOTTLE_GREEN, BOTTLE_GREEN_750 = (
+    "9000000601",
+    "9000000602",
+    "9000000603",
+    "9000000604",
+)
+"""The bottle's variants; the 750 ml green one is not available."""
+HEADPHONES_BLACK = "9000000101"
+"""A variant of another product."""
+
+
+def record(tool: str, item_ids: list[str], new_item_ids: list[str], method: str) -> Call:
+    return Call(
+        tool, {"item_ids": item_ids, "new_item_ids": new_item_ids, "payment_method_id": method}
+    )
+
+
+async def order_now(session: AgentSession[CallState], order_id: str) -> Order:
+    order = await session.userdata.store.get_order(order_id)
+    assert order is not None
+    return order
+
+
+async def methods_now(session: AgentSession[CallState]) -> dict[str, PaymentMethod]:
+    methods = await session.userdata.store.payment_methods("C-1002")
+    return {method.method_id: method for method in methods}
+
+
+async def gift_card_balance(session: AgentSession[CallState]) -> Decimal | None:
+    return (await methods_now(session))[GIFT_CARD].balance
