@@ -44,6 +44,8 @@ class GoldWrite:
     records: deque[Call]
     """The specialist's record calls, one per caller line, in order."""
     confirm: str
+    answered: bool = False
+    """Its supervisor tool has answered: the work is done, or was refused."""
 
 
 def _address(arguments: dict[str, Any]) -> dict[str, Any]:
@@ -147,6 +149,8 @@ class GoldAgent:
     def __call__(self, turn: Turn) -> Decision:
         last = turn.last_item
         if isinstance(last, llm.FunctionCallOutput):
+            if self.current is not None and last.name == self.current.supervisor_tool:
+                self.current.answered = True
             return Say(last.output)  # a well-behaved model relays what the tool said
         if "check_identity" in turn.tool_names:
             return Call("check_identity", self.identity)
@@ -174,6 +178,8 @@ async def drive(session: AgentSession[CallState], agent: GoldAgent, identity_lin
             verified = True
         current = agent.current
         assert current is not None, "the supervisor did not start the gold write's tool"
+        if current.answered:
+            continue  # refused before its specialist began, as τ²-bench's tool refuses it
         for _ in range(MAX_LINES_PER_STEP):
             if not current.records:
                 break
