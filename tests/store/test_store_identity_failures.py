@@ -529,3 +529,12 @@ async def test_under_email_or_name_zip_a_failed_check_counts_against_the_account
     assert stored.kind == "identity_failed"
     # One transaction: the count and the event, or neither.
     assert len(work.committed) == 1
+
+
+async def test_an_email_two_accounts_share_names_neither(store: Store) -> None:
+    # τ²-bench's rule verifies by the email alone: an email that is not one account's
+    # must find no account, never whichever a read happens to return first.
+    assert await store.customer_id_by_email("JORDAN.LEE@example.com") == "C-1001"
+    await _add_customers(store, SAME_EMAIL_OTHER_CASE)
+    assert await store.customer_id_by_email("jordan.lee@example.com") is None
+    assert await store.customer_id_by_email("Jordan.Lee@Example.com") is None

@@ -156,14 +156,16 @@ class CustomerStore(StoreCore):
             return None if row is None else customer_from_row(row)
 
     async def customer_id_by_email(self, email: str) -> str | None:
-        """The id of the customer whose email address is `email` (as written or said; case
-        does not matter), or None."""
+        """The id of the one customer whose email address is `email` (as written or said;
+        case does not matter), or None: none has it, or several do, and an email several
+        accounts share names none of them."""
         key = normalize_email(email)
         if key is None:
             return None
         statement = select(CustomerRow.customer_id).where(CustomerRow.email_key == key)
         async with self._session("look up a customer") as session:
-            return (await session.scalars(statement.limit(1))).first()
+            found = list(await session.scalars(statement.limit(2)))
+        return found[0] if len(found) == 1 else None
 
     async def change_default_address(
         self,
