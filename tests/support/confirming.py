@@ -84,7 +84,10 @@ async def _address_changed(session: AgentSession[CallState]) -> bool:
 
 async def _return_requested(session: AgentSession[CallState]) -> bool:
     requests = await session.userdata.store.return_requests()
-    return [request.item_indices for request in requests] == [(0, 1)]
+    order = await session.userdata.store.get_order("200201")
+    assert order is not None
+    refunded_to = order.returned.method_id if order.returned else None
+    return [r.item_indices for r in requests] == [(0, 1)] and refunded_to == "paypal_9000201"
 
 
 async def _text_updates_granted(session: AgentSession[CallState]) -> bool:
@@ -106,8 +109,12 @@ def _verified_then(line: str, step: Step) -> dict[str, Any]:
 CANCELLATION = Confirming(
     supervisor_tool="cancel_order",
     confirm=Call("confirm_cancellation"),
-    **_verified_then(
-        "I'd like to cancel order 100102", Call("cancel_order", {"order_id": "100102"})
+    caller=JORDAN,
+    lines_to_read_back=("I'd like to cancel order 100102", JORDAN_SAYS, "I don't need it any more"),
+    steps_to_read_back=(
+        Call("cancel_order", {"order_id": "100102"}),
+        check_identity(JORDAN),
+        Call("record_cancellation_reason", {"reason": "no longer needed"}),
     ),
     changed=_order_cancelled,
     nothing_changed=kept_message("100102"),
@@ -156,7 +163,14 @@ RETURNS = Confirming(
     steps_to_read_back=(
         Call("request_return", {"order_id": "200201"}),
         check_identity(PRIYA),
-        Call("record_return", {"item_numbers": [1, 2], "reason": "no_longer_needed"}),
+        Call(
+            "record_return",
+            {
+                "item_numbers": [1, 2],
+                "reason": "no_longer_needed",
+                "refund_method_id": "paypal_9000201",
+            },
+        ),
     ),
     changed=_return_requested,
     nothing_changed=RETURN_WORDING.nothing_done,
@@ -164,7 +178,14 @@ RETURNS = Confirming(
         "Yes",
         Parallel(
             (
-                Call("record_return", {"item_numbers": [1], "reason": "damaged"}),
+                Call(
+                    "record_return",
+                    {
+                        "item_numbers": [1],
+                        "reason": "damaged",
+                        "refund_method_id": "gift_card_9000202",
+                    },
+                ),
                 Call("confirm_return"),
             )
         ),

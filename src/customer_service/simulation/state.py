@@ -13,7 +13,13 @@ from collections import Counter
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from customer_service.domain import CancelReason, OrderStatus, PostalAddress
+from customer_service.domain import (
+    CancelReason,
+    Order,
+    OrderStatus,
+    PostalAddress,
+    TransactionKind,
+)
 from customer_service.store import ReturnReason, Store
 from customer_service.store.seed import DEMO_CUSTOMERS
 
@@ -60,6 +66,15 @@ class ExpectedOrder(_Spec):
 
     status: OrderStatus | None = None
     shipping_address: PostalAddress | None = None
+    paid_with: str | None = None
+    """The payment method id of its latest payment."""
+    cancel_reason: CancelReason | None = None
+    refund_method: str | None = None
+    """The payment method id a return's refund goes to."""
+
+
+_MONEY_FIELDS = ("paid_with", "cancel_reason", "refund_method")
+"""`ExpectedOrder` fields compared as they are: a field left out must be as it started."""
 
 
 class ExpectedReturn(_Spec):
@@ -98,6 +113,20 @@ class ExpectedState(_Spec):
 class OrderState(_Spec):
     status: OrderStatus
     shipping_address: PostalAddress
+    paid_with: str | None = None
+    cancel_reason: CancelReason | None = None
+    refund_method: str | None = None
+
+
+def _order_state(order: Order) -> OrderState:
+    payments = [paid for paid in order.payments if paid.kind is TransactionKind.PAYMENT]
+    return OrderState(
+        status=order.status,
+        shipping_address=order.shipping_address,
+        paid_with=payments[-1].method_id if payments else None,
+        cancel_reason=order.cancel_reason,
+        refund_method=order.returned.method_id if order.returned else None,
+    )
 
 
 class StoreState(_Spec):
@@ -140,10 +169,7 @@ async def read_state(store: Store, order_ids: tuple[str, ...] = ()) -> StoreStat
         order = await store.get_order(order_id)
         if order is not None:
             found.append(order)
-    orders = {
-        order.order_id: OrderState(status=order.status, shipping_address=order.shipping_address)
-        for order in found
-    }
+    orders = {order.order_id: _order_state(order) for order in found}
     consents = tuple(
         ConsentAnswer(
             topic=str(event.detail["topic"]),
@@ -221,6 +247,10 @@ def _order_differences(
             f"order {order_id}: ships to {after.shipping_address.one_line()}, "
             f"expected {address.one_line()}"
         )
+    for field in _MONEY_FIELDS:
+        want = getattr(wanted, field) or getattr(before, field)
+        if getattr(after, field) != want:
+            problems.append(f"order {order_id}: {field} is {getattr(after, field)}, expected {want}")
     return problems
 
 
