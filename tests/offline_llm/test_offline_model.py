@@ -102,6 +102,9 @@ async def test_the_real_agents_offer_every_tool_the_offline_model_knows_them_by(
             "all of them, I don't need them any more",
             "onto my gift card",
             "yes",
+            "I'd like to pay for order 200202 with PayPal instead",
+            "yes",
+            "yes",
             "bye",
             model=model,
         )

@@ -20,12 +20,19 @@ from customer_service.call.wording import spaced_digits
 from customer_service.settings import Settings
 from customer_service.specialists.order_lookup import not_found_message
 from customer_service.testing import call_session
-from support.confirming import ADDRESS_CHANGE, CANCELLATION, CONSENT, RETURNS, Confirming
+from support.confirming import (
+    ADDRESS_CHANGE,
+    CANCELLATION,
+    CONSENT,
+    PAYMENT_CHANGE,
+    RETURNS,
+    Confirming,
+)
 from support.conversation import agent_lines, check_identity, tool_outputs
 from support.scripted_llm import Call, Decision, Parallel, Rule, Say, ScriptedLLM, Step, Turn
 
-SUITE = [CANCELLATION, ADDRESS_CHANGE, RETURNS, CONSENT]
-IDS = ["cancellation", "address_change", "returns", "consent"]
+SUITE = [CANCELLATION, ADDRESS_CHANGE, RETURNS, PAYMENT_CHANGE, CONSENT]
+IDS = ["cancellation", "address_change", "returns", "payment_change", "consent"]
 EVERY_ONE = pytest.mark.parametrize("specialist", SUITE, ids=IDS)
 ORDER_BOUND = pytest.mark.parametrize(
     "specialist",
@@ -186,3 +193,52 @@ async def test_another_customers_order_reads_exactly_like_an_unknown_one(
     assert await _refusal_for(settings, specialist, someone_elses) == await _refusal_for(
         settings, specialist, "999999"
     )
+
+
+ARGUMENTS_THE_RULES_REFUSE = {
+    # Another customer's card, the method that pays already, a method nobody has.
+    "payment_change-another-customers-method": (
+        PAYMENT_CHANGE,
+        Call("record_payment_change", {"payment_method_id": "credit_card_9000101"}),
+    ),
+    "payment_change-same-method": (
+        PAYMENT_CHANGE,
+        Call("record_payment_change", {"payment_method_id": "gift_card_9000202"}),
+    ),
+    # A reason the store does not take.
+    "cancellation-other-reason": (
+        CANCELLATION,
+        Call("record_cancellation_reason", {"reason": "too expensive"}),
+    ),
+    # A refund to another customer's card, or to a method that did not pay for the order.
+    "returns-another-customers-method": (
+        RETURNS,
+        Call(
+            "record_return",
+            {
+                "item_numbers": [1, 2],
+                "reason": "no_longer_needed",
+                "refund_method_id": "credit_card_9000101",
+            },
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("specialist", "record"),
+    list(ARGUMENTS_THE_RULES_REFUSE.values()),
+    ids=list(ARGUMENTS_THE_RULES_REFUSE),
+)
+async def test_a_record_with_arguments_the_rules_refuse_changes_nothing_even_on_a_yes(
+    settings: Settings, specialist: Confirming, record: Call
+) -> None:
+    *steps, _ = specialist.steps_to_read_back
+    model = ScriptedLLM([*steps, record], then=behaving(specialist))
+    async with call_session(model, settings=settings) as session:
+        await reach_read_back(session, specialist)
+        (refused,) = tool_outputs(session, record.name)
+        assert refused.is_error
+        assert "credit_card_9000101" not in refused.output
+        await session.run(user_input="Yes")
+        await assert_unchanged(session, specialist)

@@ -17,7 +17,7 @@ from customer_service.call.state import CallState
 from customer_service.call.wording import LEFT_FOR_SOMETHING_ELSE
 from customer_service.settings import Settings
 from customer_service.testing import call_session
-from support.confirming import ADDRESS_CHANGE, CANCELLATION, RETURNS, Confirming
+from support.confirming import ADDRESS_CHANGE, CANCELLATION, PAYMENT_CHANGE, RETURNS, Confirming
 from support.conversation import agent_lines, tool_outputs
 from support.scripted_llm import Call, Parallel, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
@@ -27,8 +27,8 @@ LEAVE = Call("caller_wants_something_else", {"request": "another request"})
 
 SPECIALISTS = pytest.mark.parametrize(
     "specialist",
-    [CANCELLATION, ADDRESS_CHANGE, RETURNS],
-    ids=["cancellation", "address_change", "returns"],
+    [CANCELLATION, ADDRESS_CHANGE, RETURNS, PAYMENT_CHANGE],
+    ids=["cancellation", "address_change", "returns", "payment_change"],
 )
 ORDERS = pytest.mark.parametrize(
     "confirm_first", [True, False], ids=["confirm_first", "leave_first"]

@@ -21,6 +21,7 @@ from customer_service.domain import OrderStatus
 from customer_service.specialists import SPECIALISTS
 from customer_service.specialists.address_update import WORDING as ADDRESS_WORDING
 from customer_service.specialists.cancellation import kept_message
+from customer_service.specialists.payment_change import WORDING as PAYMENT_CHANGE_WORDING
 from customer_service.specialists.returns import WORDING as RETURN_WORDING
 
 from .conversation import JORDAN, JORDAN_SAYS, PRIYA, audit_events, check_identity
@@ -88,6 +89,12 @@ async def _return_requested(session: AgentSession[CallState]) -> bool:
     assert order is not None
     refunded_to = order.returned.method_id if order.returned else None
     return [r.item_indices for r in requests] == [(0, 1)] and refunded_to == "paypal_9000201"
+
+
+async def _paid_with_paypal(session: AgentSession[CallState]) -> bool:
+    order = await session.userdata.store.get_order("200202")
+    assert order is not None
+    return [payment.method_id for payment in order.payments][1:2] == ["paypal_9000201"]
 
 
 async def _text_updates_granted(session: AgentSession[CallState]) -> bool:
@@ -191,6 +198,26 @@ RETURNS = Confirming(
         ),
     ),
     order_tool_for="200201",
+)
+PAYMENT_CHANGE = Confirming(
+    supervisor_tool="change_payment_method",
+    confirm=Call("confirm_payment_change"),
+    caller=PRIYA,
+    lines_to_read_back=(
+        "I'd like to change how order 200202 is paid",
+        PRIYA_SAYS,
+        "With my PayPal account",
+    ),
+    steps_to_read_back=(
+        Call("change_payment_method", {"order_id": "200202"}),
+        check_identity(PRIYA),
+        Call("record_payment_change", {"payment_method_id": "paypal_9000201"}),
+    ),
+    changed=_paid_with_paypal,
+    nothing_changed=PAYMENT_CHANGE_WORDING.nothing_done,
+    # The caller keeps the gift card; the model confirms the change anyway.
+    other_than_read_back=("No, keep the gift card", Call("confirm_payment_change")),
+    order_tool_for="200202",
 )
 CONSENT = Confirming(
     supervisor_tool="request_consent",

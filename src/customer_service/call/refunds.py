@@ -16,8 +16,9 @@ METHOD_GONE_TIMING = "It goes back the way you paid, in five to seven business d
 
 
 def refund_said(amount: Decimal, method: PaymentMethod | None) -> str:
-    """"You get 48 dollars back. It reaches your Visa card ending in 4 2 4 2 in five to
-    seven business days." `method` None: no longer on the caller's account."""
+    """A refund as the caller hears it: "You get 48 dollars back. It reaches your Visa card
+    ending in 4 2 4 2 in five to seven business days." `method` None: no longer on the
+    caller's account."""
     timing = refund_timing(method) if method is not None else METHOD_GONE_TIMING
     return f"You get {spoken_amount(amount)} back. {timing}"
 

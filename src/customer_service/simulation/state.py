@@ -248,9 +248,9 @@ def _order_differences(
             f"expected {address.one_line()}"
         )
     for field in _MONEY_FIELDS:
-        want = getattr(wanted, field) or getattr(before, field)
-        if getattr(after, field) != want:
-            problems.append(f"order {order_id}: {field} is {getattr(after, field)}, expected {want}")
+        want, got = getattr(wanted, field) or getattr(before, field), getattr(after, field)
+        if got != want:
+            problems.append(f"order {order_id}: {field} is {got}, expected {want}")
     return problems
 
 
