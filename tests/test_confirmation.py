@@ -50,9 +50,11 @@ NOT_A_CLEAR_YES = "I haven't taken a pledge. Is that amount right? Please say ye
 KEPT = "All right, no pledge."
 UNANSWERED = "Please tell me first whether the amount I read back is right."
 CANCELLATION_READ_BACK = (
-    "Order 1 0 0, 1 0 2 contains a Ceramic pour-over coffee set. Do you want me to cancel this "
-    "order? Please say yes or no."
+    "I'll cancel order 1 0 0, 1 0 2, with a Ceramic pour-over coffee set, because you no "
+    "longer need it. You get 48 dollars back. It reaches your Visa card ending in 4 2 4 2 in "
+    "five to seven business days. Do you want me to cancel this order? Please say yes or no."
 )
+NO_LONGER_NEEDED = Call("record_cancellation_reason", {"reason": "no longer needed"})
 NOT_CANCELLED = cancellation_wording("100102").not_a_clear_yes
 REPLACED = "The amount has changed since I read it back. Please confirm the new one."
 
@@ -408,13 +410,16 @@ async def test_a_yes_to_one_address_never_confirms_the_next_one_read_back(
 
 async def reach_cancellation_read_back(session: AgentSession[CallState]) -> None:
     await ask_then_verify(session, "I'd like to cancel order 100102", JORDAN_SAYS)
+    await session.run(user_input="I don't need it any more")
 
 
 async def test_a_model_confirming_a_cancellation_unanswered_does_not_use_up_the_callers_refusals(
     settings: Settings,
 ) -> None:
     confirm = [Call("confirm_cancellation"), relay]
-    model = ScriptedLLM([*verifying_for("cancel_order", "100102", JORDAN), *confirm * 3])
+    model = ScriptedLLM(
+        [*verifying_for("cancel_order", "100102", JORDAN), NO_LONGER_NEEDED, *confirm * 3]
+    )
     async with call_session(model, settings=settings) as session:
         await reach_cancellation_read_back(session)
         for _ in range(2):
@@ -436,7 +441,8 @@ class HeldCancellation(CancellationTask):
     async def transcription_node(
         self, text: AsyncIterable[str], model_settings: ModelSettings
     ) -> AsyncIterable[str]:
-        if not self.held.is_set():
+        # The read-back, once a reason is recorded: the question before it plays freely.
+        if self.collected()["reason"] is not None and not self.held.is_set():
             self.held.set()
             await self.release.wait()
         async for chunk in text:
@@ -452,13 +458,14 @@ async def test_a_quiet_caller_who_cut_off_the_cancellation_read_back_hears_all_o
     model = ScriptedLLM(
         [
             *verifying_for("cancel_order", "100102", JORDAN),
+            NO_LONGER_NEEDED,
             Call("confirm_cancellation"),
             relay,
         ]
     )
     async with call_session(model, settings=settings) as session:
-        await session.run(user_input="I'd like to cancel order 100102")
-        giving = asyncio.ensure_future(session.run(user_input=JORDAN_SAYS))
+        await ask_then_verify(session, "I'd like to cancel order 100102", JORDAN_SAYS)
+        giving = asyncio.ensure_future(session.run(user_input="I don't need it any more"))
         await asyncio.wait_for(HeldCancellation.held.wait(), HANG_GUARD_S)
         await asyncio.wait_for(session.interrupt(), HANG_GUARD_S)
         HeldCancellation.release.set()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from customer_service.call.refunds import refunds_said
 from customer_service.call.wording import GREETING, HANDOFF
 from customer_service.domain import CancelReason, OrderStatus
 from customer_service.offline_llm.routing import (
@@ -14,18 +15,25 @@ from customer_service.offline_llm.routing import (
     WHAT_ELSE,
 )
 from customer_service.specialists.cancellation import (
+    CLOSER_REASON_QUESTION,
     kept_message,
+    no_fitting_reason_message,
     not_cancellable_message,
+    opening_question,
     read_back,
 )
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.specialists.order_lookup import OPENING_QUESTION as ORDER_QUESTION
 from customer_service.specialists.order_lookup import OrderLookupResult
 from customer_service.store import Store
+from customer_service.store.demo_catalog import DEMO_PAYMENT_METHODS
 from support.offline_chat import GOODBYE, JORDAN, chat, demo_order, stored_order
 
-READ_BACK = read_back(OrderLookupResult.from_order(demo_order("100102")))
-CANCELLED = "Done. Order 1 0 0, 1 0 2 is cancelled."
+ORDER = OrderLookupResult.from_order(demo_order("100102"))
+QUESTION = opening_question(ORDER)
+REFUND = refunds_said(ORDER.payments, DEMO_PAYMENT_METHODS["C-1001"])
+READ_BACK = read_back(ORDER, CancelReason.NO_LONGER_NEEDED, REFUND)
+CANCELLED = f"Done. Order 1 0 0, 1 0 2 is cancelled. {REFUND}"
 
 
 @pytest.fixture
@@ -54,24 +62,65 @@ async def test_cancel_then_ask_where_the_order_is(database_url: str) -> None:
             database_url,
             "I'd like to cancel order 100102",
             JORDAN,
+            "I don't need it any more",
             "yes",
             "where is order 100102",
             "no",
         )
     ).agent
-    assert READ_BACK.startswith("Order 1 0 0, 1 0 2 contains a Ceramic pour-over coffee set.")
-    assert said[:4] == [GREETING, IDENTITY_QUESTION, READ_BACK, f"{CANCELLED} {ANYTHING_ELSE}"]
+    assert QUESTION.startswith("Order 1 0 0, 1 0 2 contains a Ceramic pour-over coffee set.")
+    assert REFUND == (
+        "You get 48 dollars back. It reaches your Visa card ending in 4 2 4 2 in five to "
+        "seven business days."
+    )
+    assert said[:5] == [
+        GREETING,
+        IDENTITY_QUESTION,
+        QUESTION,
+        READ_BACK,
+        f"{CANCELLED} {ANYTHING_ELSE}",
+    ]
     # Later in the same call the order is looked up from the store: cancelled.
-    assert said[4].startswith("Order 1 0 0, 1 0 2")
-    assert "is cancelled" in said[4]
-    assert said[5:] == [GOODBYE]
+    assert said[5].startswith("Order 1 0 0, 1 0 2")
+    assert "is cancelled" in said[5]
+    assert said[6:] == [GOODBYE]
     assert await statuses(database_url) == (OrderStatus.PROCESSED, OrderStatus.CANCELLED)
     assert await cancellations(database_url) == ["100102"]
+    cancelled = await stored_order(database_url, "100102")
+    assert cancelled.cancel_reason is CancelReason.NO_LONGER_NEEDED
+
+
+async def test_ordered_by_mistake_is_the_reason_stored(database_url: str) -> None:
+    said = (
+        await chat(database_url, "cancel order 100102", JORDAN, "I ordered it by mistake", "yes")
+    ).agent
+    assert said[3] == read_back(ORDER, CancelReason.ORDERED_BY_MISTAKE, REFUND)
+    cancelled = await stored_order(database_url, "100102")
+    assert cancelled.cancel_reason is CancelReason.ORDERED_BY_MISTAKE
+
+
+async def test_another_reason_is_asked_which_is_closer_then_a_colleague_offered(
+    database_url: str,
+) -> None:
+    said = (
+        await chat(
+            database_url, "cancel order 100102", JORDAN, "it's too expensive", "neither", "no"
+        )
+    ).agent
+    assert said[2:] == [
+        QUESTION,
+        CLOSER_REASON_QUESTION,
+        no_fitting_reason_message("100102"),
+        DECLINED_OFFER,
+    ]
+    assert await cancellations(database_url) == []
 
 
 async def test_no_keeps_the_order(database_url: str) -> None:
-    said = (await chat(database_url, "I'd like to cancel order 100102", JORDAN, "no")).agent
-    assert said[2:] == [READ_BACK, kept_message("100102")]
+    said = (
+        await chat(database_url, "I'd like to cancel order 100102", JORDAN, "not needed", "no")
+    ).agent
+    assert said[2:] == [QUESTION, READ_BACK, kept_message("100102")]
     assert kept_message("100102") == "All right, I haven't cancelled order 1 0 0, 1 0 2."
     assert await statuses(database_url) == (OrderStatus.PROCESSED, OrderStatus.PENDING)
     assert await cancellations(database_url) == []
@@ -79,11 +128,20 @@ async def test_no_keeps_the_order(database_url: str) -> None:
 
 async def test_an_unclear_answer_hears_the_read_back_again_then_yes(database_url: str) -> None:
     said = (
-        await chat(database_url, "please cancel my order", JORDAN, "100102", "hmm what?", "yes")
+        await chat(
+            database_url,
+            "please cancel my order",
+            JORDAN,
+            "100102",
+            "I don't need it",
+            "hmm what?",
+            "yes",
+        )
     ).agent
     assert said[1:] == [
         IDENTITY_QUESTION,
         ORDER_QUESTION,
+        QUESTION,
         READ_BACK,
         READ_BACK,
         f"{CANCELLED} {ANYTHING_ELSE}",
@@ -101,8 +159,12 @@ async def test_a_shipped_order_is_not_cancelled(database_url: str) -> None:
 
 
 async def test_a_person_instead_of_answering_the_read_back(database_url: str) -> None:
-    said = (await chat(database_url, "cancel order 100102", JORDAN, "a person please", "bye")).agent
-    assert said[2:] == [READ_BACK, HANDOFF, GOODBYE]
+    said = (
+        await chat(
+            database_url, "cancel order 100102", JORDAN, "not needed", "a person please", "bye"
+        )
+    ).agent
+    assert said[2:] == [QUESTION, READ_BACK, HANDOFF, GOODBYE]
     async with await Store.open(database_url) as store:
         [escalation] = await store.escalations()
     assert (escalation.reason, escalation.verified) == (ASKED_FOR_PERSON, True)
@@ -113,10 +175,16 @@ async def test_a_person_instead_of_answering_the_read_back(database_url: str) ->
 
 async def test_cancel_that_order_after_hearing_it(database_url: str) -> None:
     said = (
-        await chat(database_url, f"{JORDAN}, where is order 100102?", "Cancel that order", "yes")
+        await chat(
+            database_url,
+            f"{JORDAN}, where is order 100102?",
+            "Cancel that order",
+            "I don't need it",
+            "yes",
+        )
     ).agent
     assert said[1].startswith("Order 1 0 0, 1 0 2, placed on")
-    assert said[2] == READ_BACK
+    assert said[2:4] == [QUESTION, READ_BACK]
     assert ORDER_QUESTION not in said
     assert (await stored_order(database_url, "100102")).status is OrderStatus.CANCELLED
 
@@ -130,10 +198,11 @@ async def test_that_one_answers_the_order_question_with_the_order_just_heard(
             f"{JORDAN}, where is order 100102?",
             "I want to cancel an order",
             "that one",
+            "I don't need it",
             "yes",
         )
     ).agent
-    assert said[2:4] == [ORDER_QUESTION, READ_BACK]
+    assert said[2:5] == [ORDER_QUESTION, QUESTION, READ_BACK]
     assert (await stored_order(database_url, "100102")).status is OrderStatus.CANCELLED
 
 
@@ -162,10 +231,11 @@ async def test_a_yes_with_a_return_request_cancels_then_takes_the_return(
             database_url,
             "I'd like to cancel order 100102",
             JORDAN,
+            "I don't need it",
             "Yes. And I want to return an order too.",
         )
     ).agent
     # Cancelled first, said so, and then the return is taken up: which order?
-    assert said[2:] == [READ_BACK, CANCELLED, ORDER_QUESTION]
+    assert said[2:] == [QUESTION, READ_BACK, CANCELLED, ORDER_QUESTION]
     assert await statuses(database_url) == (OrderStatus.PROCESSED, OrderStatus.CANCELLED)
     assert await cancellations(database_url) == ["100102"]

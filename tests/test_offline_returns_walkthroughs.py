@@ -18,12 +18,16 @@ from customer_service.specialists.returns import (
     ReturnResult,
     opening_question,
     read_back,
+    refund_choices,
+    refund_question,
 )
 from customer_service.store import ReturnReason, ReturnRequest, Store
-from support.offline_chat import GOODBYE, PRIYA, chat, demo_order
+from customer_service.store.demo_catalog import DEMO_PAYMENT_METHODS
+from support.offline_chat import GOODBYE, PRIYA, chat, demo_order, stored_order
 
 ORDER = OrderLookupResult.from_order(demo_order("200201"))
-QUESTION = opening_question(ORDER)
+PAYPAL, GIFT_CARD = refund_choices(ORDER, DEMO_PAYMENT_METHODS["C-1002"])
+QUESTION = opening_question(ORDER, (PAYPAL, GIFT_CARD))
 
 
 @pytest.fixture
@@ -49,6 +53,7 @@ async def test_return_every_item_then_ask_again(database_url: str) -> None:
             "I'd like to return order 200201",
             PRIYA,
             "all of them, I don't need them any more",
+            "onto the gift card please",
             "yes",
             "I'd like to return order 200201",
             "bye",
@@ -60,13 +65,22 @@ async def test_return_every_item_then_ask_again(database_url: str) -> None:
         (0, 1),
         ReturnReason.NO_LONGER_NEEDED,
     )
-    full = ReturnResult(order_id="200201", item_indices=(0, 1), reason=request.reason)
+    returned = (await stored_order(database_url, "200201")).returned
+    assert returned is not None
+    assert returned.method_id == GIFT_CARD.method_id
+    full = ReturnResult(
+        order_id="200201",
+        item_indices=(0, 1),
+        reason=request.reason,
+        refund_method_id=GIFT_CARD.method_id,
+    )
     again = told(request, "A return is already requested for order 2 0 0, 2 0 1.")
     assert said == [
         GREETING,
         IDENTITY_QUESTION,
         QUESTION,
-        read_back(ORDER, full),
+        refund_question((PAYPAL, GIFT_CARD)),
+        read_back(ORDER, full, GIFT_CARD),
         f"{told(request)} {ANYTHING_ELSE}",
         again,
         GOODBYE,
@@ -80,15 +94,20 @@ async def test_one_item_asked_why_then_declined(database_url: str) -> None:
             "I want to send something back from order 200201",
             PRIYA,
             "just the yoga mat",
-            "it's broken",
+            "it's broken, refund it the original way",
             "no",
         )
     ).agent
-    mat = ReturnResult(order_id="200201", item_indices=(0,), reason=ReturnReason.DAMAGED)
+    mat = ReturnResult(
+        order_id="200201",
+        item_indices=(0,),
+        reason=ReturnReason.DAMAGED,
+        refund_method_id=PAYPAL.method_id,
+    )
     assert said[2:] == [
         QUESTION,
         REASON_QUESTION,
-        read_back(ORDER, mat),
+        read_back(ORDER, mat, PAYPAL),
         RETURN_WORDING.nothing_done,
     ]
     assert await requests(database_url) == []

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from livekit.agents.evals import tool_use_judge
 
-from customer_service.domain import OrderStatus
+from customer_service.domain import CancelReason, OrderStatus
 from customer_service.testing import call_session
 from support.conversation import JORDAN_SAYS
 from support.evals import EvalModels, judged
@@ -69,15 +69,23 @@ async def test_a_shipped_orders_address_change_is_refused(models: EvalModels) ->
 async def test_a_cancellation_confirmed_after_the_read_back_is_made(models: EvalModels) -> None:
     async with call_session(models.under_test, settings=models.settings) as session:
         await session.run(user_input="I'd like to cancel order 100102.")
-        read_back = await session.run(user_input=JORDAN_SAYS)
+        question = await session.run(user_input=JORDAN_SAYS)
+        await question.expect.contains_message(role="assistant").judge(
+            models.judge,
+            intent="Names the order's coffee set and asks why the caller wants it cancelled.",
+        )
+        read_back = await session.run(user_input="I ordered it by mistake.")
         await read_back.expect.contains_message(role="assistant").judge(
             models.judge,
-            intent="Names the order's coffee set and asks whether to cancel it, yes or no.",
+            intent="Reads back the cancellation of order 100102 because it was ordered by "
+            "mistake, says the 48 dollars go back to the Visa card in five to seven business "
+            "days, and asks whether to cancel it, yes or no.",
         )
         await session.run(user_input="Yes, cancel it.")
         order = await session.userdata.store.get_order("100102")
         assert order is not None
         assert order.status is OrderStatus.CANCELLED
+        assert order.cancel_reason is CancelReason.ORDERED_BY_MISTAKE
         await judged(session, models.judge, tool_use_judge())
 
 

@@ -21,16 +21,22 @@ async def test_a_return_confirmed_after_the_read_back_is_requested(models: EvalM
         await session.run(user_input="I'd like to return something from order 200201.")
         await session.run(user_input=PRIYA_SAYS)
         read_back = await session.run(
-            user_input="Just the two yoga blocks. One of them arrived cracked."
+            user_input="Just the two yoga blocks. One of them arrived cracked. Please put the "
+            "refund on my gift card."
         )
         await read_back.expect.contains_message(role="assistant").judge(
             models.judge,
             intent="Reads back a return of the yoga blocks from order 200201 because they "
-            "arrived damaged, and asks the caller to confirm it.",
+            "arrived damaged, with the refund going onto the gift card, and asks the caller "
+            "to confirm it.",
         )
         done = await session.run(user_input="Yes, that's right.")
         [request] = await session.userdata.store.return_requests(order_id="200201")
         assert (request.item_indices, request.reason) == ((1,), ReturnReason.DAMAGED)
+        order = await session.userdata.store.get_order("200201")
+        assert order is not None
+        assert order.returned is not None
+        assert order.returned.method_id == "gift_card_9000202"
         await done.expect.contains_message(role="assistant").judge(
             models.judge,
             intent="Says the return is requested and gives the return number "

@@ -8,7 +8,7 @@ from typing import Any
 from customer_service.call.audit import AUDIT_WRITE_ATTEMPTS
 from customer_service.call.wording import STORE_APOLOGY
 from customer_service.settings import Settings
-from customer_service.specialists.cancellation import read_back
+from customer_service.specialists.cancellation import opening_question
 from customer_service.specialists.order_lookup import OrderLookupResult
 from customer_service.store import StoreUnavailable
 from customer_service.testing import call_session
@@ -105,25 +105,26 @@ async def disclosed_orders(session: Any) -> list[tuple[str | None, str | None]]:
     return [(event.customer_id, event.order_id) for event in events]
 
 
-async def cancellation_read_back(session: Any) -> str:
+async def cancellation_question(session: Any) -> str:
+    """The cancellation's first words, which name the order's items."""
     order = await session.userdata.store.get_order("100102")
-    return read_back(OrderLookupResult.from_order(order))
+    return opening_question(OrderLookupResult.from_order(order))
 
 
-async def test_the_cancellation_read_back_is_recorded_before_it_is_spoken(
+async def test_the_cancellation_question_is_recorded_before_it_is_spoken(
     settings: Settings,
 ) -> None:
     model = ScriptedLLM([Call("cancel_order", {"order_id": "100102"}), check_identity(JORDAN)])
     async with call_session(model, settings=settings) as session:
         await session.run(user_input="I'd like to cancel order 100102")
         await session.run(user_input=JORDAN_SAYS)
-        assert agent_lines(session)[-1] == await cancellation_read_back(session)
+        assert agent_lines(session)[-1] == await cancellation_question(session)
         assert await disclosed_orders(session) == [("C-1001", "100102")]
         assert session.userdata.disclosed_order_ids == ["100102"]
     assert not model.overran
 
 
-async def test_a_read_back_whose_disclosure_cannot_be_recorded_is_not_spoken(
+async def test_a_question_whose_disclosure_cannot_be_recorded_is_not_spoken(
     settings: Settings,
 ) -> None:
     model = ScriptedLLM(verify_then(Call("cancel_order", {"order_id": "100102"}), relay))
@@ -135,7 +136,7 @@ async def test_a_read_back_whose_disclosure_cannot_be_recorded_is_not_spoken(
         assert failed == ["order_disclosed"] * AUDIT_WRITE_ATTEMPTS
         (output,) = tool_outputs(session, "cancel_order")
         assert (output.is_error, output.output) == (True, STORE_APOLOGY)
-        assert await cancellation_read_back(session) not in agent_lines(session)
+        assert await cancellation_question(session) not in agent_lines(session)
         assert session.userdata.disclosed_order_ids == []
     assert not model.overran
 

@@ -440,6 +440,7 @@ async def test_the_record_says_how_the_caller_was_verified_and_what_was_done(
         [
             Call("cancel_order", {"order_id": "100102"}),
             check_identity(JORDAN, phone_or_email="+1 (415) 555-0134"),
+            Call("record_cancellation_reason", {"reason": "ordered by mistake"}),
             Call("confirm_cancellation"),
             relay,
             transfer("wants a refund for the cancelled order"),
@@ -449,13 +450,14 @@ async def test_the_record_says_how_the_caller_was_verified_and_what_was_done(
     async with call_session(model, settings=settings) as session:
         await session.run(user_input="I'd like to cancel order 100102")
         await session.run(user_input="Jordan Lee, 94107, +1 (415) 555-0134")
+        await session.run(user_input="I ordered it by mistake")
         await session.run(user_input="Yes, cancel it")
         await session.run(user_input="And I want to talk to someone about the refund")
         record = await the_escalation(session)
 
         assert record.summary == (
             "Verified as customer C-1001 by name, postal code and phone number. "
-            # The read-back spoke the order's items: a disclosure, recorded before it.
+            # The question spoke the order's items: a disclosure, recorded before it.
             "Order in question: 100102. Order details given x1 (100102). "
             "Order cancelled x1 (100102)."
         )

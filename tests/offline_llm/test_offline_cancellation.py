@@ -1,16 +1,23 @@
 """Cancelling an order: the supervisor's routing to `cancel_order`, and the cancellation
-specialist, which confirms only on a clear yes and otherwise reads the order back again,
-in the same words."""
+specialist, which records one of the two reasons the caller gives, confirms only on a
+clear yes and otherwise reads the order back again, in the same words."""
 
 from __future__ import annotations
 
 import pytest
 from livekit.agents import llm
 
+from customer_service.call.refunds import refunds_said
+from customer_service.domain import CancelReason
 from customer_service.offline_llm import OfflineLLM
-from customer_service.specialists.cancellation import read_back
+from customer_service.specialists.cancellation import (
+    CLOSER_REASON_QUESTION,
+    opening_question,
+    read_back,
+)
 from customer_service.specialists.cancellation import wording as cancellation_wording
 from customer_service.specialists.order_lookup import OrderLookupResult
+from customer_service.store.demo_catalog import DEMO_PAYMENT_METHODS
 from support.clock import DEMO_ORDERS
 from support.offline_chat import (
     ASKED_FOR_PERSON,
@@ -31,18 +38,28 @@ from support.offline_chat import (
 NOT_A_CLEAR_YES = cancellation_wording("100102").not_a_clear_yes
 
 
-def _read_back(order_id: str) -> str:
-    order = next(order for order in DEMO_ORDERS if order.order_id == order_id)
-    return read_back(OrderLookupResult.from_order(order))
-
-
-READ_BACK = _read_back("100102")
-"""The cancellation task's first line: "Order 1 0 0, 1 0 2 contains ... yes or no."."""
+ORDER = OrderLookupResult.from_order(
+    next(order for order in DEMO_ORDERS if order.order_id == "100102")
+)
+QUESTION = opening_question(ORDER)
+"""The cancellation task's first line: "Order 1 0 0, 1 0 2 contains ... Why ...?"."""
+READ_BACK = read_back(
+    ORDER,
+    CancelReason.NO_LONGER_NEEDED,
+    refunds_said(ORDER.payments, DEMO_PAYMENT_METHODS["C-1001"]),
+)
 
 
 def read_back_then(line: str) -> list[llm.ChatItem]:
-    """The task's history: it starts with the read-back, then the caller answers."""
-    return [agent(READ_BACK), user(line)]
+    """The task's history: its question, the reason recorded and read back, then the
+    caller answers."""
+    return [
+        agent(QUESTION),
+        user("I don't need it any more"),
+        *tool_round("record_cancellation_reason", "", reason="no longer needed"),
+        agent(READ_BACK),
+        user(line),
+    ]
 
 
 # --- the supervisor ----------------------------------------------------------------------
@@ -112,8 +129,39 @@ async def test_without_cancel_order_a_cancellation_is_never_called() -> None:
 
 
 async def test_the_read_back_names_the_order_and_asks_yes_or_no() -> None:
-    assert READ_BACK.startswith("Order 1 0 0, 1 0 2 contains ")
+    assert READ_BACK.startswith("I'll cancel order 1 0 0, 1 0 2, with ")
     assert READ_BACK.endswith("Do you want me to cancel this order? Please say yes or no.")
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("I don't need it any more", "no longer needed"),
+        ("no longer needed", "no longer needed"),
+        ("I changed my mind", "no longer needed"),
+        ("I ordered it by mistake", "ordered by mistake"),
+        ("No, it was a mistake", "ordered by mistake"),
+        ("I bought it by accident", "ordered by mistake"),
+    ],
+)
+async def test_the_reason_is_recorded_as_one_of_the_two(line: str, reason: str) -> None:
+    response = await answer(CANCELLATION, agent(QUESTION), user(line))
+    assert called(response) == ("record_cancellation_reason", {"reason": reason})
+
+
+async def test_another_reason_is_asked_which_is_closer_then_fits_neither() -> None:
+    asked = await answer(CANCELLATION, agent(QUESTION), user("it's too expensive"))
+    assert said(asked) == CLOSER_REASON_QUESTION
+    history = [agent(QUESTION), user("it's too expensive"), agent(CLOSER_REASON_QUESTION)]
+    neither = await answer(CANCELLATION, *history, user("neither really"))
+    assert called(neither) == ("reason_fits_neither", {})
+    closer = await answer(CANCELLATION, *history, user("I guess I don't need it"))
+    assert called(closer) == ("record_cancellation_reason", {"reason": "no longer needed"})
+
+
+async def test_a_corrected_reason_after_the_read_back_is_recorded_again() -> None:
+    response = await answer(CANCELLATION, *read_back_then("no wait, I ordered it by mistake"))
+    assert called(response) == ("record_cancellation_reason", {"reason": "ordered by mistake"})
 
 
 @pytest.mark.parametrize(
@@ -182,12 +230,12 @@ async def test_a_yes_to_this_order_that_mentions_texts_too_stays_a_yes() -> None
     assert called(response) == ("confirm_cancellation", {})
 
 
-async def test_without_the_read_back_in_view_it_asks_for_a_clear_answer() -> None:
-    assert said(await answer(CANCELLATION, user("hmm what?"))) == "Sorry, I need a clear yes or no."
+async def test_without_a_reason_in_view_an_unclear_answer_is_asked_which_is_closer() -> None:
+    assert said(await answer(CANCELLATION, user("hmm what?"))) == CLOSER_REASON_QUESTION
 
 
-async def test_before_the_caller_answers_the_read_back_is_the_prompt() -> None:
-    assert said(await answer(CANCELLATION, agent(READ_BACK))) == READ_BACK
+async def test_before_the_caller_answers_the_question_is_the_prompt() -> None:
+    assert said(await answer(CANCELLATION, agent(QUESTION))) == QUESTION
 
 
 async def test_a_refused_confirmation_is_relayed_then_a_yes_confirms() -> None:

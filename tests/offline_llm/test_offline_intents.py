@@ -29,8 +29,8 @@ from support.offline_chat import (
 )
 
 CANCEL_READ_BACK = (
-    "Order 1 0 0, 1 0 2 contains a Ceramic pour-over coffee set. Do you want me to cancel "
-    "this order? Please say yes or no."
+    "Order 1 0 0, 1 0 2 contains a Ceramic pour-over coffee set. Why would you like to cancel "
+    "it: because you no longer need it, or because it was ordered by mistake?"
 )
 SMS_QUESTION = "Would you like text message updates? Please say yes or no."
 
@@ -90,7 +90,12 @@ async def test_a_specialist_is_left_for_another_request(
     ("tools", "opening", "line", "tool"),
     [
         # Its own work, or an answer, keeps the specialist going.
-        (CANCELLATION, CANCEL_READ_BACK, "yes, cancel order 100102", "confirm_cancellation"),
+        (
+            CANCELLATION,
+            CANCEL_READ_BACK,
+            "cancel order 100102, I ordered it by mistake",
+            "record_cancellation_reason",
+        ),
         (CONSENT, SMS_QUESTION, "no thanks", "record_consent"),
         (ORDER_LOOKUP, "What's the order number?", "where is order 100101", "lookup"),
     ],

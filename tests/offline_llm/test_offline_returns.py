@@ -11,7 +11,12 @@ from livekit.agents import llm
 
 from customer_service.offline_llm.specialists.returns import REASON_QUESTION
 from customer_service.specialists.order_lookup import OrderLookupResult
-from customer_service.specialists.returns import instructions_for, opening_question
+from customer_service.specialists.returns import (
+    instructions_for,
+    opening_question,
+    refund_choices,
+)
+from customer_service.store.demo_catalog import DEMO_PAYMENT_METHODS
 from support.clock import DEMO_ORDERS
 from support.offline_chat import (
     FULL_SUPERVISOR,
@@ -28,13 +33,16 @@ RETURNS = specialist_tools("returns")
 ORDER = OrderLookupResult.from_order(
     next(order for order in DEMO_ORDERS if order.order_id == "200201")
 )
-QUESTION = opening_question(ORDER)
+CHOICES = refund_choices(ORDER, DEMO_PAYMENT_METHODS["C-1002"])
+QUESTION = opening_question(ORDER, CHOICES)
+PAYPAL = "paypal_9000201"
+GIFT_CARD = "gift_card_9000202"
 
 
 def task_history(*items: llm.ChatItem | list[llm.ChatItem]) -> list[llm.ChatItem]:
     """The task's history: its instructions, its question, then the rest."""
     flat: list[llm.ChatItem] = [
-        llm.ChatMessage(role="system", content=[instructions_for(ORDER)]),
+        llm.ChatMessage(role="system", content=[instructions_for(ORDER, CHOICES)]),
         agent(QUESTION),
     ]
     for item in items:
@@ -42,8 +50,13 @@ def task_history(*items: llm.ChatItem | list[llm.ChatItem]) -> list[llm.ChatItem
     return flat
 
 
-def recorded(numbers: list[int], reason: str) -> tuple[str, dict[str, Any]]:
-    return ("record_return", {"item_numbers": numbers, "reason": reason})
+def recorded(
+    numbers: list[int], reason: str, refund_method_id: str | None = None
+) -> tuple[str, dict[str, Any]]:
+    arguments: dict[str, Any] = {"item_numbers": numbers, "reason": reason}
+    if refund_method_id is not None:
+        arguments["refund_method_id"] = refund_method_id
+    return ("record_return", arguments)
 
 
 # --- the supervisor ----------------------------------------------------------------------
@@ -128,3 +141,32 @@ async def test_the_read_back_is_confirmed_only_by_a_yes(
 async def test_a_request_for_a_person_leaves_for_a_transfer() -> None:
     reply = await answer(RETURNS, *task_history(user("I want to talk to a person")))
     assert called(reply)[0] == "transfer_to_human"
+
+
+@pytest.mark.parametrize(
+    ("line", "refund_method_id"),
+    [
+        ("all of them, I don't need them, onto my gift card", GIFT_CARD),
+        ("all of them, I don't need them, back to PayPal", PAYPAL),
+        ("all of them, I don't need them, the original way please", PAYPAL),
+        ("all of them, I don't need them", None),
+    ],
+)
+async def test_the_refund_method_the_caller_names_is_recorded(
+    line: str, refund_method_id: str | None
+) -> None:
+    expected = recorded([1, 2], "no_longer_needed", refund_method_id)
+    assert called(await answer(RETURNS, *task_history(user(line)))) == expected
+
+
+async def test_where_the_refund_goes_answered_after_the_tool_asked() -> None:
+    where = "Should the refund go to your PayPal account, or to your gift card?"
+    history = task_history(
+        user("all of them, I don't need them"),
+        tool_round("record_return", where, is_error=True, item_numbers=[1, 2], reason="other"),
+        agent(where),
+        user("the gift card"),
+    )
+    assert called(await answer(RETURNS, *history)) == recorded(
+        [1, 2], "no_longer_needed", GIFT_CARD
+    )

@@ -164,9 +164,10 @@ async def test_anything_else_lists_what_the_agent_can_do() -> None:
     )
     assert CAPABILITIES_WITH_ADDRESS == (
         "I can check the status of an order, change a delivery address, change the address "
-        "on your account, cancel an order, change the items of an order, return items from "
-        "an order you've received, exchange items you've received, answer questions about "
-        "our products, or put you through to a person. What would you like to do?"
+        "on your account, cancel an order, change how an order is paid, change the items of "
+        "an order, return items from an order you've received, exchange items you've "
+        "received, answer questions about our products, or put you through to a person. "
+        "What would you like to do?"
     )
     assert said(await answer(SUPERVISOR, user("What's the weather like?"))) == CAPABILITIES
     assert said(await answer(FULL_SUPERVISOR, user("What's the weather like?"))) == (

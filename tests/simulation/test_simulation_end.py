@@ -80,7 +80,7 @@ async def test_a_simulated_call_that_leaves_the_expected_state_is_not_vetoed(
         session = ctx.primary_session
         state = session.userdata
         assert isinstance(state, CallState)
-        for line in ["I want to cancel order 100102", JORDAN, "yes"]:
+        for line in ["I want to cancel order 100102", JORDAN, "I ordered it by mistake", "yes"]:
             await session.run(user_input=line)
         order = await state.store.get_order("100102")
         assert order is not None
@@ -99,7 +99,11 @@ async def test_a_simulated_call_that_leaves_another_state_is_failed_with_the_rea
             await session.run(user_input=line)
         verdict = await graded(ctx)
     assert verdict == simulation.SimulationVerdict(
-        success=False, reason="order 100102: status is pending, expected cancelled"
+        success=False,
+        reason=(
+            "order 100102: status is pending, expected cancelled; order 100102: cancel_reason "
+            "is None, expected ordered by mistake"
+        ),
     )
 
 
@@ -139,7 +143,11 @@ async def test_a_job_shut_down_before_the_simulation_ends_is_graded_as_the_call_
     # The job's shutdown ran first: its scratch store is closed and removed.
     verdict = await graded(ctx)
     assert verdict == simulation.SimulationVerdict(
-        success=False, reason="order 100102: status is pending, expected cancelled"
+        success=False,
+        reason=(
+            "order 100102: status is pending, expected cancelled; order 100102: cancel_reason "
+            "is None, expected ordered by mistake"
+        ),
     )
 
 

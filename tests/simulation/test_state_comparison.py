@@ -41,11 +41,14 @@ async def opened(tmp_path: Path, userdata: ScenarioUserdata) -> ScenarioStore:
 
 async def test_a_wrong_expected_state_fails_with_its_reason(tmp_path: Path) -> None:
     # Deliberately wrong: the call changes nothing, the scenario expects a cancellation.
-    expects_cancelled = scenario(expect={"orders": {"100102": {"status": "cancelled"}}})
+    expects_cancelled = scenario(
+        expect={"orders": {"100102": {"status": "cancelled", "cancel_reason": "no longer needed"}}}
+    )
     scenario_store = await opened(tmp_path, expects_cancelled)
     try:
         assert await scenario_store.differences() == [
-            "order 100102: status is pending, expected cancelled"
+            "order 100102: status is pending, expected cancelled",
+            "order 100102: cancel_reason is None, expected no longer needed",
         ]
         outcome, _ = await scenario_store.store.cancel_order(
             order_id="100102",
@@ -147,7 +150,7 @@ async def test_consents_failures_and_escalations_are_compared(tmp_path: Path) ->
 async def test_return_requests_are_compared_by_order_items_and_reason(tmp_path: Path) -> None:
     expects = scenario(
         expect={
-            "orders": {"200201": {"status": "return requested"}},
+            "orders": {"200201": {"status": "return requested", "refund_method": "paypal_9000201"}},
             "returns": {"200201": {"item_indices": [1], "reason": "damaged"}},
         }
     )
@@ -155,6 +158,7 @@ async def test_return_requests_are_compared_by_order_items_and_reason(tmp_path: 
     try:
         assert await scenario_store.differences() == [
             "order 200201: status is delivered, expected return requested",
+            "order 200201: refund_method is None, expected paypal_9000201",
             "order 200201: return request none, expected of items [1] (damaged)",
         ]
         outcome, _ = await scenario_store.store.request_return(
@@ -185,6 +189,7 @@ async def test_an_unexpected_return_request_fails(tmp_path: Path) -> None:
         )
         assert await scenario_store.differences() == [
             "order 200201: status is return requested, expected delivered",
+            "order 200201: refund_method is paypal_9000201, expected None",
             "order 200201: return request of items [0] (other), expected none",
         ]
     finally:
@@ -277,5 +282,24 @@ async def test_items_changed_and_exchanges_requested_are_graded(tmp_path: Path) 
             "order 200202: items are ['9000000601', '9000000601', '9000000603'], expected "
             "['9000000601', '9000000601', '9000000601']",
         ]
+    finally:
+        await scenario_store.close()
+
+
+async def test_the_method_an_order_is_paid_with_is_compared(tmp_path: Path) -> None:
+    expects = scenario(expect={"orders": {"200202": {"paid_with": "paypal_9000201"}}})
+    scenario_store = await opened(tmp_path, expects)
+    try:
+        assert await scenario_store.differences() == [
+            "order 200202: paid_with is gift_card_9000202, expected paypal_9000201"
+        ]
+        changed = await scenario_store.store.change_order_payment(
+            order_id="200202",
+            customer_id="C-1002",
+            payment_method_id="paypal_9000201",
+            call_id="call-1",
+        )
+        assert changed.done
+        assert await scenario_store.differences() == []
     finally:
         await scenario_store.close()

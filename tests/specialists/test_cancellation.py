@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterable
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ from livekit.agents import AgentSession, ModelSettings
 
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN, spaced_digits
-from customer_service.domain import CancelReason, OrderStatus
+from customer_service.domain import CancelReason, OrderStatus, Transaction, TransactionKind
 from customer_service.settings import Settings
 from customer_service.specialists import cancellation
 from customer_service.specialists.cancellation import CancellationTask
@@ -37,26 +38,48 @@ from support.scripted_llm import Call, Decision, Parallel, Say, ScriptedLLM, Ste
 from support.scripted_llm import relay_tool_output as relay
 from support.store_records import save_orders, stored_order
 
-CANCELLATION_TOOLS = frozenset({"confirm_cancellation", "give_up"})
+CANCELLATION_TOOLS = frozenset({"record_cancellation_reason", "give_up"})
+QUESTION = (
+    "Order 1 0 0, 1 0 2 contains a Ceramic pour-over coffee set. Why would you like to cancel "
+    "it: because you no longer need it, or because it was ordered by mistake?"
+)
+REFUND = (
+    "You get 48 dollars back. It reaches your Visa card ending in 4 2 4 2 in five to seven "
+    "business days."
+)
 READ_BACK = (
-    "Order 1 0 0, 1 0 2 contains a Ceramic pour-over coffee set. Do you want me to cancel this "
-    "order? Please say yes or no."
+    "I'll cancel order 1 0 0, 1 0 2, with a Ceramic pour-over coffee set, because you no "
+    f"longer need it. {REFUND} Do you want me to cancel this order? Please say yes or no."
 )
 NOT_A_CLEAR_YES = cancellation_wording("100102").not_a_clear_yes
-CANCELLED = "Done. Order 1 0 0, 1 0 2 is cancelled."
+CANCELLED = f"Done. Order 1 0 0, 1 0 2 is cancelled. {REFUND}"
 KEPT = "All right, I haven't cancelled order 1 0 0, 1 0 2."
+NO_LONGER_NEEDED = Call("record_cancellation_reason", {"reason": "no longer needed"})
+BY_MISTAKE = Call("record_cancellation_reason", {"reason": "ordered by mistake"})
 CONFIRM: list[Step] = [Call("confirm_cancellation"), relay]
 HANG_GUARD_S = 10.0  # a generous bound: a hang must fail the test, not stall it
+VISA = "credit_card_9000101"
+
+
+def until_question(order_id: str = "100102", details: dict[str, Any] = JORDAN) -> list[Step]:
+    return [*verifying_for("cancel_order", order_id, details)]
 
 
 def until_read_back(order_id: str = "100102", details: dict[str, Any] = JORDAN) -> list[Step]:
-    return [*verifying_for("cancel_order", order_id, details)]
+    return [*until_question(order_id, details), NO_LONGER_NEEDED]
+
+
+async def reach_question(
+    session: AgentSession[CallState], order_id: str = "100102", says: str = JORDAN_SAYS
+) -> None:
+    await ask_then_verify(session, f"I'd like to cancel order {order_id}", says)
 
 
 async def reach_read_back(
     session: AgentSession[CallState], order_id: str = "100102", says: str = JORDAN_SAYS
 ) -> None:
-    await ask_then_verify(session, f"I'd like to cancel order {order_id}", says)
+    await reach_question(session, order_id, says)
+    await session.run(user_input="I don't need it any more")
 
 
 async def status_of(session: AgentSession[CallState], order_id: str = "100102") -> OrderStatus:
@@ -79,9 +102,11 @@ async def test_clear_yes_cancels_once_and_later_requests_see_it(settings: Settin
     later = [Call(tool, {"order_id": "100102"}) for tool in ("lookup_order", "update_address")]
     model = ScriptedLLM([*until_read_back(), *CONFIRM, later[0], relay, later[1], relay])
     async with call_session(model, settings=settings) as session:
-        await reach_read_back(session)
-        assert agent_lines(session)[-1] == READ_BACK
+        await reach_question(session)
+        assert agent_lines(session)[-1] == QUESTION
         assert await status_of(session) is OrderStatus.PENDING
+        await session.run(user_input="I don't need it any more")
+        assert agent_lines(session)[-1] == READ_BACK
 
         confirmed = await session.run(user_input="Yes, please")
         confirmed.expect.next_event().is_function_call(name="confirm_cancellation")
@@ -97,7 +122,12 @@ async def test_clear_yes_cancels_once_and_later_requests_see_it(settings: Settin
         assert (event.customer_id, event.order_id, event.detail) == (
             "C-1001",
             "100102",
-            {"items": 1, "reason": None, "refunds": 1, "refunded": "48.00"},
+            {"items": 1, "reason": "no longer needed", "refunds": 1, "refunded": "48.00"},
+        )
+        cancelled = await stored_order(session.userdata.store, "100102")
+        assert cancelled.cancel_reason is CancelReason.NO_LONGER_NEEDED
+        assert cancelled.payments[1:] == (
+            Transaction(kind=TransactionKind.REFUND, amount=Decimal("48.00"), method_id=VISA),
         )
 
         looked_up = await session.run(user_input="What's the status of 100102 now?")
@@ -118,17 +148,29 @@ async def test_clear_yes_cancels_once_and_later_requests_see_it(settings: Settin
 async def test_a_number_asked_for_is_read_back_with_every_item(settings: Settings) -> None:
     maria = dict(zip(JORDAN, ["María García", "28013", "maria.garcia@example.es"], strict=True))
     lookup = Call("lookup", {"order_id": "three zero zero three zero one"})
-    model = ScriptedLLM([Call("cancel_order"), check_identity(maria), lookup, *CONFIRM])
+    model = ScriptedLLM([Call("cancel_order"), check_identity(maria), lookup, BY_MISTAKE, *CONFIRM])
     async with call_session(model, settings=settings) as session:
         await session.run(user_input="I want to cancel an order")
         await session.run(user_input=", ".join(maria.values()))
         await session.run(user_input="three zero zero three zero one")
         assert agent_lines(session)[-1] == (
             "Order 3 0 0, 3 0 1 contains a Linen duvet cover, double and two Feather pillows. "
-            "Do you want me to cancel this order? Please say yes or no."
+            f"{cancellation.REASON_QUESTION}"
+        )
+        await session.run(user_input="I ordered it by mistake")
+        refund = (
+            "You get 190 dollars back. It reaches your Mastercard card ending in 5 4 5 4 in "
+            "five to seven business days."
+        )
+        assert agent_lines(session)[-1] == (
+            "I'll cancel order 3 0 0, 3 0 1, with a Linen duvet cover, double and two Feather "
+            f"pillows, because it was ordered by mistake. {refund} Do you want me to cancel "
+            "this order? Please say yes or no."
         )
         await session.run(user_input="Yes please")
-        assert agent_lines(session)[-1] == "Done. Order 3 0 0, 3 0 1 is cancelled."
+        assert agent_lines(session)[-1] == f"Done. Order 3 0 0, 3 0 1 is cancelled. {refund}"
+        cancelled = await stored_order(session.userdata.store, "300301")
+        assert cancelled.cancel_reason is CancelReason.ORDERED_BY_MISTAKE
         assert await status_of(session, "300301") is OrderStatus.CANCELLED
         assert [e.detail["items"] for e in await cancellations(session.userdata.store)] == [2]
     assert not model.overran
@@ -163,9 +205,9 @@ async def test_orders_past_processing_are_refused_without_the_specialist(
             call_id="earlier",
         )
         before = await store.get_order(order_id)
-    model = ScriptedLLM([*until_read_back(order_id, details), relay])
+    model = ScriptedLLM([*until_question(order_id, details), relay])
     async with call_session(model, settings=settings, database_url=database_url) as session:
-        await reach_read_back(session, order_id, ", ".join(details.values()))
+        await reach_question(session, order_id, ", ".join(details.values()))
         (output,) = tool_outputs(session, "cancel_order")
         offer = "" if order_id == "100102" else f" {OFFER_HUMAN}"
         assert (output.output, output.is_error) == (refusal + offer, True)
@@ -188,9 +230,9 @@ async def test_an_order_whose_items_changed_is_refused_without_the_specialist(
         order = await stored_order(store, "100102")
         changed = order.model_copy(update={"status": OrderStatus.PENDING_ITEMS_MODIFIED})
         await save_orders(store, changed)
-    model = ScriptedLLM([*until_read_back(), relay])
+    model = ScriptedLLM([*until_question(), relay])
     async with call_session(model, settings=settings, database_url=demo_database_url) as session:
-        await reach_read_back(session)
+        await reach_question(session)
         (output,) = tool_outputs(session, "cancel_order")
         assert (output.output, output.is_error) == (ITEMS_CHANGED, True)
         assert agent_lines(session)[-1] == ITEMS_CHANGED
@@ -262,23 +304,20 @@ async def test_unclear_or_no_answers_refuse_the_models_confirmations_up_to_the_c
 async def test_confirming_before_the_caller_answers_the_read_back_cancels_nothing(
     settings: Settings,
 ) -> None:
-    early = Parallel((Call("cancel_order", {"order_id": "100102"}), Call("confirm_cancellation")))
-    model = ScriptedLLM(
-        [Call("verify_identity"), check_identity(JORDAN), relay, early, *CONFIRM, *CONFIRM]
-    )
+    early = Parallel((NO_LONGER_NEEDED, Call("confirm_cancellation")))
+    model = ScriptedLLM([*until_question(), early, Say("Is that right?"), *CONFIRM, *CONFIRM])
     async with call_session(model, settings=settings) as session:
-        await session.run(user_input="Please verify me")
-        await session.run(user_input=JORDAN_SAYS)
-        # The caller says "yes" with the request, and the model confirms in the same reply.
-        asked = await session.run(user_input="Yes, cancel order 100102, yes")
-        unknown = asked.expect.contains_function_call_output(is_error=True).event().item
-        assert unknown.name == "confirm_cancellation"
-        assert agent_lines(session)[-1] == READ_BACK
+        await reach_question(session)
+        # The caller says "yes" with the reason, and the model confirms in the same reply.
+        await session.run(user_input="Yes, I don't need it, yes")
+        (unheard,) = tool_outputs(session, "confirm_cancellation")
+        assert (unheard.output, unheard.is_error) == (NOT_A_CLEAR_YES, True)
+        assert READ_BACK in agent_lines(session)
         await assert_nothing_cancelled(session)
 
         # The model takes a turn of its own right after the read-back and confirms again.
         await asyncio.wait_for(session.generate_reply(), HANG_GUARD_S)
-        (refused,) = tool_outputs(session, "confirm_cancellation")
+        refused = tool_outputs(session, "confirm_cancellation")[-1]
         assert (refused.output, refused.is_error) == (NOT_A_CLEAR_YES, True)
         assert isinstance(session.current_agent, CancellationTask)
         await assert_nothing_cancelled(session)
@@ -299,7 +338,9 @@ class HeldReadBack(CancellationTask):
     async def transcription_node(
         self, text: AsyncIterable[str], model_settings: ModelSettings
     ) -> AsyncIterable[str]:
-        if not HeldReadBack.held.is_set():
+        # The question comes first; the read-back once a reason is recorded.
+        proposed = self.collected()["reason"] is not None
+        if proposed and not HeldReadBack.held.is_set():
             HeldReadBack.held.set()
             await HeldReadBack.release.wait()
         async for chunk in text:
@@ -314,8 +355,8 @@ async def test_a_yes_to_an_interrupted_read_back_cancels_nothing(
     monkeypatch.setattr(cancellation, "CancellationTask", HeldReadBack)
     model = ScriptedLLM([*until_read_back(), Call("confirm_cancellation"), *CONFIRM])
     async with call_session(model, settings=settings) as session:
-        await session.run(user_input="I'd like to cancel order 100102")
-        giving = asyncio.ensure_future(session.run(user_input=JORDAN_SAYS))
+        await reach_question(session)
+        giving = asyncio.ensure_future(session.run(user_input="I don't need it any more"))
         await asyncio.wait_for(HeldReadBack.held.wait(), HANG_GUARD_S)
         await asyncio.wait_for(session.interrupt(), HANG_GUARD_S)
         HeldReadBack.release.set()
@@ -377,7 +418,7 @@ async def test_unverified_caller_is_asked_to_verify_first(settings: Settings) ->
 async def transcript_of_cancelling(
     settings: Settings, order_id: str, request: str | None = None
 ) -> list[str]:
-    model = ScriptedLLM([*until_read_back(order_id), relay])
+    model = ScriptedLLM([*until_question(order_id), relay])
     async with call_session(model, settings=settings) as session:
         await session.run(user_input=request or f"I'd like to cancel order {order_id}")
         await session.run(user_input=JORDAN_SAYS)
@@ -387,7 +428,7 @@ async def transcript_of_cancelling(
         ]
         await assert_nothing_cancelled(session)
         assert await audit_events(session, kind="order_not_found")
-        assert READ_BACK not in agent_lines(session)
+        assert QUESTION not in agent_lines(session)
         lines = [*agent_lines(session), *(item.output for item in outputs)]
     assert not any(turn.offers(CANCELLATION_TOOLS) for turn in model.turns)
     assert not model.overran
@@ -424,6 +465,8 @@ def answering(turn: Turn) -> Decision:
     """A model that relays tool results and takes a yes or a no at its word."""
     if turn.last_tool_output is not None:
         return relay(turn)
+    if "need" in turn.last_user_text:
+        return NO_LONGER_NEEDED
     if turn.offers(CANCELLATION_TOOLS):
         return Call("confirm_cancellation" if "yes" in turn.last_user_text.lower() else "give_up")
     return Say("Is there anything else?")
@@ -440,6 +483,7 @@ async def test_a_repeated_cancel_request_never_asks_about_or_denies_a_done_cance
         await session.run(user_input="Please verify me")
         await session.run(user_input=JORDAN_SAYS)
         await session.run(user_input="Cancel order 100102. Cancel order 100102!")
+        await session.run(user_input="I don't need it")
         await session.run(user_input="Yes")
         await session.run(user_input="No")
         assert await status_of(session) is OrderStatus.CANCELLED
@@ -508,6 +552,58 @@ async def test_an_order_number_sounds_the_same_in_the_list_the_lookup_and_the_re
         (listing,) = [item.output for item in tool_outputs(session, "list_recent_orders")]
         for said in (summary, listing, agent_lines(session)[-1]):
             assert "1 0 0, 1 0 2" in said
-        assert agent_lines(session)[-1] == READ_BACK
+        assert agent_lines(session)[-1] == QUESTION
         assert not any("100102" in line for line in heard)
         assert not any(";" in line for line in heard)
+
+
+async def test_a_gift_card_payment_is_said_and_credited_back_at_once(settings: Settings) -> None:
+    model = ScriptedLLM([*until_read_back("200202", PRIYA), *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_read_back(session, "200202", ", ".join(PRIYA.values()))
+        refund = "You get 72 dollars back. It goes back onto your gift card straight away."
+        assert agent_lines(session)[-1].endswith(
+            f"because you no longer need it. {refund} Do you want me to cancel this order? "
+            "Please say yes or no."
+        )
+        await session.run(user_input="Yes")
+        assert agent_lines(session)[-1] == f"Done. Order 2 0 0, 2 0 2 is cancelled. {refund}"
+        methods = await session.userdata.store.payment_methods("C-1002")
+        assert [method.balance for method in methods] == [None, Decimal("112.00")]
+
+
+async def test_a_corrected_reason_is_read_back_again_and_the_one_stored(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM([*until_read_back(), BY_MISTAKE, *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_read_back(session)
+        await session.run(user_input="Actually no, I ordered it by mistake")
+        assert "because it was ordered by mistake" in agent_lines(session)[-1]
+        await session.run(user_input="Yes")
+        cancelled = await stored_order(session.userdata.store, "100102")
+        assert cancelled.cancel_reason is CancelReason.ORDERED_BY_MISTAKE
+        [event] = await cancellations(session.userdata.store)
+        assert event.detail["reason"] == "ordered by mistake"
+    assert not model.overran
+
+
+async def test_a_reason_that_fits_neither_cancels_nothing_and_offers_a_colleague(
+    settings: Settings,
+) -> None:
+    closer = Say(cancellation.CLOSER_REASON_QUESTION)
+    model = ScriptedLLM([*until_question(), closer, Call("reason_fits_neither"), relay])
+    async with call_session(model, settings=settings) as session:
+        await reach_question(session)
+        await session.run(user_input="It's too expensive")
+        assert agent_lines(session)[-1] == cancellation.CLOSER_REASON_QUESTION
+        await session.run(user_input="Neither, it's just too expensive")
+        (output,) = tool_outputs(session, "cancel_order")
+        assert (output.output, output.is_error) == (
+            cancellation.no_fitting_reason_message("100102"),
+            True,
+        )
+        assert output.output.endswith(OFFER_HUMAN)
+        assert isinstance(session.current_agent, CustomerServiceAgent)
+        await assert_nothing_cancelled(session)
+    assert not model.overran

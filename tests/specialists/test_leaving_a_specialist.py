@@ -21,7 +21,7 @@ SWITCH = "Actually, where is order 100101?"
 
 def leave_the_cancellation(turn: Turn) -> Decision:
     assert "caller_wants_something_else" in turn.tool_names
-    assert "confirm_cancellation" in turn.tool_names
+    assert "record_cancellation_reason" in turn.tool_names
     instructions = "\n".join(
         item.text_content or ""
         for item in turn.chat_ctx.items

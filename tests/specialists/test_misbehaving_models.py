@@ -27,6 +27,7 @@ from support.confirming import (
     DEFAULT_ADDRESS,
     EXCHANGE,
     ITEM_CHANGE,
+    PAYMENT_CHANGE,
     RETURNS,
     Confirming,
 )
@@ -34,11 +35,21 @@ from support.conversation import agent_lines, audit_events, check_identity, tool
 from support.demo_addresses import PRIYA_ADDRESS
 from support.scripted_llm import Call, Decision, Parallel, Rule, Say, ScriptedLLM, Step, Turn
 
-SUITE = [CANCELLATION, ADDRESS_CHANGE, RETURNS, CONSENT, DEFAULT_ADDRESS, EXCHANGE, ITEM_CHANGE]
+SUITE = [
+    CANCELLATION,
+    ADDRESS_CHANGE,
+    RETURNS,
+    PAYMENT_CHANGE,
+    CONSENT,
+    DEFAULT_ADDRESS,
+    EXCHANGE,
+    ITEM_CHANGE,
+]
 IDS = [
     "cancellation",
     "address_change",
     "returns",
+    "payment_change",
     "consent",
     "default_address",
     "exchange",
@@ -257,3 +268,52 @@ async def test_a_record_beyond_the_callers_choices_is_refused_with_a_confirm_aft
         writes = await specialist.writes_stored(session)
         assert writes <= 1
         assert await specialist.changed(session) is (writes == 1)
+
+
+ARGUMENTS_THE_RULES_REFUSE = {
+    # Another customer's card, the method that pays already, a method nobody has.
+    "payment_change-another-customers-method": (
+        PAYMENT_CHANGE,
+        Call("record_payment_change", {"payment_method_id": "credit_card_9000101"}),
+    ),
+    "payment_change-same-method": (
+        PAYMENT_CHANGE,
+        Call("record_payment_change", {"payment_method_id": "gift_card_9000202"}),
+    ),
+    # A reason the store does not take.
+    "cancellation-other-reason": (
+        CANCELLATION,
+        Call("record_cancellation_reason", {"reason": "too expensive"}),
+    ),
+    # A refund to another customer's card, or to a method that did not pay for the order.
+    "returns-another-customers-method": (
+        RETURNS,
+        Call(
+            "record_return",
+            {
+                "item_numbers": [1, 2],
+                "reason": "no_longer_needed",
+                "refund_method_id": "credit_card_9000101",
+            },
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("specialist", "record"),
+    list(ARGUMENTS_THE_RULES_REFUSE.values()),
+    ids=list(ARGUMENTS_THE_RULES_REFUSE),
+)
+async def test_a_record_with_arguments_the_rules_refuse_changes_nothing_even_on_a_yes(
+    settings: Settings, specialist: Confirming, record: Call
+) -> None:
+    *steps, _ = specialist.steps_to_read_back
+    model = ScriptedLLM([*steps, record], then=behaving(specialist))
+    async with call_session(model, settings=settings) as session:
+        await reach_read_back(session, specialist)
+        (refused,) = tool_outputs(session, record.name)
+        assert refused.is_error
+        assert "credit_card_9000101" not in refused.output
+        await session.run(user_input="Yes")
+        await assert_unchanged(session, specialist)

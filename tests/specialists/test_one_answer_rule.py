@@ -64,8 +64,16 @@ async def _texts_granted(session: AgentSession[CallState]) -> bool:
 
 
 READ_BACK = Question(
-    steps=(Call("cancel_order", {"order_id": "100102"}), check_identity(JORDAN)),
-    lines_before_the_question=("I'd like to cancel order 100102", JORDAN_SAYS),
+    steps=(
+        Call("cancel_order", {"order_id": "100102"}),
+        check_identity(JORDAN),
+        Call("record_cancellation_reason", {"reason": "no longer needed"}),
+    ),
+    lines_before_the_question=(
+        "I'd like to cancel order 100102",
+        JORDAN_SAYS,
+        "I don't need it any more",
+    ),
     changed=_cancelled,
 )
 CONSENT = Question(

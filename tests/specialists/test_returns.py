@@ -6,7 +6,7 @@ import datetime as dt
 from typing import Any
 
 import pytest
-from livekit.agents import AgentSession
+from livekit.agents import AgentSession, ToolError
 
 from customer_service.call.state import CallState
 from customer_service.call.wording import NOTHING_TO_CONFIRM_YET, OFFER_HUMAN, spaced_digits
@@ -22,7 +22,7 @@ from customer_service.specialists.returns import (
     ReturnResult,
     ReturnTask,
 )
-from customer_service.store import ReturnReason, ReturnRequest, Store
+from customer_service.store import ReturnOutcome, ReturnReason, ReturnRequest, Store
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import call_session
 from support.conversation import (
@@ -40,20 +40,37 @@ from support.scripted_llm import relay_tool_output as relay
 
 PRIYA_SAYS = "Priya Natarajan, 10001, priya.n@example.com"
 RETURN_TOOLS = frozenset({"record_return", "give_up"})
+PAYPAL = "paypal_9000201"
+GIFT_CARD = "gift_card_9000202"
 QUESTION = (
     "Order 2 0 0, 2 0 1 contains a Cork yoga mat and two Yoga blocks. Which items would you "
-    "like to return, or is it all of them? And why are you returning them?"
+    "like to return, or is it all of them? And why are you returning them? Should the refund "
+    "go to your PayPal account, or to your gift card, which has 40 dollars on it?"
+)
+TO_PAYPAL = (
+    "Once the items are back with us, the refund is sent. It reaches your PayPal account in "
+    "five to seven business days."
+)
+TO_GIFT_CARD = (
+    "Once the items are back with us, the refund is sent. It goes back onto your gift card "
+    "straight away."
 )
 READ_BACK_ALL = (
     "You'd like to return a Cork yoga mat and two Yoga blocks from order 2 0 0, 2 0 1, "
-    "because they are no longer needed. Shall I request this return? Please say yes or no."
+    f"because they are no longer needed. {TO_PAYPAL} Shall I request this return? Please "
+    "say yes or no."
 )
 READ_BACK_MAT = (
     "You'd like to return a Cork yoga mat from order 2 0 0, 2 0 1, because it arrived "
-    "damaged. Shall I request this return? Please say yes or no."
+    f"damaged. {TO_GIFT_CARD} Shall I request this return? Please say yes or no."
 )
-RECORD_ALL = Call("record_return", {"item_numbers": [1, 2], "reason": "no_longer_needed"})
-RECORD_MAT = Call("record_return", {"item_numbers": [1], "reason": "damaged"})
+RECORD_ALL = Call(
+    "record_return",
+    {"item_numbers": [1, 2], "reason": "no_longer_needed", "refund_method_id": PAYPAL},
+)
+RECORD_MAT = Call(
+    "record_return", {"item_numbers": [1], "reason": "damaged", "refund_method_id": GIFT_CARD}
+)
 CONFIRM: list[Step] = [Call("confirm_return"), relay]
 
 
@@ -128,11 +145,17 @@ async def test_items_named_and_a_reason_are_read_back_as_a_category(settings: Se
     model = ScriptedLLM([*until_question(), RECORD_MAT, *CONFIRM])
     async with call_session(model, settings=settings) as session:
         await reach_question(session)
-        await session.run(user_input="Just the mat, it came with a big tear in it")
+        await session.run(user_input="Just the mat, it came with a big tear in it, gift card")
         assert agent_lines(session)[-1] == READ_BACK_MAT
         await session.run(user_input="Yes, that's right")
         [request] = await stored(session)
         assert (request.item_indices, request.reason) == ((0,), ReturnReason.DAMAGED)
+        order = await session.userdata.store.get_order("200201")
+        assert order is not None
+        assert order.returned is not None
+        assert order.returned.method_id == GIFT_CARD
+        [event] = await audit_events(session, kind="return_requested")
+        assert event.detail["refund_method_id"] == GIFT_CARD
     assert not model.overran
 
 
@@ -398,6 +421,14 @@ async def test_a_result_for_another_order_is_rejected_and_asked_again(
         {"order_id": "200201", "item_indices": [1, 0], "reason": "other"},
         {"order_id": "200201", "item_indices": [], "reason": "other"},
         {"order_id": "200201", "item_indices": [0], "reason": "because I said so"},
+        {"order_id": "200201", "item_indices": [0], "reason": "other", "refund_method_id": ""},
+        # Another customer's card, or none of the choices.
+        {
+            "order_id": "200201",
+            "item_indices": [0],
+            "reason": "other",
+            "refund_method_id": "credit_card_9000101",
+        },
     ],
 )
 def test_the_supervisor_refuses_a_result_that_does_not_fit_the_order(
@@ -405,10 +436,92 @@ def test_the_supervisor_refuses_a_result_that_does_not_fit_the_order(
 ) -> None:
     from customer_service.call.delegation import ResultRejected
     from customer_service.specialists.order_lookup import OrderLookupResult
+    from customer_service.store.demo_catalog import DEMO_PAYMENT_METHODS
     from support.clock import DEMO_ORDERS
 
     order = OrderLookupResult.from_order(
         next(order for order in DEMO_ORDERS if order.order_id == "200201")
     )
+    choices = returns.refund_choices(order, DEMO_PAYMENT_METHODS["C-1002"])
+    assert [choice.method_id for choice in choices] == [PAYPAL, GIFT_CARD]
     with pytest.raises(ResultRejected):
-        returns.validated_return(result, order)
+        returns.validated_return({"refund_method_id": PAYPAL, **result}, order, choices)
+
+
+async def test_with_a_choice_no_refund_method_is_asked_where_and_another_customers_refused(
+    settings: Settings,
+) -> None:
+    unsaid = Call("record_return", {"item_numbers": [1, 2], "reason": "no_longer_needed"})
+    jordans = Call(
+        "record_return",
+        {"item_numbers": [1, 2], "reason": "damaged", "refund_method_id": "credit_card_9000101"},
+    )
+    model = ScriptedLLM([*until_question(), unsaid, relay, jordans, relay, RECORD_ALL, *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_question(session)
+        await session.run(user_input="all of them, not needed")
+        where = returns.refund_question(await session.userdata.store.payment_methods("C-1002"))
+        assert where == (
+            "Should the refund go to your PayPal account, or to your gift card, which has 40 "
+            "dollars on it?"
+        )
+        assert [(o.output, o.is_error) for o in tool_outputs(session, "record_return")] == [
+            (where, True)
+        ]
+        await session.run(user_input="to the card ending 4242")
+        assert tool_outputs(session, "record_return")[-1].output == where
+        assert await stored(session) == []
+        await session.run(user_input="PayPal then")
+        assert agent_lines(session)[-1] == READ_BACK_ALL
+        await session.run(user_input="yes")
+        order = await session.userdata.store.get_order("200201")
+        assert order is not None
+        assert order.returned is not None
+        assert order.returned.method_id == PAYPAL
+    assert not model.overran
+
+
+async def test_an_order_paid_by_gift_card_has_one_refund_destination_said_not_asked(
+    settings: Settings, demo_database_url: str
+) -> None:
+    from customer_service.domain import OrderStatus
+    from support.store_records import save_orders, stored_order
+
+    async with await Store.open(demo_database_url) as store:
+        order = await stored_order(store, "200202")
+        delivered = order.model_copy(
+            update={"status": OrderStatus.DELIVERED, "delivered_on": dt.date.today()}
+        )
+        await save_orders(store, delivered)
+    record = Call("record_return", {"item_numbers": [1], "reason": "damaged"})
+    model = ScriptedLLM([*until_question("200202"), record, *CONFIRM])
+    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
+        await reach_question(session, "200202")
+        assert agent_lines(session)[-1].endswith("And why are you returning them?")
+        await session.run(user_input="they leak")
+        assert agent_lines(session)[-1] == (
+            "You'd like to return three Stainless steel water bottles from order 2 0 0, 2 0 2, "
+            f"because they arrived damaged. {TO_GIFT_CARD} Shall I request this return? "
+            "Please say yes or no."
+        )
+        await session.run(user_input="yes")
+        returned = await session.userdata.store.get_order("200202")
+        assert returned is not None
+        assert returned.returned is not None
+        assert returned.returned.method_id == GIFT_CARD
+    assert not model.overran
+
+
+def test_a_refund_method_the_store_no_longer_allows_is_a_sentence() -> None:
+    from customer_service.specialists.order_lookup import OrderLookupResult
+    from support.clock import DEMO_ORDERS
+
+    order = OrderLookupResult.from_order(
+        next(order for order in DEMO_ORDERS if order.order_id == "200201")
+    )
+    with pytest.raises(ToolError) as refused:
+        returns.return_said(order, (ReturnOutcome.REFUND_METHOD_NOT_ALLOWED, None))
+    assert str(refused.value) == (
+        "That payment method can't take the refund for order 2 0 0, 2 0 1 any more, so "
+        f"nothing was requested. {OFFER_HUMAN}"
+    )

@@ -24,6 +24,7 @@ from support.confirming import (
     DEFAULT_ADDRESS,
     EXCHANGE,
     ITEM_CHANGE,
+    PAYMENT_CHANGE,
     RETURNS,
     Confirming,
 )
@@ -36,8 +37,16 @@ LEAVE = Call("caller_wants_something_else", {"request": "another request"})
 
 SPECIALISTS = pytest.mark.parametrize(
     "specialist",
-    [CANCELLATION, ADDRESS_CHANGE, RETURNS, DEFAULT_ADDRESS, EXCHANGE, ITEM_CHANGE],
-    ids=["cancellation", "address_change", "returns", "default_address", "exchange", "item_change"],
+    [CANCELLATION, ADDRESS_CHANGE, RETURNS, PAYMENT_CHANGE, DEFAULT_ADDRESS, EXCHANGE, ITEM_CHANGE],
+    ids=[
+        "cancellation",
+        "address_change",
+        "returns",
+        "payment_change",
+        "default_address",
+        "exchange",
+        "item_change",
+    ],
 )
 ORDERS = pytest.mark.parametrize(
     "confirm_first", [True, False], ids=["confirm_first", "leave_first"]

@@ -24,6 +24,7 @@ from customer_service.specialists.cancellation import kept_message
 from customer_service.specialists.default_address import WORDING as DEFAULT_ADDRESS_WORDING
 from customer_service.specialists.exchange import WORDING as EXCHANGE_WORDING
 from customer_service.specialists.item_change import WORDING as ITEM_CHANGE_WORDING
+from customer_service.specialists.payment_change import WORDING as PAYMENT_CHANGE_WORDING
 from customer_service.specialists.returns import WORDING as RETURN_WORDING
 
 from .conversation import JORDAN, JORDAN_SAYS, PRIYA, audit_events, check_identity
@@ -110,7 +111,16 @@ async def _default_address_changed(session: AgentSession[CallState]) -> bool:
 
 async def _return_requested(session: AgentSession[CallState]) -> bool:
     requests = await session.userdata.store.return_requests()
-    return [request.item_indices for request in requests] == [(0, 1)]
+    order = await session.userdata.store.get_order("200201")
+    assert order is not None
+    refunded_to = order.returned.method_id if order.returned else None
+    return [r.item_indices for r in requests] == [(0, 1)] and refunded_to == "paypal_9000201"
+
+
+async def _paid_with_paypal(session: AgentSession[CallState]) -> bool:
+    order = await session.userdata.store.get_order("200202")
+    assert order is not None
+    return [payment.method_id for payment in order.payments][1:2] == ["paypal_9000201"]
 
 
 async def _mat_exchanged(session: AgentSession[CallState]) -> bool:
@@ -148,8 +158,12 @@ def _verified_then(line: str, step: Step) -> dict[str, Any]:
 CANCELLATION = Confirming(
     supervisor_tool="cancel_order",
     confirm=Call("confirm_cancellation"),
-    **_verified_then(
-        "I'd like to cancel order 100102", Call("cancel_order", {"order_id": "100102"})
+    caller=JORDAN,
+    lines_to_read_back=("I'd like to cancel order 100102", JORDAN_SAYS, "I don't need it any more"),
+    steps_to_read_back=(
+        Call("cancel_order", {"order_id": "100102"}),
+        check_identity(JORDAN),
+        Call("record_cancellation_reason", {"reason": "no longer needed"}),
     ),
     changed=_order_cancelled,
     nothing_changed=kept_message("100102"),
@@ -224,7 +238,14 @@ RETURNS = Confirming(
     steps_to_read_back=(
         Call("request_return", {"order_id": "200201"}),
         check_identity(PRIYA),
-        Call("record_return", {"item_numbers": [1, 2], "reason": "no_longer_needed"}),
+        Call(
+            "record_return",
+            {
+                "item_numbers": [1, 2],
+                "reason": "no_longer_needed",
+                "refund_method_id": "paypal_9000201",
+            },
+        ),
     ),
     changed=_return_requested,
     nothing_changed=RETURN_WORDING.nothing_done,
@@ -232,7 +253,14 @@ RETURNS = Confirming(
         "Yes",
         Parallel(
             (
-                Call("record_return", {"item_numbers": [1], "reason": "damaged"}),
+                Call(
+                    "record_return",
+                    {
+                        "item_numbers": [1],
+                        "reason": "damaged",
+                        "refund_method_id": "gift_card_9000202",
+                    },
+                ),
                 Call("confirm_return"),
             )
         ),
@@ -302,6 +330,26 @@ ITEM_CHANGE = Confirming(
         record("record_item_change", [BOTTLE_BLUE] * 3, [BOTTLE_BLUE_750] * 3, JORDANS_CARD),
         record("record_item_change", [BOTTLE_BLUE], [HEADPHONES_BLACK], GIFT_CARD),
     ),
+)
+PAYMENT_CHANGE = Confirming(
+    supervisor_tool="change_payment_method",
+    confirm=Call("confirm_payment_change"),
+    caller=PRIYA,
+    lines_to_read_back=(
+        "I'd like to change how order 200202 is paid",
+        PRIYA_SAYS,
+        "With my PayPal account",
+    ),
+    steps_to_read_back=(
+        Call("change_payment_method", {"order_id": "200202"}),
+        check_identity(PRIYA),
+        Call("record_payment_change", {"payment_method_id": "paypal_9000201"}),
+    ),
+    changed=_paid_with_paypal,
+    nothing_changed=PAYMENT_CHANGE_WORDING.nothing_done,
+    # The caller keeps the gift card; the model confirms the change anyway.
+    other_than_read_back=("No, keep the gift card", Call("confirm_payment_change")),
+    order_tool_for="200202",
 )
 CONSENT = Confirming(
     supervisor_tool="request_consent",

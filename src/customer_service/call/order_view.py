@@ -16,7 +16,14 @@ from customer_service.call.speakable import (
     spoken_items,
 )
 from customer_service.call.wording import quoted
-from customer_service.domain import ORDER_ID_PATTERN, Order, OrderItem, OrderStatus, PostalAddress
+from customer_service.domain import (
+    ORDER_ID_PATTERN,
+    Order,
+    OrderItem,
+    OrderStatus,
+    PostalAddress,
+    Transaction,
+)
 from customer_service.order_numbers import spoken_order_id
 
 __all__ = ["OrderLookupResult"]
@@ -36,6 +43,9 @@ class OrderLookupResult(BaseModel):
     tracking_number: str | None = None
     delivered_on: dt.date | None = None
     shipping_address: PostalAddress
+    payments: tuple[Transaction, ...] = ()
+    """Payments and refunds, oldest first (`Order.payments`): what a specialist that
+    moves money says is refunded, and where."""
 
     @classmethod
     def from_order(cls, order: Order) -> OrderLookupResult:

@@ -13,7 +13,14 @@ from collections import Counter
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from customer_service.domain import CancelReason, ExchangeRequest, OrderStatus, PostalAddress
+from customer_service.domain import (
+    CancelReason,
+    ExchangeRequest,
+    Order,
+    OrderStatus,
+    PostalAddress,
+    TransactionKind,
+)
 from customer_service.store import ReturnReason, Store
 from customer_service.store.seed import DEMO_CUSTOMERS
 
@@ -64,6 +71,15 @@ class ExpectedOrder(_Spec):
     """The variant of every unit, sorted: what an item change leaves."""
     exchange: ExchangeRequest | None = None
     """The exchange requested for it (item ids sorted, method, price difference)."""
+    paid_with: str | None = None
+    """The payment method id of its latest payment."""
+    cancel_reason: CancelReason | None = None
+    refund_method: str | None = None
+    """The payment method id a return's refund goes to."""
+
+
+_MONEY_FIELDS = ("paid_with", "cancel_reason", "refund_method")
+"""`ExpectedOrder` fields compared as they are: a field left out must be as it started."""
 
 
 class ExpectedReturn(_Spec):
@@ -106,6 +122,22 @@ class OrderState(_Spec):
     shipping_address: PostalAddress
     item_ids: tuple[str, ...] = ()
     exchange: ExchangeRequest | None = None
+    paid_with: str | None = None
+    cancel_reason: CancelReason | None = None
+    refund_method: str | None = None
+
+
+def _order_state(order: Order) -> OrderState:
+    payments = [paid for paid in order.payments if paid.kind is TransactionKind.PAYMENT]
+    return OrderState(
+        status=order.status,
+        shipping_address=order.shipping_address,
+        item_ids=tuple(sorted(order.unit_item_ids())),
+        exchange=order.exchange,
+        paid_with=payments[-1].method_id if payments else None,
+        cancel_reason=order.cancel_reason,
+        refund_method=order.returned.method_id if order.returned else None,
+    )
 
 
 class StoreState(_Spec):
@@ -149,15 +181,7 @@ async def read_state(store: Store, order_ids: tuple[str, ...] = ()) -> StoreStat
         order = await store.get_order(order_id)
         if order is not None:
             found.append(order)
-    orders = {
-        order.order_id: OrderState(
-            status=order.status,
-            shipping_address=order.shipping_address,
-            item_ids=tuple(sorted(order.unit_item_ids())),
-            exchange=order.exchange,
-        )
-        for order in found
-    }
+    orders = {order.order_id: _order_state(order) for order in found}
     consents = tuple(
         ConsentAnswer(
             topic=str(event.detail["topic"]),
@@ -259,6 +283,10 @@ def _order_differences(
             f"order {order_id}: exchange requested is {_describe_exchange(after.exchange)}, "
             f"expected {_describe_exchange(exchange)}"
         )
+    for field in _MONEY_FIELDS:
+        want, got = getattr(wanted, field) or getattr(before, field), getattr(after, field)
+        if got != want:
+            problems.append(f"order {order_id}: {field} is {got}, expected {want}")
     return problems
 
 

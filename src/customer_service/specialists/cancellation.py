@@ -1,14 +1,19 @@
-"""Order cancellation: reads the order back and cancels it only on the caller's clear yes.
+"""Order cancellation: asks why, reads the order and its refund back, and cancels it only
+on the caller's clear yes.
 
-The task changes nothing itself. It speaks the read-back (number and items), and
+The task changes nothing itself. It names the order's items and asks the reason, one of
+the two the store takes (`CancelReason`); `record_cancellation_reason` reads back the
+order, the reason and how the money comes back (to which method, and when), and
 `confirm_cancellation` succeeds only when that read-back finished playing and the
-caller's own latest words after it are a clear yes, both checked in code. The
-supervisor then checks the result (`validated_cancellation`) and cancels the order once
-(`run_check_write`).
+caller's own latest words after it are a clear yes, both checked in code. A caller
+whose reason is neither is asked which is closer; if neither fits, they are offered a
+colleague. The supervisor then checks the result (`validated_cancellation`) and
+cancels the order once, for that reason (`run_check_write`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from textwrap import dedent
 
 from livekit.agents import RunContext, ToolError, function_tool
@@ -19,6 +24,7 @@ from customer_service.call.confirmation import ConfirmationWording, ConfirmBefor
 from customer_service.call.delegation import ResultRejected
 from customer_service.call.guard import guarded
 from customer_service.call.order_view import OrderLookupResult
+from customer_service.call.refunds import refunds_said
 from customer_service.call.registration import (
     PASS_ORDER_ID,
     CallersOrderId,
@@ -30,22 +36,50 @@ from customer_service.call.speakable import spoken_items
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA
-from customer_service.domain import ORDER_ID_PATTERN, OrderStatus
+from customer_service.domain import (
+    ORDER_ID_PATTERN,
+    CancelReason,
+    Order,
+    OrderStatus,
+    PaymentMethod,
+    Transaction,
+)
 from customer_service.order_numbers import spoken_order_id
 from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import AuditEvent, CancellationOutcome
 
 CANCELLATION_INSTRUCTIONS = PERSONA + dedent(
     """
-    Your only job now is to learn whether the caller wants the order you just read back
-    cancelled. If they clearly say yes, call confirm_cancellation. If they say no, want
-    to keep the order or want to stop, call give_up. If the answer is unclear, ask once
-    more whether they want that order cancelled, yes or no. Never cancel any other order.
+    Your only job now is to learn why the caller wants the order you just named
+    cancelled, then whether they want it cancelled. An order is cancelled only because
+    the caller no longer needs it or because it was ordered by mistake: as soon as they
+    give one of those, call record_cancellation_reason with it; the tool reads the
+    cancellation back itself, so do not repeat it. For any other reason, ask which of
+    the two is closer; if neither fits, call reason_fits_neither. Call
+    confirm_cancellation only after the caller clearly says yes to the read-back; if
+    they give another reason, call record_cancellation_reason again. If they say no,
+    want to keep the order or want to stop, call give_up. Never cancel any other order.
     """
 )
 
 MAX_REFUSED_CONFIRMATIONS = 2
 """Confirmations refused for want of a clear yes before the task ends, cancelling nothing."""
+
+
+REASON_WORDS = {
+    CancelReason.NO_LONGER_NEEDED: "you no longer need it",
+    CancelReason.ORDERED_BY_MISTAKE: "it was ordered by mistake",
+}
+"""Each reason the store takes, as the caller hears it."""
+REASON_QUESTION = (
+    f"Why would you like to cancel it: because {REASON_WORDS[CancelReason.NO_LONGER_NEEDED]}, "
+    f"or because {REASON_WORDS[CancelReason.ORDERED_BY_MISTAKE]}?"
+)
+CLOSER_REASON_QUESTION = (
+    "I can cancel an order only because you no longer need it or because it was ordered "
+    "by mistake. Which of those is closer?"
+)
+"""Asked of a caller who gave another reason (the offline model says it)."""
 
 
 def wording(order_id: str) -> ConfirmationWording:
@@ -58,14 +92,32 @@ def wording(order_id: str) -> ConfirmationWording:
     )
 
 
-def read_back(order: OrderLookupResult) -> str:
-    return wording(order.order_id).read_back(
-        f"Order {spoken_order_id(order.order_id)} contains {spoken_items(order.items)}."
+def opening_question(order: OrderLookupResult) -> str:
+    return (
+        f"Order {spoken_order_id(order.order_id)} contains {spoken_items(order.items)}. "
+        f"{REASON_QUESTION}"
     )
+
+
+def read_back(order: OrderLookupResult, reason: CancelReason, refunds: str) -> str:
+    """The cancellation as it will be done: the order, why, and `refunds` (how the money
+    comes back, `refunds_said`)."""
+    statement = (
+        f"I'll cancel order {spoken_order_id(order.order_id)}, with "
+        f"{spoken_items(order.items)}, because {REASON_WORDS[reason]}."
+    )
+    return wording(order.order_id).read_back(f"{statement} {refunds}".strip())
 
 
 def kept_message(order_id: str) -> str:
     return wording(order_id).nothing_done
+
+
+def no_fitting_reason_message(order_id: str) -> str:
+    return (
+        f"{kept_message(order_id)} I can cancel an order only because you no longer need "
+        f"it or because it was ordered by mistake. {OFFER_HUMAN}"
+    )
 
 
 def not_cancellable_message(order_id: str, status: OrderStatus) -> str:
@@ -84,13 +136,20 @@ class CancellationResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     order_id: str = Field(pattern=ORDER_ID_PATTERN)
+    reason: CancelReason
 
 
 class CancellationTask(Specialist[CancellationResult]):
-    """Reads one order back and returns only when the caller clearly says to cancel it."""
+    """Asks why one order is to be cancelled, reads it back with its refund and returns
+    only when the caller heard that read-back in full and clearly said yes."""
 
-    def __init__(self, *, order: OrderLookupResult) -> None:
+    still_there_question = REASON_QUESTION
+
+    def __init__(self, *, order: OrderLookupResult, refunds: str) -> None:
         self._order = order
+        self._refunds = refunds
+        # No earlier history: a "yes" said to something else must not answer this.
+        super().__init__(instructions=CANCELLATION_INSTRUCTIONS)
         self._confirmation = ConfirmBeforeActing(
             self,
             tool_name="confirm_cancellation",
@@ -100,27 +159,47 @@ class CancellationTask(Specialist[CancellationResult]):
             wording=wording(order.order_id),
             max_refusals=MAX_REFUSED_CONFIRMATIONS,
         )
-        # No earlier history: a "yes" said to something else must not answer this. The
-        # order is read back as the task opens, so its confirm tool is offered at once.
-        super().__init__(instructions=CANCELLATION_INSTRUCTIONS, tools=[self._confirmation.tool])
 
     def collected(self) -> dict[str, JsonValue]:
-        return {"order_id": self._order.order_id}
+        proposal = self._confirmation.proposal
+        return {
+            "order_id": self._order.order_id,
+            "reason": proposal.reason.value if proposal else None,
+        }
 
     def nudge(self) -> None:
-        self._confirmation.nudge()
+        if not self._confirmation.nudge():
+            super().nudge()
 
     async def opening(self) -> None:
-        # The read-back names the order's items: its disclosure was recorded when the
+        # The question names the order's items: its disclosure was recorded when the
         # order was read (`cancel_order` reads it with `disclosing`).
+        self.session.userdata.record_disclosure(self._order.order_id)
+        self.session.say(opening_question(self._order))
+
+    @function_tool()
+    @guarded()
+    async def record_cancellation_reason(
+        self, context: RunContext[CallState], reason: CancelReason
+    ) -> None:
+        """Record why the caller cancels; the tool reads the cancellation back itself.
+
+        Args:
+            reason: The caller's reason: one of the two an order is cancelled for.
+        """
         order_id = self._order.order_id
-        self.session.userdata.record_disclosure(order_id)
         await self._confirmation.propose(
-            CancellationResult(order_id=order_id),
-            read_back=read_back(self._order),
+            CancellationResult(order_id=order_id, reason=reason),
+            read_back=read_back(self._order, reason, self._refunds),
             # Only the order number: "yes, two" must not confirm "two Feather pillows".
             numbers=order_id,
         )
+
+    @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
+    @guarded(count_repeats=False)
+    async def reason_fits_neither(self, context: RunContext[CallState]) -> None:
+        """Call when the caller's reason is neither of the two, even the closer one."""
+        self.finish(ToolError(no_fitting_reason_message(self._order.order_id)))
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
     @guarded(count_repeats=False)
@@ -142,11 +221,24 @@ def validated_cancellation(result: object, order_id: str) -> CancellationResult:
     return confirmation
 
 
-def cancellation_said(order: OrderLookupResult, outcome: CancellationOutcome) -> str:
-    """The sentence that tells the caller what the store did; a refusal is raised."""
+def refunds_of_cancelled(cancelled: Order) -> tuple[Transaction, ...]:
+    """The refunds a cancellation made: `Store.cancel_order` appends one for each earlier
+    transaction, so they are the second half of its payment history."""
+    return cancelled.payments[len(cancelled.payments) // 2 :]
+
+
+def cancellation_said(
+    order: OrderLookupResult,
+    stored: tuple[CancellationOutcome, Order | None],
+    methods: Sequence[PaymentMethod],
+) -> str:
+    """The sentence that tells the caller what the store did and how the money comes
+    back; a refusal is raised."""
+    outcome, cancelled = stored
     spaced = spoken_order_id(order.order_id)
-    if outcome is CancellationOutcome.CANCELLED:
-        return f"Done. Order {spaced} is cancelled."
+    if outcome is CancellationOutcome.CANCELLED and cancelled is not None:
+        refunds = refunds_said(refunds_of_cancelled(cancelled), methods)
+        return f"Done. Order {spaced} is cancelled. {refunds}".strip()
     if outcome is CancellationOutcome.ALREADY_CANCELLED:
         return f"Order {spaced} is cancelled."
     if outcome is CancellationOutcome.ORDER_SHIPPED:
@@ -170,26 +262,29 @@ async def cancel_order(
 ) -> str:
     """Cancel one of the caller's orders that has not shipped yet."""
     state = context.userdata
-    # The read-back names its items: the order is read with its disclosure recorded.
+    # The question names its items: the order is read with its disclosure recorded.
     _, order = await desk.callers_order(state, order_id, disclosing=True)
     ensure_cancellable(order)
+    methods = await state.store.payment_methods(order.customer_id)
+    # What cancelling would refund: each transaction back to its method, as the store does.
+    refunds = refunds_said(order.payments, methods)
 
-    async def cancel(_: CancellationResult, kept: list[AuditEvent]) -> CancellationOutcome:
-        outcome, _order = await state.store.cancel_order(
+    async def cancel(
+        result: CancellationResult, kept: list[AuditEvent]
+    ) -> tuple[CancellationOutcome, Order | None]:
+        return await state.store.cancel_order(
             order_id=order.order_id,
             customer_id=order.customer_id,
-            # Not asked for yet: the order is cancelled without a reason.
-            reason=None,
+            reason=result.reason,
             call_id=state.call_id,
             other_events=kept,
         )
-        return outcome
 
     return await run_check_write(
         state,
-        lambda: CancellationTask(order=order),
+        lambda: CancellationTask(order=order, refunds=refunds),
         check=lambda result: validated_cancellation(result, order.order_id),
         write=cancel,
-        said=lambda _, outcome: cancellation_said(order, outcome),
+        said=lambda _, stored: cancellation_said(order, stored, methods),
         what="cancellation",
     )

@@ -1,15 +1,19 @@
-"""Returns: asks which items of a delivered order go back and why, reads the request back,
-and returns it only on the caller's clear yes.
+"""Returns: asks which items of a delivered order go back, why, and where the refund goes,
+reads the request back, and returns it only on the caller's clear yes.
 
 The task changes nothing itself. The model records the items (their numbers in the
-order) and the reason as a category (`ReturnReason`: the caller's words are never
-kept); `ConfirmBeforeActing` reads the request back and takes only the caller's own yes.
+order), the reason as a category (`ReturnReason`: the caller's words are never kept)
+and the refund's method: the one that paid, or a gift card of the caller's
+(`refund_choices`; with one choice it is said, not asked). `ConfirmBeforeActing` reads
+the request back, with where the refund goes and when it arrives, and takes only the
+caller's own yes.
 The supervisor checks the result (`validated_return`) and stores it once
 (`run_check_write`), telling the caller the return number.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from textwrap import dedent
 
 from livekit.agents import RunContext, ToolError, function_tool
@@ -20,6 +24,7 @@ from customer_service.call.confirmation import ConfirmationWording, ConfirmBefor
 from customer_service.call.delegation import ResultRejected
 from customer_service.call.guard import guarded
 from customer_service.call.order_view import OrderLookupResult
+from customer_service.call.payment_methods import methods_listing, refund_timing, spoken_method
 from customer_service.call.registration import (
     PASS_ORDER_ID,
     CallersOrderId,
@@ -31,7 +36,7 @@ from customer_service.call.speakable import count_word, spaced_digits, spoken_da
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
-from customer_service.domain import ORDER_ID_PATTERN, OrderStatus
+from customer_service.domain import ORDER_ID_PATTERN, OrderStatus, PaymentKind, PaymentMethod
 from customer_service.order_numbers import spoken_order_id
 from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import (
@@ -54,6 +59,14 @@ RETURN_INSTRUCTIONS = PERSONA + dedent(
     confirm_return only after the caller clearly says the read-back is right; if they
     correct anything, call record_return again. If the caller wants to stop, call
     give_up. Never add an item the caller did not ask to return.
+    {refund}
+    """
+)
+REFUND_CHOICE_INSTRUCTIONS = dedent(
+    """
+    Also ask where the refund goes, and pass its id as refund_method_id; the first
+    paid for the order:
+    {methods}
     """
 )
 
@@ -83,27 +96,59 @@ class ReturnResult(BaseModel):
         min_length=1, description="Positions in the order's items, from 0, ascending."
     )
     reason: ReturnReason
+    refund_method_id: str = Field(min_length=1, description="The method the refund goes to.")
 
 
-def instructions_for(order: OrderLookupResult) -> str:
-    """The task's instructions, with the order's items numbered for `record_return`; the
-    stored names quoted, as data."""
+def refund_choices(
+    order: OrderLookupResult, methods: Sequence[PaymentMethod]
+) -> list[PaymentMethod]:
+    """Where the caller may have the refund sent, as the store allows: the method that
+    paid for the order (first), then each gift card of theirs."""
+    paid_with = order.payments[0].method_id if order.payments else None
+    return sorted(
+        (m for m in methods if m.method_id == paid_with or m.kind is PaymentKind.GIFT_CARD),
+        key=lambda method: method.method_id != paid_with,
+    )
+
+
+def instructions_for(order: OrderLookupResult, choices: Sequence[PaymentMethod]) -> str:
+    """The task's instructions, with the order's items numbered for `record_return` and,
+    when there is a choice, where the refund may go; stored text quoted, as data."""
     listing = "\n".join(
         f"{number}. {quoted(item.name)}, quantity {item.quantity}"
         for number, item in enumerate(order.items, start=1)
     )
-    return RETURN_INSTRUCTIONS.format(order=order.order_id, items=listing)
+    refund = (
+        REFUND_CHOICE_INSTRUCTIONS.format(methods=methods_listing(choices))
+        if len(choices) > 1
+        else ""
+    )
+    return RETURN_INSTRUCTIONS.format(order=order.order_id, items=listing, refund=refund)
 
 
-def opening_question(order: OrderLookupResult) -> str:
-    return (
+def refund_question(choices: Sequence[PaymentMethod]) -> str:
+    """Where the refund should go, asked when there is a choice; empty when there is none."""
+    if len(choices) < 2:
+        return ""
+    *first, last = [spoken_method(method) for method in choices]
+    return f"Should the refund go to {', to '.join(first)}, or to {last}?"
+
+
+def opening_question(order: OrderLookupResult, choices: Sequence[PaymentMethod] = ()) -> str:
+    question = (
         f"Order {spoken_order_id(order.order_id)} contains {spoken_items(order.items)}. "
         "Which items would you like to return, or is it all of them? And why are you "
-        "returning them?"
+        f"returning them? {refund_question(choices)}"
     )
+    return question.strip()
 
 
-def read_back(order: OrderLookupResult, request: ReturnResult) -> str:
+def refund_destination(method: PaymentMethod) -> str:
+    """Where a return's refund goes and when it arrives, for the read-back."""
+    return f"Once the items are back with us, the refund is sent. {refund_timing(method)}"
+
+
+def read_back(order: OrderLookupResult, request: ReturnResult, refund_to: PaymentMethod) -> str:
     chosen = [order.items[index] for index in request.item_indices]
     several = len(chosen) > 1 or chosen[0].quantity > 1
     reason = REASON_WORDS[request.reason].format(
@@ -111,7 +156,7 @@ def read_back(order: OrderLookupResult, request: ReturnResult) -> str:
     )
     return WORDING.read_back(
         f"You'd like to return {spoken_items(chosen)} from order "
-        f"{spoken_order_id(order.order_id)}, because {reason}."
+        f"{spoken_order_id(order.order_id)}, because {reason}. {refund_destination(refund_to)}"
     )
 
 
@@ -131,10 +176,11 @@ class ReturnTask(Specialist[ReturnResult]):
 
     still_there_question = "Which items would you like to return, and why?"
 
-    def __init__(self, *, order: OrderLookupResult) -> None:
+    def __init__(self, *, order: OrderLookupResult, choices: Sequence[PaymentMethod]) -> None:
         self._order = order
-        # No earlier history: the items and the reason are asked for here.
-        super().__init__(instructions=instructions_for(order))
+        self._choices = tuple(choices)
+        # No earlier history: the items, the reason and the refund's method are asked here.
+        super().__init__(instructions=instructions_for(order, choices))
         self._confirmation = ConfirmBeforeActing(
             self,
             tool_name="confirm_return",
@@ -151,6 +197,7 @@ class ReturnTask(Specialist[ReturnResult]):
             "order_id": self._order.order_id,
             "items": len(proposal.item_indices) if proposal else None,
             "reason": proposal.reason.value if proposal else None,
+            "refund_method_id": proposal.refund_method_id if proposal else None,
         }
 
     def nudge(self) -> None:
@@ -161,18 +208,36 @@ class ReturnTask(Specialist[ReturnResult]):
         # The question names the order's items: its disclosure was recorded when the
         # order was read (`request_return` reads it with `disclosing`).
         self.session.userdata.record_disclosure(self._order.order_id)
-        self.session.say(opening_question(self._order))
+        self.session.say(opening_question(self._order, self._choices))
+
+    def _refund_to(self, refund_method_id: str | None) -> PaymentMethod:
+        """The chosen method the refund goes to; a speakable `ToolError` asking where when
+        there is a choice and none was made, or naming the choices for any other."""
+        choices = self._choices
+        if refund_method_id is None and len(choices) == 1:
+            return choices[0]
+        chosen = next((m for m in choices if m.method_id == (refund_method_id or "").strip()), None)
+        if chosen is None:
+            raise ToolError(refund_question(choices) or refund_only_to_message(choices[0]))
+        return chosen
 
     @function_tool()
     @guarded()
     async def record_return(
-        self, context: RunContext[CallState], item_numbers: list[int], reason: ReturnReason
+        self,
+        context: RunContext[CallState],
+        item_numbers: list[int],
+        reason: ReturnReason,
+        refund_method_id: str | None = None,
     ) -> None:
-        """Record which items go back and why; the tool reads the request back itself.
+        """Record which items go back, why and where the refund goes; the tool reads the
+        request back itself.
 
         Args:
             item_numbers: The numbers of the items to return, from the list you were given.
             reason: The category closest to the caller's reason.
+            refund_method_id: The id of the method the caller wants the refund sent to,
+                from the list you were given; omit when you were given none.
         """
         order = self._order
         if not item_numbers:
@@ -184,14 +249,16 @@ class ReturnTask(Specialist[ReturnResult]):
                 f"item{'s' if count > 1 else ''}: {spoken_items(order.items)}. Which would "
                 "you like to return?"
             )
+        refund_to = self._refund_to(refund_method_id)
         request = ReturnResult(
             order_id=order.order_id,
             item_indices=tuple(sorted({number - 1 for number in item_numbers})),
             reason=reason,
+            refund_method_id=refund_to.method_id,
         )
         await self._confirmation.propose(
             request,
-            read_back=read_back(order, request),
+            read_back=read_back(order, request, refund_to),
             # Only the order number: "yes, two" must not confirm "two yoga blocks".
             numbers=order.order_id,
         )
@@ -201,6 +268,17 @@ class ReturnTask(Specialist[ReturnResult]):
     async def give_up(self, context: RunContext[CallState]) -> None:
         """Call when the caller no longer wants to return anything."""
         self.finish(ToolError(WORDING.nothing_done))
+
+
+def refund_only_to_message(method: PaymentMethod) -> str:
+    return f"The refund for this order can only go to {spoken_method(method)}."
+
+
+def no_refund_method_message(order_id: str) -> str:
+    return (
+        f"The payment method that paid for order {spoken_order_id(order_id)} is no longer on "
+        f"your account, so I can't send its refund anywhere from here. {OFFER_HUMAN}"
+    )
 
 
 def not_returnable_message(order: OrderLookupResult, refusal: ReturnOutcome) -> str:
@@ -230,11 +308,16 @@ async def ensure_returnable(state: CallState, order: OrderLookupResult) -> None:
         raise ToolError(not_returnable_message(order, refusal))
 
 
-def validated_return(result: object, order: OrderLookupResult) -> ReturnResult:
-    """The confirmed request, once it is well formed, for `order` and names its items."""
+def validated_return(
+    result: object, order: OrderLookupResult, choices: Sequence[PaymentMethod]
+) -> ReturnResult:
+    """The confirmed request, once it is well formed, for `order`, names its items and
+    sends the refund to one of `choices`."""
     request = well_formed(ReturnResult, result, what="return")
     if request.order_id != order.order_id:
         raise ResultRejected("return result is for another order")
+    if request.refund_method_id not in {method.method_id for method in choices}:
+        raise ResultRejected("return result refunds to a method it may not")
     indices = request.item_indices
     if list(indices) != sorted(set(indices)) or not 0 <= indices[0] <= indices[-1] < len(
         order.items
@@ -257,6 +340,12 @@ def return_said(
         raise ToolError(not_returnable_message(order, outcome))
     if outcome is ReturnOutcome.ITEMS_NOT_IN_ORDER:
         raise ToolError(f"Those items aren't in order {spoken_order_id(order.order_id)}.")
+    if outcome is ReturnOutcome.REFUND_METHOD_NOT_ALLOWED:
+        # The method was removed from the account while the caller was deciding.
+        raise ToolError(
+            f"That payment method can't take the refund for order "
+            f"{spoken_order_id(order.order_id)} any more, so nothing was requested. {OFFER_HUMAN}"
+        )
     raise ToolError(not_found_message(order.order_id))
 
 
@@ -274,6 +363,9 @@ async def request_return(
     state = context.userdata
     _, order = await desk.callers_order(state, order_id, disclosing=True)
     await ensure_returnable(state, order)
+    choices = refund_choices(order, await state.store.payment_methods(order.customer_id))
+    if not choices:
+        raise ToolError(no_refund_method_message(order.order_id))
 
     async def store(
         request: ReturnResult, kept: list[AuditEvent]
@@ -283,14 +375,15 @@ async def request_return(
             customer_id=order.customer_id,
             item_indices=request.item_indices,
             reason=request.reason,
+            refund_method_id=request.refund_method_id,
             call_id=state.call_id,
             other_events=kept,
         )
 
     return await run_check_write(
         state,
-        lambda: ReturnTask(order=order),
-        check=lambda result: validated_return(result, order),
+        lambda: ReturnTask(order=order, choices=choices),
+        check=lambda result: validated_return(result, order, choices),
         write=store,
         said=lambda _, stored: return_said(order, stored),
         what="return",

@@ -8,6 +8,7 @@ from customer_service.call.answers import Phrases, normalise, polarity
 from customer_service.call.wording import unquoted
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
 from customer_service.offline_llm.item_choice import items_named
+from customer_service.offline_llm.payment_words import listed_methods, method_named
 from customer_service.offline_llm.routing import names_an_order, order_arguments
 from customer_service.offline_llm.specialist_replies import first_question, leave, transfer
 from customer_service.offline_llm.specialists import OfflineSpecialist
@@ -41,6 +42,8 @@ _REASONS = {
         ["don't need", "do not need", "no longer need", "changed my mind", "don't want"]
     ),
 }
+# "Back where it came from": the first method listed, the one that paid.
+_ORIGINAL = Phrases(["original", "same way", "way i paid", "where it came from", "same card"])
 # An item line of the task's instructions: '2. "Yoga block", quantity 2' (name quoted).
 _ITEM_LINE = re.compile(r"^\s*(\d+)\. (.+), quantity \d+\s*$", re.MULTILINE)
 
@@ -60,6 +63,18 @@ def _chosen_items(conversation: Conversation, said: str) -> list[int]:
 
 def _reason(said: str) -> str | None:
     return next((reason for reason, words in _REASONS.items() if words.found_in(said)), None)
+
+
+def _refund_method(conversation: Conversation, said: str, heard: str) -> str | None:
+    """The listed method the caller wants the refund sent to; None when none is listed
+    (one choice: the task takes it) or the caller has not said."""
+    listed = list(listed_methods(conversation.instructions))
+    for words in (said, heard):
+        if (named := method_named(conversation.instructions, words)) is not None:
+            return named
+        if listed and _ORIGINAL.found_in(words):
+            return listed[0]
+    return None
 
 
 def respond(conversation: Conversation) -> Reply:
@@ -89,7 +104,10 @@ def respond(conversation: Conversation) -> Reply:
         if conversation.agent_line_answered() != REASON_QUESTION:
             return Say(REASON_QUESTION)
         reason = "other"  # asked once: whatever it was, it is some other reason
-    return CallTool("record_return", {"item_numbers": items, "reason": reason})
+    arguments: dict[str, object] = {"item_numbers": items, "reason": reason}
+    if (method_id := _refund_method(conversation, said, heard)) is not None:
+        arguments["refund_method_id"] = method_id
+    return CallTool("record_return", arguments)
 
 
 def route(conversation: Conversation) -> Reply | None:

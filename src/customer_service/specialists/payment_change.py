@@ -1,0 +1,316 @@
+"""Payment change: pays a pending order with another of the caller's methods, on their
+clear yes only.
+
+The supervisor tool refuses, before the task starts, an order that is not pending, not
+paid once, or a caller with no other method. The task names the method that pays now
+and asks which other to use; `record_payment_change` checks the choice in code (one of
+the caller's own, not the one that pays, a gift card that covers the order) and reads
+back what is charged to the new method and what is refunded to the old one, and when.
+`confirm_payment_change` takes only the caller's own yes after that read-back. The
+supervisor checks the result (`validated_payment_change`) and writes it once
+(`run_check_write`); every refusal of the store is a sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from textwrap import dedent
+
+from livekit.agents import RunContext, ToolError, function_tool
+from livekit.agents.llm import ToolFlag
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from customer_service.call.confirmation import ConfirmationWording, ConfirmBeforeActing
+from customer_service.call.delegation import ResultRejected
+from customer_service.call.guard import guarded
+from customer_service.call.order_view import OrderLookupResult
+from customer_service.call.payment_methods import (
+    PaymentMethodId,
+    chosen_method,
+    methods_listing,
+    spoken_amount,
+    spoken_method,
+)
+from customer_service.call.refunds import refund_said
+from customer_service.call.registration import (
+    PASS_ORDER_ID,
+    CallersOrderId,
+    Desk,
+    supervisor_tool,
+)
+from customer_service.call.run_check_write import run_check_write, well_formed
+from customer_service.call.specialist import Specialist
+from customer_service.call.state import CallState
+from customer_service.call.wording import OFFER_HUMAN, PERSONA
+from customer_service.domain import (
+    ORDER_ID_PATTERN,
+    Order,
+    OrderStatus,
+    PaymentMethod,
+    Transaction,
+    TransactionKind,
+)
+from customer_service.order_numbers import spoken_order_id
+from customer_service.specialists.order_lookup import not_found_message
+from customer_service.store import AuditEvent
+from customer_service.store.order_changes import Changed, ChangeRefusal
+
+PAYMENT_CHANGE_INSTRUCTIONS = PERSONA + dedent(
+    """
+    Your only job now is to learn which other payment method the caller wants order
+    {order} paid with. The caller's methods, by id; {paid_with} pays for it now:
+    {methods}
+    As soon as the caller names one, call record_payment_change with its id; the tool
+    reads the change back itself, so do not repeat it. Call confirm_payment_change only
+    after the caller clearly says yes to the read-back; if they pick another method,
+    call record_payment_change again. If the caller wants to stop, call give_up.
+    """
+)
+
+MAX_REFUSED_CONFIRMATIONS = 2
+"""Confirmations refused for want of a clear yes before the task ends, changing nothing."""
+
+WORDING = ConfirmationWording(
+    done="changed", thing="how the order is paid", question="Shall I make this change?"
+)
+
+
+class PaymentChangeResult(BaseModel):
+    """The caller's confirmed wish to pay one pending order with another of their methods."""
+
+    model_config = ConfigDict(frozen=True)
+
+    order_id: str = Field(pattern=ORDER_ID_PATTERN)
+    payment_method_id: str = Field(min_length=1)
+
+
+def opening_question(
+    order: OrderLookupResult, paid: Transaction, methods: Sequence[PaymentMethod]
+) -> str:
+    current = spoken_method_of(paid, methods)
+    others = [method for method in methods if method.method_id != paid.method_id]
+    lead = f"Order {spoken_order_id(order.order_id)} is paid with {current}."
+    if len(others) == 1:
+        return f"{lead} Would you like to pay it with {spoken_method(others[0])} instead?"
+    offered = " or ".join(spoken_method(method) for method in others)
+    return f"{lead} Which would you like to pay it with instead: {offered}?"
+
+
+def paying_method(paid: Transaction, methods: Sequence[PaymentMethod]) -> PaymentMethod | None:
+    """The caller's method that made `paid`; None when it is no longer on their account."""
+    return next((method for method in methods if method.method_id == paid.method_id), None)
+
+
+def spoken_method_of(paid: Transaction, methods: Sequence[PaymentMethod]) -> str:
+    known = paying_method(paid, methods)
+    return spoken_method(known) if known else "a payment method no longer on your account"
+
+
+def read_back(
+    order: OrderLookupResult, paid: Transaction, new: PaymentMethod, old: PaymentMethod | None
+) -> str:
+    """What the change does to the caller's money: the amount charged to `new`, and the
+    same refunded to `old` (the method paying now), with when it arrives."""
+    amount = spoken_amount(paid.amount)
+    return WORDING.read_back(
+        f"Order {spoken_order_id(order.order_id)}'s {amount} will be charged to "
+        f"{spoken_method(new)} instead. {refund_said(paid.amount, old)}"
+    )
+
+
+REFUSALS = {
+    ChangeRefusal.NOT_PENDING: "Order {order} has already shipped, so its payment can't be "
+    f"changed. {OFFER_HUMAN}",
+    ChangeRefusal.NOT_ONE_PAYMENT: "Order {order}'s payment has already been changed or "
+    f"refunded, so I can't change it again here. {OFFER_HUMAN}",
+    ChangeRefusal.SAME_PAYMENT_METHOD: "Order {order} is already paid with {method}.",
+    ChangeRefusal.PAYMENT_METHOD_NOT_FOUND: "That payment method is no longer on your account, "
+    f"so nothing was changed. {OFFER_HUMAN}",
+    ChangeRefusal.GIFT_CARD_BALANCE_TOO_LOW: "Your gift card doesn't have the order's "
+    "{amount} on it, so it can't pay for it.",
+}
+"""What the caller hears for each rule that refuses a payment change; any other refusal
+reads like an order not found."""
+CANCELLED = "Order {order} is cancelled, so there is no payment to change."
+ONLY_METHOD = (
+    "Order {order} is paid with {method}, the only payment method on your account, so "
+    "there is no other to pay it with."
+)
+
+
+def refused(template: str, order_id: str, **words: str) -> ToolError:
+    """The refusal said with `template`, naming the order as it is spoken."""
+    return ToolError(template.format(order=spoken_order_id(order_id), **words))
+
+
+class PaymentChangeTask(Specialist[PaymentChangeResult]):
+    """Learns which other of the caller's methods pays for one order, reads the change
+    back itself and returns it only on the caller's clear yes to that read-back."""
+
+    still_there_question = "Which payment method would you like to pay with instead?"
+
+    def __init__(
+        self, *, order: OrderLookupResult, paid: Transaction, methods: Sequence[PaymentMethod]
+    ) -> None:
+        self._order = order
+        self._paid = paid
+        self._methods = tuple(methods)
+        super().__init__(
+            instructions=PAYMENT_CHANGE_INSTRUCTIONS.format(
+                order=order.order_id, paid_with=paid.method_id, methods=methods_listing(methods)
+            )
+        )
+        self._confirmation = ConfirmBeforeActing(
+            self,
+            tool_name="confirm_payment_change",
+            tool_description=(
+                "Make the payment change you read back. Call only after the caller clearly "
+                "said yes."
+            ),
+            wording=WORDING,
+            max_refusals=MAX_REFUSED_CONFIRMATIONS,
+        )
+
+    def nudge(self) -> None:
+        if not self._confirmation.nudge():
+            super().nudge()
+
+    def collected(self) -> dict[str, JsonValue]:
+        chosen = self._confirmation.proposal
+        method_id = chosen.payment_method_id if chosen else None
+        return {"order_id": self._order.order_id, "payment_method_id": method_id}
+
+    async def opening(self) -> None:
+        # It names the order's amount: its disclosure was recorded when the order was read.
+        self.session.userdata.record_disclosure(self._order.order_id)
+        self.session.say(opening_question(self._order, self._paid, self._methods))
+
+    @function_tool()
+    @guarded()
+    async def record_payment_change(
+        self, context: RunContext[CallState], payment_method_id: PaymentMethodId
+    ) -> None:
+        """Record the method the caller wants to pay with; the tool reads the change back.
+
+        Args:
+            payment_method_id: The id of the caller's method to pay with, from your list.
+        """
+        new = chosen_method(self._methods, payment_method_id)
+        paid, order_id = self._paid, self._order.order_id
+        refusal = None
+        if new.method_id == paid.method_id:
+            refusal = ChangeRefusal.SAME_PAYMENT_METHOD
+        elif new.balance is not None and new.balance < paid.amount:
+            refusal = ChangeRefusal.GIFT_CARD_BALANCE_TOO_LOW
+        if refusal is not None:
+            amount, method = spoken_amount(paid.amount), spoken_method(new)
+            said = REFUSALS[refusal].format(
+                order=spoken_order_id(order_id), method=method, amount=amount
+            )
+            raise ToolError(f"{said} {self.still_there_question}")
+        old = paying_method(paid, self._methods)
+        await self._confirmation.propose(
+            PaymentChangeResult(order_id=order_id, payment_method_id=new.method_id),
+            read_back=read_back(self._order, paid, new, old),
+            # Only the order number: "yes, 72" must not confirm "72 dollars".
+            numbers=order_id,
+        )
+
+    @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
+    @guarded(count_repeats=False)
+    async def give_up(self, context: RunContext[CallState]) -> None:
+        """Call when the caller wants to keep paying as they do, or to stop."""
+        self.finish(ToolError(WORDING.nothing_done))
+
+
+def the_one_payment(order: OrderLookupResult) -> Transaction:
+    """The order's one payment, when it is pending and paid once; else a speakable refusal."""
+    if order.status is OrderStatus.CANCELLED:
+        raise refused(CANCELLED, order.order_id)
+    if not order.status.is_pending:
+        raise refused(REFUSALS[ChangeRefusal.NOT_PENDING], order.order_id)
+    payments = order.payments
+    if len(payments) != 1 or payments[0].kind is not TransactionKind.PAYMENT:
+        raise refused(REFUSALS[ChangeRefusal.NOT_ONE_PAYMENT], order.order_id)
+    return payments[0]
+
+
+def validated_payment_change(
+    result: object, order_id: str, paid: Transaction, methods: Sequence[PaymentMethod]
+) -> PaymentChangeResult:
+    """The confirmed change, once it is well formed, for `order_id`, and to another of the
+    caller's methods."""
+    change = well_formed(PaymentChangeResult, result, what="payment change")
+    if change.order_id != order_id:
+        raise ResultRejected("payment change result is for another order")
+    if change.payment_method_id not in {m.method_id for m in methods} - {paid.method_id}:
+        raise ResultRejected("payment change result names no other method of the caller's")
+    return change
+
+
+def payment_change_said(
+    order: OrderLookupResult,
+    changed: Changed[Order],
+    paid: Transaction,
+    new: PaymentMethod,
+    old: PaymentMethod | None,
+) -> str:
+    """The sentences that tell the caller what the store did and what comes back to
+    them, and when; a refusal is raised."""
+    spaced = spoken_order_id(order.order_id)
+    if changed.done:
+        return (
+            f"Done. Order {spaced} is now paid with {spoken_method(new)}. "
+            f"{refund_said(paid.amount, old)}"
+        )
+    # Missing or someone else's, or a rule no payment change meets: the order reads as not found.
+    template = REFUSALS.get(changed.refusal) if changed.refusal else None
+    if template is None:
+        raise ToolError(not_found_message(order.order_id))
+    words = {"method": spoken_method(new), "amount": spoken_amount(paid.amount)}
+    raise refused(template, order.order_id, **words)
+
+
+@supervisor_tool(
+    PaymentChangeTask,
+    PaymentChangeResult,
+    when_to_use=(
+        f"the caller wants an order that has not shipped paid with another of their payment "
+        f"methods. {PASS_ORDER_ID}"
+    ),
+    menu_phrase="change how an order is paid",
+    writes="order_payment_changed",
+)
+async def change_payment_method(
+    desk: Desk, context: RunContext[CallState], order_id: CallersOrderId = None
+) -> str:
+    """Pay one of the caller's orders that has not shipped with another of their methods."""
+    state = context.userdata
+    # The question names the order's payment: it is read with its disclosure recorded.
+    _, order = await desk.callers_order(state, order_id, disclosing=True)
+    paid = the_one_payment(order)
+    methods = await state.store.payment_methods(order.customer_id)
+    if not [method for method in methods if method.method_id != paid.method_id]:
+        raise refused(ONLY_METHOD, order.order_id, method=spoken_method_of(paid, methods))
+
+    async def change(result: PaymentChangeResult, kept: list[AuditEvent]) -> Changed[Order]:
+        return await state.store.change_order_payment(
+            order_id=order.order_id,
+            customer_id=order.customer_id,
+            payment_method_id=result.payment_method_id,
+            call_id=state.call_id,
+            other_events=kept,
+        )
+
+    def said(result: PaymentChangeResult, changed: Changed[Order]) -> str:
+        new = chosen_method(methods, result.payment_method_id)
+        return payment_change_said(order, changed, paid, new, paying_method(paid, methods))
+
+    return await run_check_write(
+        state,
+        lambda: PaymentChangeTask(order=order, paid=paid, methods=methods),
+        check=lambda result: validated_payment_change(result, order.order_id, paid, methods),
+        write=change,
+        said=said,
+        what="payment change",
+    )
