@@ -17,6 +17,7 @@ import pytest
 from livekit.agents import RunResult, llm
 
 from customer_service.call.wording import REPEATED_CALL
+from customer_service.domain import OrderStatus
 from customer_service.settings import Settings
 from customer_service.specialists.order_lookup import INVALID_ORDER_NUMBER
 from customer_service.testing import call_session
@@ -32,6 +33,7 @@ from support.scripted_llm import (
     Turn,
 )
 from support.scripted_llm import relay_tool_output as relay
+from support.store_records import save_orders, stored_order
 
 VERIFIED = 'Thank you, "Jordan Lee", you are verified.'
 STOPPED_CHAINING = "Sorry, let me just answer you."
@@ -235,3 +237,41 @@ async def test_specialist_tool_steps_per_turn_are_capped(settings: Settings) -> 
     assert not any(turn.must_answer for turn in this_turn[:-1])
     assert all(turn.offers(ORDER_LOOKUP_TOOLS) for turn in model.turns[first_request:])
     assert len(executed) == settings.max_tool_steps
+
+
+async def test_the_same_answer_in_another_orders_specialist_is_not_a_repeated_call(
+    settings: Settings,
+) -> None:
+    # Two orders cancelled for the same reason: the second specialist's record has the
+    # first's arguments, but it is another run, so no loop, even at the lowest limit.
+    settings = settings.model_copy(update={"repeated_tool_call_limit": 2})
+    reason = Call("record_cancellation_reason", {"reason": "no longer needed"})
+    model = ScriptedLLM(
+        [
+            Call("cancel_order", {"order_id": "100102"}),
+            check_identity(JORDAN),
+            reason,
+            Call("confirm_cancellation"),
+            relay,
+            Call("cancel_order", {"order_id": "100103"}),
+            reason,
+            Call("confirm_cancellation"),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        store = session.userdata.store
+        second = (await stored_order(store, "100102")).model_copy(update={"order_id": "100103"})
+        await save_orders(store, second)
+        await session.run(user_input="Please cancel order 100102")
+        await session.run(user_input=JORDAN_SAYS)
+        for order_id in ("100102", "100103"):
+            if order_id == "100103":
+                await session.run(user_input="And cancel order 100103 too")
+            await session.run(user_input="I don't need it any more")
+            await session.run(user_input="Yes")
+        outputs = [output.output for output in tool_outputs(session, "record_cancellation_reason")]
+        assert REPEATED_CALL not in outputs
+        for order_id in ("100102", "100103"):
+            assert (await stored_order(store, order_id)).status is OrderStatus.CANCELLED
+    assert not model.overran
