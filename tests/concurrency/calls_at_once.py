@@ -210,7 +210,7 @@ def build_population(
 
     def cancel(kind: CallKind, customer: Customer, order: Order) -> CallPlan:
         said = f"{says_details(customer)}. Please cancel order {order.order_id}"
-        return CallPlan(0, kind, customer, order, (said, "yes"))
+        return CallPlan(0, kind, customer, order, (said, "I don't need it any more", "yes"))
 
     guessed_order = order_of(guessed, "750001")
     wrong_guesses = itertools.cycle(
