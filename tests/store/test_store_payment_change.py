@@ -236,3 +236,17 @@ async def test_one_gift_card_pays_for_only_one_of_two_orders_it_cannot_both_cove
     ]
     assert await _balance(store) == Decimal("16.00")
     assert len(await store.audit_events(kind="order_payment_changed")) == 1
+
+
+async def test_an_order_paid_another_way_then_cancelled_is_refunded_once(store: Store) -> None:
+    # Gift card 72 -> PayPal: the gift card is credited at the change. Cancelling then
+    # gives back what is still paid, 72 to PayPal, and never the gift card's 72 again.
+    assert (await _change(store, PAYPAL)).done
+    assert await _balance(store) == Decimal("112.00")
+    outcome, cancelled = await store.cancel_order(
+        order_id="200202", customer_id=PRIYA, reason=None, call_id="call-2"
+    )
+    assert cancelled is not None
+    assert cancelled.status is OrderStatus.CANCELLED
+    assert cancelled.payments[3:] == (_refund("72.00", PAYPAL),)
+    assert await _balance(store) == Decimal("112.00")

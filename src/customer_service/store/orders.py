@@ -289,12 +289,7 @@ class OrderStore(StoreCore):
             refusal = _cancellation_refusal(order.status)
             if refusal is not None:
                 return refusal, order
-            refunds = tuple(
-                Transaction(
-                    kind=TransactionKind.REFUND, amount=paid.amount, method_id=paid.method_id
-                )
-                for paid in order.payments
-            )
+            refunds = outstanding_refunds(order.payments)
             if refunds:
                 methods = await lock_payment_methods(
                     session, customer_id, [refund.method_id for refund in refunds]
@@ -324,6 +319,23 @@ class OrderStore(StoreCore):
             )
             session.add(event_to_row(event))
             return CancellationOutcome.CANCELLED, cancelled
+
+
+def outstanding_refunds(payments: Sequence[Transaction]) -> tuple[Transaction, ...]:
+    """What cancelling gives back: to each method, what it paid less what it was already
+    refunded, so money moves once. τ²-bench's tool refunds every transaction, refunds
+    included: after a change of payment method it would pay the old method back twice."""
+    net: dict[str, Decimal] = {}
+    for transaction in payments:
+        sign = 1 if transaction.kind is TransactionKind.PAYMENT else -1
+        net[transaction.method_id] = (
+            net.get(transaction.method_id, Decimal(0)) + sign * transaction.amount
+        )
+    return tuple(
+        Transaction(kind=TransactionKind.REFUND, amount=amount, method_id=method_id)
+        for method_id, amount in net.items()
+        if amount > 0
+    )
 
 
 def _cancellation_refusal(status: OrderStatus) -> CancellationOutcome | None:
