@@ -275,7 +275,8 @@ async def test_interrupting_the_cancellation_read_back_cancels_nothing(
     caller = [
         Utterance("I want to cancel order 100102"),
         Utterance(JORDAN_SAYS),
-        Utterance("yes", after=AgentStarts(3), delay=0.5),
+        Utterance("I don't need it any more"),
+        Utterance("yes", after=AgentStarts(4), delay=0.5),
         HangUp(after=AgentSays("Please say yes or no"), delay=0.3),
     ]
     async with voice_call_session(OfflineLLM(), caller, settings=settings) as call:

@@ -99,11 +99,15 @@ QUESTIONS = {
         said_yes=address_changed,
     ),
     "cancellation read-back": Question(
-        opening="Order 1 0 0, 1 0 2 contains",
+        opening="I'll cancel order 1 0 0, 1 0 2",
         late_words="Do you want me to cancel this order",
         closing="Please say yes or no",
         answer="yes, cancel it",
-        lead_up=[Utterance("I want to cancel order 100102"), Utterance(JORDAN_SAYS)],
+        lead_up=[
+            Utterance("I want to cancel order 100102"),
+            Utterance(JORDAN_SAYS),
+            Utterance("I don't need it any more"),
+        ],
         said_yes=order_cancelled,
     ),
     "consent question": Question(
