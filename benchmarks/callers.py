@@ -105,6 +105,8 @@ class Caller:
             return self.identity_words
         if "text message updates" in said and "yes or no" in said:
             return "No thanks."
+        if "why would you like to cancel" in said:
+            return "I don't need it any more."
         if "cancel this order" in said and "yes or no" in said:
             return "Yes, please."
         if "is that right" in said:

@@ -91,6 +91,8 @@ def supervised_model(caller: Caller, intent: Intent) -> Rule:
             return Say(ask_address(caller.order_id))
         if "confirm_cancellation" in tools:
             return Call("confirm_cancellation") if said_yes(last) else Call("give_up")
+        if "record_cancellation_reason" in tools:
+            return Call("record_cancellation_reason", {"reason": "no longer needed"})
         if "record_consent" in tools:
             return Call("record_consent", {"granted": said_yes(last)})
         if route in tools:

@@ -12,6 +12,7 @@ import pytest
 from customer_service.call.speakable import spaced_digits
 from customer_service.call.wording import GOODBYE, HANDOFF
 from customer_service.specialists.address_update import opening_question
+from customer_service.specialists.cancellation import REASON_QUESTION
 from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
 from customer_service.specialists.order_lookup import OPENING_QUESTION as ORDER_QUESTION
 from customer_service.store import Store
@@ -93,10 +94,10 @@ async def check(expected: str, transcript: Transcript, database_url: str) -> Non
         )
     elif kind == "address question":
         assert opening_question(order) in said, text
-    elif kind == "cancel read-back":
+    elif kind == "cancel question":
         assert any(
             line.startswith(f"Order {spaced_digits(order)} contains")
-            and line.endswith("Do you want me to cancel this order? Please say yes or no.")
+            and line.endswith(REASON_QUESTION)
             for line in said
         ), text
     elif expected == "order question":
@@ -128,7 +129,7 @@ async def test_phrasing(demo_database_url: str, row: Row) -> None:
 
 def test_outcomes_are_all_known() -> None:
     known = re.compile(
-        r"(status|address question|cancel read-back) \d{6}|order question|recent orders|verified|"
+        r"(status|address question|cancel question) \d{6}|order question|recent orders|verified|"
         r"texts (on|off), (not asked|asked once)|person|call ends"
     )
     assert [

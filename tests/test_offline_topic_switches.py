@@ -18,9 +18,9 @@ from support.offline_chat import GOODBYE, JORDAN, chat, demo_order, stored_order
 SMS = ConsentTopic.ORDER_UPDATES_SMS
 RECORDING = ConsentTopic.CALL_RECORDING
 RECORDING_QUESTION = CONSENT_WORDING[RECORDING].question
-CANCEL_READ_BACK = (
-    "Order 1 0 0, 1 0 2 contains a Ceramic pour-over coffee set. Do you want me to cancel "
-    "this order? Please say yes or no."
+CANCEL_QUESTION = (
+    "Order 1 0 0, 1 0 2 contains a Ceramic pour-over coffee set. Why would you like to cancel "
+    "it: because you no longer need it, or because it was ordered by mistake?"
 )
 
 
@@ -40,7 +40,7 @@ async def test_leaving_a_specialist_again_and_again_is_no_failure(
         )
     ).agent
     # Two runs left for another request are not two failures in a row: the third starts.
-    assert said[-1] == CANCEL_READ_BACK
+    assert said[-1] == CANCEL_QUESTION
     assert BOUND_APOLOGY not in said
     assert sum(line.startswith("Order 1 0 0, 1 0 1, placed on") for line in said) == 2
     assert (await stored_order(demo_database_url, "100102")).status == (demo_order("100102").status)

@@ -32,10 +32,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from customer_service.addresses import validated_address
 from customer_service.call.state import CallState
-from customer_service.domain import Customer, Order, OrderItem, OrderStatus, PostalAddress
+from customer_service.domain import (
+    CancelReason,
+    Customer,
+    Order,
+    OrderItem,
+    OrderStatus,
+    PostalAddress,
+)
 from customer_service.offline_llm import OfflineLLM
 from customer_service.settings import IGNORE_ENV_FILES_VARIABLE, Settings
 from customer_service.specialists.address_update import read_back_question
+from customer_service.specialists.cancellation import opening_question as cancellation_question
 from customer_service.specialists.cancellation import read_back as cancellation_read_back
 from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
 from customer_service.specialists.identity import mismatch_message
@@ -312,8 +320,12 @@ class _Caller:
                 if any(line.endswith(SMS_QUESTION) for line in reply):
                     await self.say(later[1])
         elif plan.kind in (CallKind.CANCEL, CallKind.SHARED_CANCEL):
-            if cancellation_read_back(OrderLookupResult.from_order(plan.order)) in reply:
-                await self.say(later[0])
+            order = OrderLookupResult.from_order(plan.order)
+            if cancellation_question(order) in reply:
+                reply = await self.say(later[0])
+                # The population's orders carry no payments: nothing to refund is said.
+                if cancellation_read_back(order, CancelReason.NO_LONGER_NEEDED, "") in reply:
+                    await self.say(later[1])
         else:
             for line in later:
                 if not any(mismatch_message(left) in reply for left in (1, 2)):
