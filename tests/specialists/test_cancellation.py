@@ -572,6 +572,29 @@ async def test_a_gift_card_payment_is_said_and_credited_back_at_once(settings: S
         assert [method.balance for method in methods] == [None, Decimal("112.00")]
 
 
+async def test_an_order_paid_another_way_is_said_and_refunded_once(settings: Settings) -> None:
+    # Paid by gift card, then by PayPal (the gift card credited then): cancelling gives
+    # back only what PayPal paid, and says so before and after.
+    model = ScriptedLLM([*until_read_back("200202", PRIYA), *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        store = session.userdata.store
+        changed = await store.change_order_payment(
+            order_id="200202", customer_id="C-1002", payment_method_id="paypal_9000201", call_id="c"
+        )
+        assert changed.done
+        await reach_read_back(session, "200202", ", ".join(PRIYA.values()))
+        refund = (
+            "You get 72 dollars back. It reaches your PayPal account in five to seven "
+            "business days."
+        )
+        assert refund in agent_lines(session)[-1]
+        assert "gift card" not in agent_lines(session)[-1]
+        await session.run(user_input="Yes")
+        assert agent_lines(session)[-1] == f"Done. Order 2 0 0, 2 0 2 is cancelled. {refund}"
+        methods = await store.payment_methods("C-1002")
+        assert [method.balance for method in methods] == [None, Decimal("112.00")]
+
+
 async def test_a_corrected_reason_is_read_back_again_and_the_one_stored(
     settings: Settings,
 ) -> None:

@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 
 from customer_service.domain import Order, OrderStatus, Transaction, TransactionKind
-from customer_service.store import AuditEvent, Store
+from customer_service.store import AuditEvent, CancellationOutcome, Store
 from customer_service.store.order_changes import Changed, ChangeRefusal
 from support.store_records import customer_records, save_orders, stored_order
 
@@ -246,6 +246,7 @@ async def test_an_order_paid_another_way_then_cancelled_is_refunded_once(store: 
     outcome, cancelled = await store.cancel_order(
         order_id="200202", customer_id=PRIYA, reason=None, call_id="call-2"
     )
+    assert outcome is CancellationOutcome.CANCELLED
     assert cancelled is not None
     assert cancelled.status is OrderStatus.CANCELLED
     assert cancelled.payments[3:] == (_refund("72.00", PAYPAL),)

@@ -47,6 +47,7 @@ from customer_service.domain import (
 from customer_service.order_numbers import spoken_order_id
 from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import AuditEvent, CancellationOutcome
+from customer_service.store.orders import outstanding_refunds
 
 CANCELLATION_INSTRUCTIONS = PERSONA + dedent(
     """
@@ -221,10 +222,13 @@ def validated_cancellation(result: object, order_id: str) -> CancellationResult:
     return confirmation
 
 
-def refunds_of_cancelled(cancelled: Order) -> tuple[Transaction, ...]:
-    """The refunds a cancellation made: `Store.cancel_order` appends one for each earlier
-    transaction, so they are the second half of its payment history."""
-    return cancelled.payments[len(cancelled.payments) // 2 :]
+def refunds_of_cancelled(read: OrderLookupResult, cancelled: Order) -> tuple[Transaction, ...]:
+    """The refunds the cancellation added to the payment history the caller heard about;
+    none said when that history changed in another call meanwhile."""
+    before = read.payments
+    if cancelled.payments[: len(before)] != before:
+        return ()
+    return cancelled.payments[len(before) :]
 
 
 def cancellation_said(
@@ -237,7 +241,7 @@ def cancellation_said(
     outcome, cancelled = stored
     spaced = spoken_order_id(order.order_id)
     if outcome is CancellationOutcome.CANCELLED and cancelled is not None:
-        refunds = refunds_said(refunds_of_cancelled(cancelled), methods)
+        refunds = refunds_said(refunds_of_cancelled(order, cancelled), methods)
         return f"Done. Order {spaced} is cancelled. {refunds}".strip()
     if outcome is CancellationOutcome.ALREADY_CANCELLED:
         return f"Order {spaced} is cancelled."
@@ -267,7 +271,7 @@ async def cancel_order(
     ensure_cancellable(order)
     methods = await state.store.payment_methods(order.customer_id)
     # What cancelling would refund: each transaction back to its method, as the store does.
-    refunds = refunds_said(order.payments, methods)
+    refunds = refunds_said(outstanding_refunds(order.payments), methods)
 
     async def cancel(
         result: CancellationResult, kept: list[AuditEvent]
