@@ -10,7 +10,7 @@ from customer_service.call.wording import GREETING
 from customer_service.domain import OrderStatus
 from customer_service.offline_llm.specialists.order_lookup import NUMBER_QUESTION
 from customer_service.order_choice import SEVERAL_FIT_UNLISTED, one_order_offer
-from customer_service.specialists.cancellation import read_back
+from customer_service.specialists.cancellation import opening_question
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.specialists.order_lookup import OPENING_QUESTION as ORDER_QUESTION
 from customer_service.specialists.order_lookup import OrderLookupResult
@@ -53,9 +53,16 @@ async def test_an_item_said_with_the_request_needs_no_question(database_url: str
 
 async def test_cancel_the_order_with_an_item(database_url: str) -> None:
     said = (
-        await chat(database_url, f"{JORDAN}. Cancel the order with the coffee set", "yes")
+        await chat(
+            database_url,
+            f"{JORDAN}. Cancel the order with the coffee set",
+            "I don't need it any more",
+            "yes",
+        )
     ).agent
-    assert said[1] == read_back(OrderLookupResult.from_order(demo_order("100102")))
+    # No list and no number asked for: the order's own question first.
+    assert said[1] == opening_question(OrderLookupResult.from_order(demo_order("100102")))
+    assert said[2].startswith("I'll cancel order 1 0 0, 1 0 2")
     assert (await stored_order(database_url, "100102")).status is OrderStatus.CANCELLED
     assert (await stored_order(database_url, "100101")).status is OrderStatus.PROCESSED
 
@@ -77,9 +84,14 @@ async def test_an_item_several_orders_hold_asks_which_then_the_list_picks(
 
 
 async def test_the_one_order_is_offered_and_a_yes_cancels_it(database_url: str) -> None:
-    said = (await chat(database_url, "I want to cancel an order", MARIA, "yes", "yes")).agent
+    said = (
+        await chat(
+            database_url, "I want to cancel an order", MARIA, "yes", "It was a mistake", "yes"
+        )
+    ).agent
     assert said[2] == one_order_offer(demo_order("300301"))
-    assert said[3] == read_back(OrderLookupResult.from_order(demo_order("300301")))
+    assert said[3] == opening_question(OrderLookupResult.from_order(demo_order("300301")))
+    assert said[4].startswith("I'll cancel order 3 0 0, 3 0 1")
     assert ORDER_QUESTION not in said
     assert (await stored_order(database_url, "300301")).status is OrderStatus.CANCELLED
     # The offer's disclosure, then the read-back's.

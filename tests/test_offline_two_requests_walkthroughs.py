@@ -8,7 +8,7 @@ import pytest
 from customer_service.call.wording import GREETING
 from customer_service.domain import OrderStatus
 from customer_service.specialists.address_update import opening_question
-from customer_service.specialists.cancellation import read_back
+from customer_service.specialists.cancellation import opening_question as why_cancel
 from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
 from customer_service.specialists.order_lookup import OrderLookupResult
 from customer_service.store import Store
@@ -42,12 +42,18 @@ async def test_check_an_order_and_change_its_address_too(database_url: str) -> N
 
 async def test_cancel_an_order_and_stop_the_texts(database_url: str) -> None:
     said = (
-        await chat(database_url, f"{JORDAN}. Cancel 100102 and stop texting me", "yes", "no")
+        await chat(
+            database_url,
+            f"{JORDAN}. Cancel 100102 and stop texting me",
+            "I don't need it any more",
+            "yes",
+            "no",
+        )
     ).agent
-    assert said[1] == read_back(OrderLookupResult.from_order(demo_order("100102")))
-    assert said[2] == "Done. Order 1 0 0, 1 0 2 is cancelled."
+    assert said[1] == why_cancel(OrderLookupResult.from_order(demo_order("100102")))
+    assert said[3].startswith("Done. Order 1 0 0, 1 0 2 is cancelled.")
     # The texts are asked about next, without the caller asking again.
-    assert said[3] == CONSENT_WORDING[SMS].question
+    assert said[4] == CONSENT_WORDING[SMS].question
     assert (await stored_order(database_url, "100102")).status is OrderStatus.CANCELLED
     async with await Store.open(database_url) as store:
         consent = await store.latest_consent(topic=SMS, customer_id="C-1001")
