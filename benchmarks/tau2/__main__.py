@@ -1,4 +1,4 @@
-"""`python -m benchmarks.tau2 replay|coverage`: see `benchmarks/tau2/__init__.py`."""
+"""`python -m benchmarks.tau2 run|replay|coverage`: see `benchmarks/tau2/__init__.py`."""
 
 from __future__ import annotations
 
@@ -9,14 +9,17 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from benchmarks.tau2.command import add_run_command, run_command
 from benchmarks.tau2.coverage import coverage_table
 from benchmarks.tau2.data import DEFAULT_DB, DEFAULT_TASKS, load_json
 from benchmarks.tau2.replay import replay_tasks
+from customer_service.settings import Settings
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.tau2")
     commands = parser.add_subparsers(dest="command", required=True)
+    add_run_command(commands)
     replay = commands.add_parser(
         "replay",
         help="run each task's gold tool calls through the store's operations",
@@ -37,6 +40,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     coverage.add_argument("--tasks", type=Path, default=DEFAULT_TASKS, help="its tasks.json")
     arguments = parser.parse_args(argv)
+    if arguments.command == "run":
+        try:
+            settings = Settings()
+        except ValueError as problem:
+            print(f"benchmarks.tau2 run: a setting is not valid: {problem}", file=sys.stderr)
+            return 2
+        return run_command(arguments, settings)
 
     tasks = load_json(arguments.tasks)
     if arguments.command == "coverage":

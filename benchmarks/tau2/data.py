@@ -7,11 +7,12 @@ from typing import Any
 
 from customer_service.store.tau2_records import read_json as load_json
 
-__all__ = ["DEFAULT_DB", "DEFAULT_TASKS", "load_json", "task_actions"]
+__all__ = ["DEFAULT_DB", "DEFAULT_SPLITS", "DEFAULT_TASKS", "load_json", "task_actions"]
 
 DATA = Path(__file__).with_name("data")
 DEFAULT_DB = DATA / "db.json.gz"
 DEFAULT_TASKS = DATA / "tasks.json.gz"
+DEFAULT_SPLITS = DATA / "split_tasks.json.gz"
 
 
 def task_actions(task: dict[str, Any]) -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ from benchmarks.tau2.data import task_actions
 from benchmarks.tau2.stores import FreshStores
 from customer_service.store import Store
 
-__all__ = ["changed_records", "replay_tasks"]
+__all__ = ["changed_records", "perform_gold_actions", "replay_task", "replay_tasks"]
 
 
 async def replay_tasks(
@@ -35,6 +35,18 @@ async def replay_tasks(
 
 
 async def _replay_task(store: Store, db: dict[str, Any], task: dict[str, Any]) -> dict[str, Any]:
+    errors = await perform_gold_actions(store, task)
+    return changed_records(db, await store.export_tau2()) | {"errors": errors}
+
+
+async def replay_task(store: Store, task: dict[str, Any]) -> dict[str, Any]:
+    """The store's records (`Store.export_tau2`) after the task's gold actions."""
+    await perform_gold_actions(store, task)
+    return await store.export_tau2()
+
+
+async def perform_gold_actions(store: Store, task: dict[str, Any]) -> list[dict[str, str]]:
+    """Performs the task's gold actions on `store`; the calls it refused, with why."""
     errors = []
     for action in task_actions(task):
         call = ToolCall(
@@ -48,7 +60,7 @@ async def _replay_task(store: Store, db: dict[str, Any], task: dict[str, Any]) -
             errors.append(
                 {"action_id": action["action_id"], "name": call.name, "error": str(refusal)}
             )
-    return changed_records(db, await store.export_tau2()) | {"errors": errors}
+    return errors
 
 
 def changed_records(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:

@@ -20,8 +20,8 @@ from livekit.agents.evals import (
 )
 
 from customer_service.call.state import CallState
-from customer_service.pipeline import build_models, judge_llm
-from customer_service.settings import ModelProvider, Settings
+from customer_service.pipeline import build_models, judge_llm, llm_only
+from customer_service.settings import Settings
 
 NO_PROVIDER = (
     "no model provider configured: evals need LIVEKIT_URL, LIVEKIT_API_KEY and "
@@ -41,15 +41,12 @@ class EvalModels:
 def eval_models(settings: Settings) -> EvalModels | str:
     """The models the evals run with, or the reason they are skipped, naming the setting
     that is missing. A judge that is the model under test is a configuration error."""
-    provider = settings.resolved_model_provider
-    has_openai = bool(settings.openai_api_key.get_secret_value())
-    if provider is ModelProvider.OFFLINE and not has_openai:
+    served = llm_only(settings)
+    if served is None:
         return NO_PROVIDER
     if not settings.eval_judge_model:
         return NO_JUDGE
-    if provider is ModelProvider.OFFLINE:
-        # Only the LLM is needed: the OpenAI key alone serves it through the plugin.
-        settings = settings.model_copy(update={"model_provider": ModelProvider.PLUGINS})
+    settings = served
     return EvalModels(
         settings=settings,
         under_test=build_models(settings, vad=None, text_only=True).llm,

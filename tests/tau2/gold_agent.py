@@ -13,15 +13,17 @@ agent's tools read what they need themselves.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from livekit.agents import AgentSession, llm
+from benchmarks.tau2.data import task_actions
+from benchmarks.tau2.users import STOP, Usage
+from livekit.agents import llm
 
-from customer_service.call.state import CallState
 from support.scripted_llm import Call, Decision, Say, ScriptedLLM, Turn
 
-__all__ = ["GoldWrite", "NotExpressible", "caller_of", "drive", "gold_writes"]
+__all__ = ["GoldUser", "GoldWrite", "NotExpressible", "caller_of", "gold_pair", "gold_writes"]
 
 GO_ON = "Yes, that's what I'd like."
 YES = "Yes."
@@ -167,25 +169,59 @@ class GoldAgent:
         return Say("Is there anything else I can help you with?")
 
 
-async def drive(session: AgentSession[CallState], agent: GoldAgent, identity_line: str) -> None:
-    """The caller's side: a request per gold write, their details when asked, then what
-    the specialist asks for and a yes to its read-back."""
-    verified = False
-    while agent.writes:
-        await session.run(user_input=REQUEST)
-        if not verified:
-            await session.run(user_input=identity_line)
-            verified = True
-        current = agent.current
-        assert current is not None, "the supervisor did not start the gold write's tool"
-        if current.answered:
-            continue  # refused before its specialist began, as τ²-bench's tool refuses it
-        for _ in range(MAX_LINES_PER_STEP):
-            if not current.records:
-                break
-            await session.run(user_input=GO_ON)
-        assert not current.records, f"{current.action}: its specialist never asked to record"
-        await session.run(user_input=YES)
+class GoldUser:
+    """The caller's side, as the benchmark's user: a request per gold write, their
+    details when first asked, then a line per record step of the specialist and a yes
+    to its read-back; then the stop token."""
+
+    def __init__(self, agent: GoldAgent, identity_line: str) -> None:
+        self.usage = Usage()
+        self.agent = agent
+        self._lines = self._script(agent, identity_line)
+
+    async def reply(self, agent_said: str) -> str:
+        return next(self._lines)
+
+    @staticmethod
+    def _script(agent: GoldAgent, identity_line: str) -> Iterator[str]:
+        verified = False
+        while agent.writes:
+            yield REQUEST
+            if not verified:
+                yield identity_line
+                verified = True
+            current = agent.current
+            assert current is not None, "the supervisor did not start the gold write's tool"
+            if current.answered:
+                continue  # refused before its specialist began, as τ²-bench's tool refuses it
+            for _ in range(MAX_LINES_PER_STEP):
+                if not current.records:
+                    break
+                yield GO_ON
+            assert not current.records, f"{current.action}: its specialist never asked to record"
+            yield YES
+        yield STOP
+
+
+def identity_of(db: dict[str, Any], user_id: str) -> tuple[dict[str, Any], str]:
+    """The caller's details under the benchmark's rule, as the model passes them and as
+    the caller says them: the email on the account."""
+    email = db["users"][user_id]["email"]
+    return {"email": email}, f"My email is {email}."
+
+
+def gold_pair(db: dict[str, Any], task: dict[str, Any]) -> tuple[ScriptedLLM, GoldUser]:
+    """A scripted model making the task's gold writes and the caller who asks for them;
+    `NotExpressible` when the agent's tools cannot make them, ValueError when the task
+    has no write."""
+    actions = task_actions(task)
+    writes = gold_writes(db, actions)
+    user_id = caller_of(db, actions)
+    if not writes or user_id is None:
+        raise ValueError(f"task {task['id']} makes no write")
+    details, said = identity_of(db, user_id)
+    model, agent = gold_model(writes, details)
+    return model, GoldUser(agent, said)
 
 
 def gold_model(writes: list[GoldWrite], identity: dict[str, Any]) -> tuple[ScriptedLLM, GoldAgent]:

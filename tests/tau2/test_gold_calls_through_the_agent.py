@@ -15,42 +15,34 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from benchmarks.tau2.data import task_actions
+from benchmarks.tau2.agent_side import text_agent
 from benchmarks.tau2.replay import changed_records
 from benchmarks.tau2.stores import FreshStores
+from benchmarks.tau2.users import is_stop
 
 from customer_service.settings import IdentityPolicy, Settings
-from customer_service.testing import call_session
 from support.databases import new_database
 
 from .expected import DB, EXPECTED, TASKS, comparable, corrected
-from .gold_agent import NotExpressible, caller_of, drive, gold_model, gold_writes
+from .gold_agent import NotExpressible, gold_pair
 
 NOT_EXPRESSIBLE: dict[str, str] = {}
 """Task id: why the agent's tools cannot make its gold calls."""
 CHUNKS = 4
 
 
-def identity_of(user_id: str) -> tuple[dict[str, Any], str]:
-    """The caller's details under the benchmark's rule, as the model passes them and as
-    the caller says them: the email on the account."""
-    email = DB["users"][user_id]["email"]
-    return {"email": email}, f"My email is {email}."
-
-
 async def records_after_the_call(
     stores: FreshStores, settings: Settings, task: dict[str, Any]
 ) -> dict[str, Any]:
-    actions = task_actions(task)
-    writes = gold_writes(DB, actions)
-    user_id = caller_of(DB, actions)
-    if not writes or user_id is None:
+    try:
+        model, user = gold_pair(DB, task)
+    except ValueError:  # no write: nothing changes
         return changed_records(DB, DB)
-    details, said = identity_of(user_id)
-    model, agent = gold_model(writes, details)
     async with stores.fresh() as store:
-        async with call_session(model, store=store, settings=settings) as session:
-            await drive(session, agent, said)
+        async with text_agent(model, store, settings) as agent:
+            said = agent.greeting()
+            while not is_stop(line := await user.reply(said)):
+                said = (await agent.answer(line)).said
         return changed_records(DB, await store.export_tau2())
 
 

@@ -11,12 +11,14 @@ from customer_service.pipeline.models import (
     SessionModels,
     build_models,
     build_noise_cancellation,
+    llm_only,
     load_vad,
 )
 from customer_service.pipeline.providers import (
     PLUGIN_PROVIDERS,
     PipelineError,
     judge_llm,
+    other_llm,
     plugin_model_name,
     split_model,
 )
@@ -38,7 +40,9 @@ __all__ = [
     "build_turn_detection",
     "judge_llm",
     "llm_fallbacks",
+    "llm_only",
     "load_vad",
+    "other_llm",
     "plugin_model_name",
     "split_model",
     "turn_detector_files_problem",

@@ -116,6 +116,18 @@ class SessionModels:
         return line
 
 
+def llm_only(settings: Settings) -> Settings | None:
+    """Settings that serve LLM_MODEL for a text conversation outside a room (the evals,
+    the τ²-bench runner), or None when no provider can: without LiveKit credentials,
+    the OpenAI key alone serves it through the plugin, whatever speech keys are missing."""
+    provider = settings.resolved_model_provider
+    if provider is not ModelProvider.OFFLINE:
+        return settings
+    if not settings.openai_api_key.get_secret_value():
+        return None
+    return settings.model_copy(update={"model_provider": ModelProvider.PLUGINS})
+
+
 def build_models(settings: Settings, *, vad: VAD | None, text_only: bool = False) -> SessionModels:
     """The session's models for `settings`.
 

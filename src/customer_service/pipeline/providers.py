@@ -28,6 +28,7 @@ PLUGIN_PROVIDERS = {
     "LLM_MODEL": "openai",
     "TTS_MODEL": "cartesia",
     "EVAL_JUDGE_MODEL": "openai",
+    "TAU2_USER_MODEL": "openai",
 }
 """The provider each model setting must name when MODEL_PROVIDER=plugins."""
 
@@ -121,17 +122,22 @@ def openai_llm(settings: Settings, setting: str = "LLM_MODEL", model: str = "") 
 
 
 def judge_llm(settings: Settings) -> LLM[Any]:
-    """The evals' judge (EVAL_JUDGE_MODEL), served like LLM_MODEL: through LiveKit
-    Inference with LiveKit credentials, else the OpenAI plugin (and OPENAI_BASE_URL)."""
+    """The evals' judge (EVAL_JUDGE_MODEL)."""
     if not settings.eval_judge_model:
         raise PipelineError("EVAL_JUDGE_MODEL must be set to judge the evals.")
-    if settings.eval_judge_model == settings.llm_model:
-        raise PipelineError(
-            "EVAL_JUDGE_MODEL must differ from LLM_MODEL: a model does not judge itself."
-        )
+    return other_llm(settings, "EVAL_JUDGE_MODEL", settings.eval_judge_model, "judges itself")
+
+
+def other_llm(settings: Settings, setting: str, model: str, same: str) -> LLM[Any]:
+    """A model beside the agent's (the evals' judge, the benchmark's user), named by
+    `setting` and served like LLM_MODEL: through LiveKit Inference with LiveKit
+    credentials, else the OpenAI plugin (and OPENAI_BASE_URL). It is never LLM_MODEL:
+    `same` says what that would mean ("judges itself")."""
+    if model == settings.llm_model:
+        raise PipelineError(f"{setting} must differ from LLM_MODEL: a model {same}.")
     if settings.has_livekit_credentials and settings.livekit_url:
-        return inference_llm(settings, settings.eval_judge_model)
-    return openai_llm(settings, "EVAL_JUDGE_MODEL", settings.eval_judge_model)
+        return inference_llm(settings, model)
+    return openai_llm(settings, setting, model)
 
 
 def split_model(model: str) -> tuple[str, str]:

@@ -79,10 +79,13 @@ class Settings(BaseSettings):
     turn_detection: TurnDetection = TurnDetection.MULTILINGUAL
     noise_cancellation: NoiseCancellation = NoiseCancellation.AUTO
 
-    # Evals (`pytest -m evals`)
+    # Evals (`pytest -m evals`) and the τ²-bench runner (`make tau2`)
     eval_judge_model: str = ""
     """provider/model that judges the evals; never LLM_MODEL, the model under test.
     Empty: the evals are skipped."""
+    tau2_user_model: str = ""
+    """provider/model that plays τ²-bench's user in `python -m benchmarks.tau2 run`
+    (`--user-model` over it); never LLM_MODEL, the agent under test."""
 
     # Store
     database_url: str = Field(default_factory=default_database_url)
