@@ -18,7 +18,7 @@ PYTEST := $(BIN)/pytest -q -n $(TEST_WORKERS) --dist worksteal
 SLOW_TESTS := voice or concurrency or subprocess
 
 .DEFAULT_GOAL := help
-.PHONY: help install chat check test lint scenarios bench console dev start download-files migrate seed-demo \
+.PHONY: help install chat check test lint scenarios bench tau2 console dev start download-files migrate seed-demo \
 	docker-build clean
 
 help:
@@ -30,6 +30,8 @@ help:
 	@echo "make lint            ruff (lint and format check) and mypy only"
 	@echo "make scenarios       replay scenarios.yaml offline, graded by store state (ARGS=--help)"
 	@echo "make bench           benchmarks with baselines and targets (ARGS=--help)"
+	@echo "make tau2            τ²-bench's retail tasks played against the agent and graded"
+	@echo "                     (needs model keys; ARGS='--offline' runs without; ARGS=--help)"
 	@echo "make console         talk to the agent through this machine's audio devices"
 	@echo "make dev | start     register with a LiveKit server (LIVEKIT_* in .env.local)"
 	@echo "make download-files  fetch the turn-detector model files"
@@ -72,6 +74,9 @@ scenarios: install
 
 bench: install
 	$(BIN)/python -m benchmarks $(ARGS)
+
+tau2: install
+	$(BIN)/python -m benchmarks.tau2 run $(ARGS)
 
 console: install
 	$(BIN)/python src/agent.py console $(ARGS)

@@ -102,7 +102,10 @@ class ModelUser:
     async def reply(self, agent_said: str) -> str:
         self._context.add_message(role="user", content=agent_said or "(silence)")
         parts = []
-        async with self._model.chat(chat_ctx=self._context) as stream:
+        # τ²-bench's user samples at temperature 0.
+        async with self._model.chat(
+            chat_ctx=self._context, extra_kwargs={"temperature": 0.0}
+        ) as stream:
             async for chunk in stream:
                 if chunk.delta is not None and chunk.delta.content:
                     parts.append(chunk.delta.content)

@@ -22,8 +22,9 @@ class ModelPrice(BaseModel):
 
 DEFAULT_MODEL_PRICES: dict[str, ModelPrice] = {
     "openai/gpt-4.1-mini": ModelPrice(input_per_1m_tokens=0.40, output_per_1m_tokens=1.60),
+    "openai/gpt-4.1": ModelPrice(input_per_1m_tokens=2.00, output_per_1m_tokens=8.00),
     "deepgram/nova-3": ModelPrice(per_minute=0.0077),
     "cartesia/sonic-3": ModelPrice(per_1m_characters=50.0),
 }
-"""List prices of the default models (pay as you go, late 2025): an estimate, which a
+"""List prices of the default models, and of the τ²-bench user's (pay as you go, late 2025): an estimate, which a
 team replaces with its own rates in MODEL_PRICES."""
