@@ -68,7 +68,9 @@ class TextAgent:
 
     @property
     def ended(self) -> bool:
-        return self._closed or self.state.escalated
+        # A goodbye in text is heard in full as it is sent: the hang-up it starts ends the
+        # call a moment after the turn.
+        return self._closed or self.state.ending or self.state.escalated
 
     def greeting(self) -> str:
         return _said(self._session.history.items)

@@ -131,8 +131,8 @@ class ScriptedUser:
 
     task: dict[str, Any]
     usage: Usage = field(default_factory=Usage)
-    _said: list[str] = field(default_factory=list)
-    _heard: list[str] = field(default_factory=list)
+    _said: list[str] = field(default_factory=list, init=False)
+    _heard: list[str] = field(default_factory=list, init=False)
 
     async def reply(self, agent_said: str) -> str:
         heard = agent_said.lower()

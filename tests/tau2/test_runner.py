@@ -18,8 +18,9 @@ from benchmarks.tau2.__main__ import main
 from benchmarks.tau2.agent_side import text_agent
 from benchmarks.tau2.grading import Ending, grade, pass_hat_k
 from benchmarks.tau2.run import RunSetup, run_tasks
-from benchmarks.tau2.users import ModelUser, ScriptedUser, scenario_text
+from benchmarks.tau2.users import ModelUser, ScriptedUser, Usage, scenario_text
 
+from customer_service.offline_llm import OfflineLLM
 from customer_service.settings import IdentityPolicy, Settings
 from support.scripted_llm import Say, ScriptedLLM, Turn
 
@@ -196,6 +197,34 @@ def test_pass_hat_k_on_a_fixed_table() -> None:
             4: (0 + 1 + 0 + 0) / 4,
         }
     )
+
+
+async def test_an_agent_that_ends_the_call_ends_the_conversation_and_it_is_graded(
+    settings: Settings,
+) -> None:
+    class LeavingUser:
+        usage = Usage()
+
+        async def reply(self, agent_said: str) -> str:
+            return "No, that's all, goodbye."
+
+    read_only = TASK["57"]
+    setup = RunSetup(
+        agent_model=lambda task: OfflineLLM(),
+        user=lambda task: LeavingUser(),
+        open_agent=text_agent,
+        settings=settings,
+        agent_model_name="offline",
+        user_model_name="leaving",
+        split="train",
+    )
+
+    run = await run_tasks(DB, [read_only], setup)
+
+    [trial] = run.trials
+    assert (trial.ending, trial.turns) == (Ending.AGENT_STOP, 1)
+    assert trial.grade is not None
+    assert trial.grade.passed  # nothing was to change, and nothing did
 
 
 async def test_the_model_user_plays_the_scenario_under_the_guidelines_it_is_given(
