@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from benchmarks.tau2.data import DEFAULT_DB, DEFAULT_SPLITS, DEFAULT_TASKS, load
 from benchmarks.tau2.run import RunSetup, run_tasks, split_tasks
 from benchmarks.tau2.trial import OpenAgent, Trial
 from benchmarks.tau2.users import ModelUser, ScriptedUser, User
+from customer_service.log_privacy import install_log_privacy, uninstall_log_privacy
 from customer_service.pipeline import PipelineError, build_models, llm_only, other_llm
 from customer_service.settings import IdentityPolicy, Settings
 
@@ -86,17 +88,23 @@ def run_command(arguments: argparse.Namespace, settings: Settings) -> int:
     except (ValueError, OSError, PipelineError) as problem:
         print(f"benchmarks.tau2 run: {problem}", file=sys.stderr)
         return 2
-    run = asyncio.run(
-        run_tasks(
-            load_json(arguments.db),
-            tasks,
-            setup,
-            trials=arguments.trials,
-            concurrency=arguments.concurrency,
-            database_url=arguments.database_url,
-            on_trial=_print_trial,
+    # Errors only, masked as the agent's logs are: the trials' lines are the output.
+    logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
+    install_log_privacy(settings, own_level=logging.ERROR)
+    try:
+        run = asyncio.run(
+            run_tasks(
+                load_json(arguments.db),
+                tasks,
+                setup,
+                trials=arguments.trials,
+                concurrency=arguments.concurrency,
+                database_url=arguments.database_url,
+                on_trial=_print_trial,
+            )
         )
-    )
+    finally:
+        uninstall_log_privacy()
     print()
     print(run.summary())
     if arguments.out is not None:
