@@ -7,7 +7,10 @@ and how long the caller waited for it. Turn-taking, interruptions and read-backs
 in full are the framework's and the agent's doing, as on a real call.
 
 The call runs `speed` times faster than a real one (`voice_agent`); every time reported
-is in script seconds, seconds of the call as the caller lives it.
+is in script seconds, seconds of the call as the caller lives it. Offline, the session
+hears and speaks with the voice seam's timed fakes; with `real_speech`, with the STT and
+TTS the settings configure and Silero, the caller's lines said by that TTS as sound
+(`real_call_speech`), in real time.
 """
 
 from __future__ import annotations
@@ -21,12 +24,15 @@ from livekit.agents import llm
 
 from benchmarks.tau2.agent_side import AgentTurn
 from customer_service.call.state import CallState
-from customer_service.settings import Settings
+from customer_service.pipeline import PipelineError, build_models, load_vad
+from customer_service.settings import Settings, TurnDetection
 from customer_service.store import Store
+from customer_service.testing.caller_audio import AudioMicrophone
 from customer_service.testing.script import RESPONSE_PAUSE
 from customer_service.testing.voice import VoiceCall, voice_call_session
+from customer_service.testing.voice_timing import CallSpeech
 
-__all__ = ["REAL_TIME", "SILENCE_LIMIT_S", "VoiceAgent", "voice_agent"]
+__all__ = ["REAL_TIME", "SILENCE_LIMIT_S", "VoiceAgent", "real_call_speech", "voice_agent"]
 
 REAL_TIME = 1.0
 """The speed of a call with a model that answers in real time: its thinking is not
@@ -118,14 +124,44 @@ class VoiceAgent:
         return " ".join(new.split())
 
 
+def real_call_speech(settings: Settings) -> CallSpeech:
+    """The speech of a call in a room: the STT and TTS `settings` configure (the
+    providers' keys, or LiveKit's credentials, as `build_models` reads them) and Silero,
+    with a microphone that says the caller's lines with that TTS. Turns end on silence,
+    as on the voice seam: the settings' turn detector is not built."""
+    vad = load_vad()
+    by_silence = settings.model_copy(update={"turn_detection": TurnDetection.VAD})
+    models = build_models(by_silence, vad=vad)
+    if models.stt is None or models.tts is None:
+        raise PipelineError(
+            "Real speech needs a speech-to-text and a text-to-speech model: set "
+            "MODEL_PROVIDER=plugins with DEEPGRAM_API_KEY and CARTESIA_API_KEY, or "
+            "MODEL_PROVIDER=inference with LIVEKIT_API_KEY and LIVEKIT_API_SECRET."
+        )
+    return CallSpeech(
+        stt=models.stt, tts=models.tts, vad=vad, microphone=AudioMicrophone(models.tts)
+    )
+
+
 @asynccontextmanager
 async def voice_agent(
-    model: llm.LLM[Any], store: Store, settings: Settings, *, speed: float = REAL_TIME
+    model: llm.LLM[Any],
+    store: Store,
+    settings: Settings,
+    *,
+    speed: float = REAL_TIME,
+    real_speech: bool = False,
 ) -> AsyncIterator[VoiceAgent]:
     """A voice call answered on `store` (the caller's: neither seeded nor closed here),
     its greeting heard out, closed when the block ends. `speed` above `REAL_TIME` suits
-    only a model that answers at once (scripted, or the offline model)."""
-    async with voice_call_session(model, store=store, settings=settings, speed=speed) as call:
+    only a model that answers at once (scripted, or the offline model), and only the
+    timed fakes: `real_speech` (`real_call_speech`) runs in real time."""
+    if real_speech and speed != REAL_TIME:
+        raise ValueError("real speech plays in real time: leave `speed` at REAL_TIME")
+    speech = real_call_speech(settings) if real_speech else None
+    async with voice_call_session(
+        model, store=store, settings=settings, speed=speed, speech=speech
+    ) as call:
         agent = VoiceAgent(call)
         await agent._hear_greeting()
         yield agent

@@ -9,6 +9,7 @@ and store; only the model is scripted, or the offline model. Times are script se
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,20 +19,25 @@ from benchmarks.tau2.agent_side import AgentTurn
 from benchmarks.tau2.data import task_actions
 from benchmarks.tau2.replay import changed_records, replay_tasks
 from benchmarks.tau2.stores import FreshStores
-from benchmarks.tau2.voice_side import VoiceAgent, voice_agent
+from benchmarks.tau2.voice_side import VoiceAgent, real_call_speech, voice_agent
+from livekit.plugins import silero
+from pydantic import SecretStr
 
 from customer_service.call.confirmation import SAY_YES_OR_NO
 from customer_service.call.identity_policy import OPENING_QUESTION_EMAIL_OR_NAME_ZIP
 from customer_service.call.wording import GOODBYE, GREETING, HANDOFF
 from customer_service.offline_llm import OfflineLLM
-from customer_service.settings import IdentityPolicy, Settings
+from customer_service.pipeline import PipelineError, providers
+from customer_service.settings import IdentityPolicy, ModelProvider, Settings
 from customer_service.store import Store
+from customer_service.testing.caller_audio import AudioMicrophone
 from customer_service.testing.speech_models import FakeVAD
 from customer_service.testing.timed_transcript import recording_calls
 from customer_service.testing.voice import VoiceCall
 from customer_service.testing.voice_timing import DEFAULT_SPEED
 from support.databases import new_database
 from support.scripted_llm import Call, Say, ScriptedLLM, relay_tool_output
+from support.speech_edge import SECONDS_PER_WORD, KnownTranscriptsSTT, VoiceLikeTTS
 
 from .expected import DB, TASKS
 from .gold_agent import (
@@ -56,6 +62,8 @@ HELD_FOR = 2.0
 TIMING_TOLERANCE = 0.3
 """Script seconds two measured waits may differ by beyond what made them differ: the
 session's timers tick on the loop, a few hundredths of a real second apart."""
+SILERO_MIN_SILENCE_S = 0.55
+"""The silence Silero waits for, by default, before it says the speech ended."""
 HEARD_BY = 30.0
 """Script seconds a test waits for words it expects to hear: a guard, not a measure."""
 
@@ -248,3 +256,67 @@ async def test_the_gold_cancellation_over_voice_leaves_the_replayed_records(
     assert replayed.pop("errors") == []
     assert ours["orders"], "the call cancelled nothing"
     assert ours == replayed
+
+
+# --- real speech: the providers stood in for at their network edge -------------------
+
+
+@pytest.fixture
+def speech_keys(tau2_settings: Settings) -> Settings:
+    """Settings that name the provider plugins, with keys the stand-ins never send."""
+    return tau2_settings.model_copy(
+        update={
+            "model_provider": ModelProvider.PLUGINS,
+            "deepgram_api_key": SecretStr("stand-in"),
+            "cartesia_api_key": SecretStr("stand-in"),
+            "openai_api_key": SecretStr("stand-in"),
+        }
+    )
+
+
+async def test_real_speech_hears_the_callers_sound_and_says_what_the_tts_played(
+    store: Store, speech_keys: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    transcripts = deque([QUESTION])
+    recognizers: list[KnownTranscriptsSTT] = []
+
+    def recognizer(**plugin: Any) -> KnownTranscriptsSTT:
+        recognizers.append(KnownTranscriptsSTT(transcripts, **plugin))
+        return recognizers[-1]
+
+    monkeypatch.setattr(providers.deepgram, "STT", recognizer)
+    monkeypatch.setattr(providers.cartesia, "TTS", VoiceLikeTTS)
+    model = ScriptedLLM([Say(REPLY)])
+    async with voice_agent(model, store, speech_keys, real_speech=True) as agent:
+        call = agent.call
+        caller_states: list[str] = []
+        call.session.on("user_state_changed", lambda event: caller_states.append(event.new_state))
+        assert isinstance(call.microphone, AudioMicrophone)
+        assert isinstance(call.session.vad, silero.VAD)
+        assert agent.greeting() == GREETING
+        turn = await agent.answer(QUESTION)
+        tts = call.tts
+    # The caller's line went out as sound: Silero heard speech, the STT a stretch of it.
+    assert "speaking" in caller_states
+    assert [stt.heard for stt in recognizers] == [[QUESTION]]
+    assert model.turns[-1].last_user_text == QUESTION
+    # The agent's words came back as the TTS's sound played, heard in step with it.
+    assert isinstance(tts, VoiceLikeTTS)
+    assert REPLY in tts.texts
+    assert turn.said == REPLY
+    assert call.speech(2).played_to_end
+    assert call.speech(2).length == pytest.approx(len(REPLY.split()) * SECONDS_PER_WORD, abs=0.1)
+    # Turns end on Silero's silence, in real time.
+    assert turn.wait_s is not None
+    assert turn.wait_s >= SILERO_MIN_SILENCE_S
+
+
+async def test_real_speech_plays_in_real_time_only(store: Store, speech_keys: Settings) -> None:
+    with pytest.raises(ValueError, match="real time"):
+        async with voice_agent(ScriptedLLM(), store, speech_keys, speed=2.0, real_speech=True):
+            pass
+
+
+def test_real_speech_without_speech_keys_says_which_to_set(tau2_settings: Settings) -> None:
+    with pytest.raises(PipelineError, match="CARTESIA_API_KEY"):
+        real_call_speech(tau2_settings)

@@ -20,7 +20,8 @@ heard of a reply that was cut off.
 
 `call.say(text)` speaks one line now, besides the script (the script's lines are said
 the same way): a caller whose next line is decided as the call goes, as a simulated
-user's is (`benchmarks.tau2.voice_side`).
+user's is (`benchmarks.tau2.voice_side`). `speech=` replaces the fakes and the fake
+microphone (`voice_timing.CallSpeech`): real speech models hearing real sound, at speed 1.
 
 Time: every duration in a script is in script seconds, seconds of the call as a caller
 would live it. The call runs `speed` times faster (10 by default), so never measure
@@ -71,13 +72,7 @@ from customer_service.settings import Settings, get_settings
 from customer_service.store import Store
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import open_demo_store, scratch_database
-from customer_service.testing.caller_audio import (
-    AgentSpeech,
-    CallerSpeech,
-    FakeMicrophone,
-    FakeSpeaker,
-    HeardWords,
-)
+from customer_service.testing.caller_audio import AgentSpeech, FakeSpeaker, HeardWords
 from customer_service.testing.script import (
     RESPONSE_PAUSE,
     AgentDone,
@@ -93,7 +88,6 @@ from customer_service.testing.script import (
     Moment,
     Utterance,
 )
-from customer_service.testing.speech_models import FakeSTT, FakeTTS, FakeVAD
 from customer_service.testing.timed_transcript import (
     CallClock,
     SaidLine,
@@ -101,11 +95,11 @@ from customer_service.testing.timed_transcript import (
     timed_transcript,
 )
 from customer_service.testing.voice_timing import (
-    AGENT_SECONDS_PER_WORD,
     DEFAULT_SPEED,
-    STT_DELAY,
+    CallSpeech,
     scaled_timers,
     scaled_turn_handling,
+    timed_fakes,
 )
 
 __all__ = [
@@ -131,20 +125,28 @@ class VoiceCall:
     """A running voice call: the session, what the caller heard, and the caller's script."""
 
     def __init__(
-        self, state: CallState, llm: LLM[Any], script: Sequence[Line], *, speed: float
+        self,
+        state: CallState,
+        llm: LLM[Any],
+        script: Sequence[Line],
+        *,
+        speed: float,
+        speech: CallSpeech | None = None,
     ) -> None:
+        """`speech`: the timed fakes (`timed_fakes`) unless given."""
         settings = state.settings
         self.speed = speed
-        self.microphone = FakeMicrophone()
+        speech = speech or timed_fakes(settings, speed)
+        self.microphone = speech.microphone
         self.speaker = FakeSpeaker(on_change=self._notify)
-        self.tts = FakeTTS(seconds_per_word=AGENT_SECONDS_PER_WORD / speed)
+        self.tts = speech.tts
         self.session = build_session(
             settings,
             state,
-            stt=FakeSTT(final_delay=STT_DELAY / speed, language=settings.language),
+            stt=speech.stt,
             llm=speak_failures(llm, response_timeout_s=settings.llm_response_timeout_s),
             tts=self.tts,
-            vad=FakeVAD(min_speech=0.05 / speed, min_silence=0.55 / speed),  # Silero's
+            vad=speech.vad,
             turn_handling=scaled_turn_handling(speed),
             timers=scaled_timers(settings, speed),
         )
@@ -259,15 +261,14 @@ class VoiceCall:
         `text` is a noise. Returns the line as it was said."""
         if seconds is None:
             seconds = Utterance(text).seconds
+        line = await self.microphone.prepare(text, self.real(seconds))
         loop = asyncio.get_running_loop()
         said = SaidLine(len(self.lines) + 1, text, loop.time())
         self.lines.append(said)
         self._notify()
-        self.microphone.speaking = CallerSpeech(text, self.real(seconds))
         try:
-            await self.wait(seconds)
+            await self.microphone.speak(line)
         finally:
-            self.microphone.speaking = None
             said.ended_at = loop.time()
             self._notify()
         return said
@@ -354,12 +355,14 @@ async def voice_call_session(
     database_url: str | None = None,
     store: Store | None = None,
     speed: float = DEFAULT_SPEED,
+    speech: CallSpeech | None = None,
 ) -> AsyncIterator[VoiceCall]:
     """A voice call answered by `CustomerServiceAgent`, the caller following `caller`.
 
     The script starts as the session starts (the greeting plays first); the call is
     closed when the block ends. The store and `settings` work as in `call_session`: a
-    `store` given is used as it is, neither seeded nor closed here.
+    `store` given is used as it is, neither seeded nor closed here. `speech` replaces
+    the timed fakes (real speech models run at `speed` 1).
     """
     settings = settings or get_settings()
     async with AsyncExitStack() as scratch:
@@ -368,7 +371,8 @@ async def voice_call_session(
                 database_url = await scratch.enter_async_context(scratch_database())
             store = await open_demo_store(database_url)
             scratch.push_async_callback(store.close)
-        call = VoiceCall(CallState(store=store, settings=settings), llm, caller, speed=speed)
+        state = CallState(store=store, settings=settings)
+        call = VoiceCall(state, llm, caller, speed=speed, speech=speech)
         await call.start()
         try:
             yield call

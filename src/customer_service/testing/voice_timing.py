@@ -1,5 +1,6 @@
-"""The voice seam's clock: a call in a room, its timers and turn handling, run `speed`
-times faster, and the pace the fake speech models keep on it.
+"""The voice seam's clock and ears: a call in a room, its timers and turn handling, run
+`speed` times faster, and the speech models and microphone it runs on (`CallSpeech`):
+the timed fakes, at their pace on that clock, unless a call is given others.
 
 Durations named here are script seconds, seconds of the call as a caller would live it.
 """
@@ -7,8 +8,13 @@ Durations named here are script seconds, seconds of the call as a caller would l
 from __future__ import annotations
 
 import inspect
+from dataclasses import dataclass
+from typing import Any
 
 from livekit.agents import AgentSession, TurnHandlingOptions
+from livekit.agents.stt import STT
+from livekit.agents.tts import TTS
+from livekit.agents.vad import VAD
 from livekit.agents.voice.agent_session import _DEFAULT_AEC_WARMUP_DURATION
 from livekit.agents.voice.turn import (
     _ENDPOINTING_DEFAULTS,
@@ -18,13 +24,17 @@ from livekit.agents.voice.turn import (
 
 from customer_service.server import SessionTimers
 from customer_service.settings import Settings
+from customer_service.testing.caller_audio import FakeMicrophone, Microphone
+from customer_service.testing.speech_models import FakeSTT, FakeTTS, FakeVAD
 
 __all__ = [
     "AGENT_SECONDS_PER_WORD",
     "DEFAULT_SPEED",
     "STT_DELAY",
+    "CallSpeech",
     "scaled_timers",
     "scaled_turn_handling",
+    "timed_fakes",
 ]
 
 DEFAULT_SPEED = 10.0
@@ -66,4 +76,27 @@ def scaled_timers(settings: Settings, speed: float) -> SessionTimers:
             defaults["session_close_transcript_timeout"].default / speed
         ),
         user_away_timeout=settings.user_away_timeout_s / speed,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CallSpeech:
+    """What a voice call hears and speaks with: the session's speech models, and the
+    microphone the caller's lines are said into."""
+
+    stt: STT[Any]
+    tts: TTS[Any]
+    vad: VAD
+    microphone: Microphone
+
+
+def timed_fakes(settings: Settings, speed: float) -> CallSpeech:
+    """The fake speech models and microphone, on a clock `speed` times faster: a word of
+    the agent's takes `AGENT_SECONDS_PER_WORD`, a final transcript `STT_DELAY`, and the
+    VAD keeps Silero's timing."""
+    return CallSpeech(
+        stt=FakeSTT(final_delay=STT_DELAY / speed, language=settings.language),
+        tts=FakeTTS(seconds_per_word=AGENT_SECONDS_PER_WORD / speed),
+        vad=FakeVAD(min_speech=0.05 / speed, min_silence=0.55 / speed),
+        microphone=FakeMicrophone(),
     )
