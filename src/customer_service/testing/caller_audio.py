@@ -1,9 +1,11 @@
 """The caller's telephone in a voice test: a microphone that speaks the script's lines
 as audio, and an earpiece that plays the agent's speech in real time.
 
-`FakeMicrophone` sends frames in real time, silent between the caller's lines and
-marked with the `CallerSpeech` while one is spoken; the fake speech models in
-`customer_service.testing.speech_models` listen to those frames. `FakeSpeaker` plays
+A `Microphone` sends frames in real time, silent between the caller's lines: a line is
+made ready (`prepare`), then spoken (`speak`). `FakeMicrophone` marks the frames of a
+line with its `CallerSpeech`, which the fake speech models in
+`customer_service.testing.speech_models` listen to; `AudioMicrophone` plays the line as
+a text-to-speech model says it, for real speech models to hear. `FakeSpeaker` plays
 captured audio at its own pace, can be paused, and reports how much played when it is
 cut off, as a room's audio output does; `HeardWords` receives the agent's words as
 the caller hears them. Durations here are real seconds.
@@ -13,20 +15,26 @@ from __future__ import annotations
 
 import asyncio
 import time
+from abc import abstractmethod
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from livekit import rtc
+from livekit.agents.tts import TTS
 from livekit.agents.voice.io import AudioInput, AudioOutput, AudioOutputCapabilities, TextOutput
 
 __all__ = [
     "SAMPLE_RATE",
     "SPEECH_KEY",
     "AgentSpeech",
+    "AudioMicrophone",
     "CallerSpeech",
     "FakeMicrophone",
     "FakeSpeaker",
     "HeardWords",
+    "Microphone",
     "is_voiced",
 ]
 
@@ -42,23 +50,37 @@ class CallerSpeech:
 
     text: str
     seconds: float
+    audio: list[rtc.AudioFrame] = field(default_factory=list)
+    """The line as sound, frame by frame, for a microphone that plays it."""
 
 
 def is_voiced(frame: rtc.AudioFrame) -> bool:
     return any(frame.data)
 
 
-class FakeMicrophone(AudioInput):
-    """The caller's microphone: one frame every `frame_seconds` of real time, silent
-    unless `speaking` holds a line. `close()` ends the audio, as a hang-up does."""
+class Microphone(AudioInput):
+    """The caller's microphone: frames in real time, one every `frame_seconds`, silent
+    but while a line is spoken. `close()` ends the audio, as a hang-up does."""
 
-    def __init__(self, *, frame_seconds: float = 0.01) -> None:
-        super().__init__(label="FakeMicrophone")
-        self.speaking: CallerSpeech | None = None
-        self._samples = round(SAMPLE_RATE * frame_seconds)
+    def __init__(self, *, label: str, sample_rate: int, frame_seconds: float = 0.01) -> None:
+        super().__init__(label=label)
+        self._sample_rate = sample_rate
+        self._samples = round(sample_rate * frame_seconds)
         self._frame_seconds = frame_seconds
         self._next_at: float | None = None
         self._closed = False
+
+    @abstractmethod
+    async def prepare(self, text: str, seconds: float) -> CallerSpeech:
+        """`text` made ready to say, lasting about `seconds`."""
+
+    @abstractmethod
+    async def speak(self, line: CallerSpeech) -> None:
+        """Says `line` now; returns once it has been said."""
+
+    @abstractmethod
+    def _frame(self) -> rtc.AudioFrame | None:
+        """The frame to send now; None for silence."""
 
     def close(self) -> None:
         self._closed = True
@@ -70,9 +92,34 @@ class FakeMicrophone(AudioInput):
             await asyncio.sleep(self._next_at - now)
         if self._closed:
             raise StopAsyncIteration
+        frame = self._frame()
+        return frame or rtc.AudioFrame.create(self._sample_rate, 1, self._samples)
+
+
+class FakeMicrophone(Microphone):
+    """A microphone whose frames say nothing: those of a line hold a steady sound, and
+    are marked with its `CallerSpeech` (under `SPEECH_KEY`) while `speaking` holds it."""
+
+    def __init__(self, *, frame_seconds: float = 0.01) -> None:
+        super().__init__(
+            label="FakeMicrophone", sample_rate=SAMPLE_RATE, frame_seconds=frame_seconds
+        )
+        self.speaking: CallerSpeech | None = None
+
+    async def prepare(self, text: str, seconds: float) -> CallerSpeech:
+        return CallerSpeech(text, seconds)
+
+    async def speak(self, line: CallerSpeech) -> None:
+        self.speaking = line
+        try:
+            await asyncio.sleep(line.seconds)
+        finally:
+            self.speaking = None
+
+    def _frame(self) -> rtc.AudioFrame | None:
         speech = self.speaking
         if speech is None:
-            return rtc.AudioFrame.create(SAMPLE_RATE, 1, self._samples)
+            return None
         return rtc.AudioFrame(
             data=_VOICED_SAMPLE * self._samples,
             sample_rate=SAMPLE_RATE,
@@ -80,6 +127,51 @@ class FakeMicrophone(AudioInput):
             samples_per_channel=self._samples,
             userdata={SPEECH_KEY: speech},
         )
+
+
+class AudioMicrophone(Microphone):
+    """A microphone that plays each line as `voice` (a text-to-speech model) says it, in
+    frames of `frame_seconds`: real sound, for real speech models to hear."""
+
+    def __init__(self, voice: TTS[Any], *, frame_seconds: float = 0.01) -> None:
+        super().__init__(
+            label="AudioMicrophone", sample_rate=voice.sample_rate, frame_seconds=frame_seconds
+        )
+        self._voice = voice
+        self._playing: deque[rtc.AudioFrame] = deque()
+        self._said = asyncio.Event()
+
+    async def prepare(self, text: str, seconds: float) -> CallerSpeech:
+        # The voice sets the pace: `seconds` is what the words take in its mouth.
+        sound = await self._voice.synthesize(text).collect()
+        if (sound.num_channels, sound.sample_rate) != (1, self._sample_rate):
+            raise ValueError(
+                f"the caller's voice sent {sound.num_channels} channels at "
+                f"{sound.sample_rate} Hz, not one at {self._sample_rate} Hz"
+            )
+        data = bytes(sound.data)
+        step = self._samples * 2  # 16-bit samples
+        pieces = [data[at : at + step] for at in range(0, len(data), step)]
+        frames = [rtc.AudioFrame(piece, self._sample_rate, 1, len(piece) // 2) for piece in pieces]
+        return CallerSpeech(text, sound.duration, audio=frames)
+
+    async def speak(self, line: CallerSpeech) -> None:
+        self._said = asyncio.Event()
+        self._playing = deque(line.audio)
+        if not self._playing:
+            return
+        try:
+            await self._said.wait()
+        finally:
+            self._playing.clear()
+
+    def _frame(self) -> rtc.AudioFrame | None:
+        if not self._playing:
+            return None
+        frame = self._playing.popleft()
+        if not self._playing:
+            self._said.set()
+        return frame
 
 
 @dataclass

@@ -18,6 +18,11 @@ heard of a reply that was cut off.
         assert call.speech(2).interrupted  # cut off by the second line
         assert call.messages("assistant")[1].interrupted
 
+`call.say(text)` speaks one line now, besides the script (the script's lines are said
+the same way): a caller whose next line is decided as the call goes, as a simulated
+user's is (`benchmarks.tau2.voice_side`). `speech=` replaces the fakes and the fake
+microphone (`voice_timing.CallSpeech`): real speech models hearing real sound, at speed 1.
+
 Time: every duration in a script is in script seconds, seconds of the call as a caller
 would live it. The call runs `speed` times faster (10 by default), so never measure
 wall-clock time; cue lines on what the agent does instead:
@@ -35,51 +40,39 @@ wall-clock time; cue lines on what the agent does instead:
 conversational pace. An empty `text` is a noise (a cough): heard, never transcribed.
 
 The session runs as in a room, with the framework's default turn handling and timers on
-the script's clock: speech must last 0.5 s to interrupt the agent, talk-over without
-words lets the agent resume after 2 s, the first 3 s of the agent's first speech cannot
-be interrupted (echo warm-up), and words said while the agent cannot be interrupted are
-never transcribed. Two differences: the end of a turn is detected from silence (`vad`),
-as the turn-detector models judge real speech, and interruption is VAD-based, as
-adaptive detection needs LiveKit Cloud. Preemptive generation is on, as in a room: a
-scripted LLM may be asked once more when a caller's turn grows after its first
+the script's clock (`voice_timing`): speech must last 0.5 s to interrupt the agent,
+talk-over without words lets the agent resume after 2 s, the first 3 s of the agent's
+first speech cannot be interrupted (echo warm-up), and words said while the agent cannot
+be interrupted are never transcribed. Two differences: the end of a turn is detected
+from silence (`vad`), as the turn-detector models judge real speech, and interruption is
+VAD-based, as adaptive detection needs LiveKit Cloud. Preemptive generation is on, as in
+a room: a scripted LLM may be asked once more when a caller's turn grows after its first
 transcript.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from typing import Any, Literal
 
-from livekit.agents import AgentSession, CloseEvent, ErrorEvent, TurnHandlingOptions
+from livekit.agents import CloseEvent, ErrorEvent
 from livekit.agents.llm import LLM, ChatMessage
 from livekit.agents.voice import SpeechCreatedEvent, SpeechHandle, TranscriptSynchronizer
 from livekit.agents.voice.agent_activity import ActivityClosedError
-from livekit.agents.voice.agent_session import _DEFAULT_AEC_WARMUP_DURATION
-from livekit.agents.voice.turn import (
-    _ENDPOINTING_DEFAULTS,
-    _INTERRUPTION_DEFAULTS,
-    _PREEMPTIVE_GENERATION_DEFAULTS,
-)
 
 from customer_service.call import audit
 from customer_service.call.caller_timeline import CallerTimeline
 from customer_service.call.state import CallState
 from customer_service.pipeline.resilience import speak_failures
-from customer_service.server import SessionTimers, build_session
+from customer_service.server import build_session
 from customer_service.settings import Settings, get_settings
+from customer_service.store import Store
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import open_demo_store, scratch_database
-from customer_service.testing.caller_audio import (
-    AgentSpeech,
-    CallerSpeech,
-    FakeMicrophone,
-    FakeSpeaker,
-    HeardWords,
-)
+from customer_service.testing.caller_audio import AgentSpeech, FakeSpeaker, HeardWords
 from customer_service.testing.script import (
     RESPONSE_PAUSE,
     AgentDone,
@@ -95,12 +88,18 @@ from customer_service.testing.script import (
     Moment,
     Utterance,
 )
-from customer_service.testing.speech_models import FakeSTT, FakeTTS, FakeVAD
 from customer_service.testing.timed_transcript import (
     CallClock,
     SaidLine,
     note_started,
     timed_transcript,
+)
+from customer_service.testing.voice_timing import (
+    DEFAULT_SPEED,
+    CallSpeech,
+    scaled_timers,
+    scaled_turn_handling,
+    timed_fakes,
 )
 
 __all__ = [
@@ -121,66 +120,33 @@ __all__ = [
     "voice_call_session",
 ]
 
-DEFAULT_SPEED = 10.0
-AGENT_SECONDS_PER_WORD = 0.4
-STT_DELAY = 0.2
-"""Script seconds from the end of a caller's line to its final transcript."""
-
-
-def scaled_turn_handling(speed: float) -> TurnHandlingOptions:
-    """The framework's default turn handling, which a call in a room runs with, on a
-    clock `speed` times faster, with VAD turn detection and VAD interruption."""
-    endpointing = _ENDPOINTING_DEFAULTS.copy()
-    endpointing["min_delay"] = _ENDPOINTING_DEFAULTS["min_delay"] / speed
-    endpointing["max_delay"] = _ENDPOINTING_DEFAULTS["max_delay"] / speed
-    interruption = _INTERRUPTION_DEFAULTS.copy()
-    interruption["mode"] = "vad"
-    interruption["min_duration"] = _INTERRUPTION_DEFAULTS["min_duration"] / speed
-    timeout = _INTERRUPTION_DEFAULTS["false_interruption_timeout"]
-    interruption["false_interruption_timeout"] = None if timeout is None else timeout / speed
-    preemptive = _PREEMPTIVE_GENERATION_DEFAULTS.copy()
-    preemptive["max_speech_duration"] = (
-        _PREEMPTIVE_GENERATION_DEFAULTS["max_speech_duration"] / speed
-    )
-    return TurnHandlingOptions(
-        turn_detection="vad",
-        endpointing=endpointing,
-        interruption=interruption,
-        preemptive_generation=preemptive,
-    )
-
-
-def scaled_timers(settings: Settings, speed: float) -> SessionTimers:
-    """The session's timers as a room has them (the framework's defaults, and
-    USER_AWAY_TIMEOUT_S from `settings`), on a clock `speed` times faster."""
-    defaults = inspect.signature(AgentSession).parameters
-    return SessionTimers(
-        aec_warmup_duration=_DEFAULT_AEC_WARMUP_DURATION / speed,
-        session_close_transcript_timeout=(
-            defaults["session_close_transcript_timeout"].default / speed
-        ),
-        user_away_timeout=settings.user_away_timeout_s / speed,
-    )
-
 
 class VoiceCall:
     """A running voice call: the session, what the caller heard, and the caller's script."""
 
     def __init__(
-        self, state: CallState, llm: LLM[Any], script: Sequence[Line], *, speed: float
+        self,
+        state: CallState,
+        llm: LLM[Any],
+        script: Sequence[Line],
+        *,
+        speed: float,
+        speech: CallSpeech | None = None,
     ) -> None:
+        """`speech`: the timed fakes (`timed_fakes`) unless given."""
         settings = state.settings
         self.speed = speed
-        self.microphone = FakeMicrophone()
+        speech = speech or timed_fakes(settings, speed)
+        self.microphone = speech.microphone
         self.speaker = FakeSpeaker(on_change=self._notify)
-        self.tts = FakeTTS(seconds_per_word=AGENT_SECONDS_PER_WORD / speed)
+        self.tts = speech.tts
         self.session = build_session(
             settings,
             state,
-            stt=FakeSTT(final_delay=STT_DELAY / speed, language=settings.language),
+            stt=speech.stt,
             llm=speak_failures(llm, response_timeout_s=settings.llm_response_timeout_s),
             tts=self.tts,
-            vad=FakeVAD(min_speech=0.05 / speed, min_silence=0.55 / speed),  # Silero's
+            vad=speech.vad,
             turn_handling=scaled_turn_handling(speed),
             timers=scaled_timers(settings, speed),
         )
@@ -289,6 +255,24 @@ class VoiceCall:
                 f"the call did not finish: waiting for {stuck}\n{self.transcript()}"
             ) from None
 
+    async def say(self, text: str, *, seconds: float | None = None) -> SaidLine:
+        """The caller says `text` into the microphone now, for `seconds` script seconds
+        (by default, the words at a conversational pace), and is silent again; an empty
+        `text` is a noise. Returns the line as it was said."""
+        if seconds is None:
+            seconds = Utterance(text).seconds
+        line = await self.microphone.prepare(text, self.real(seconds))
+        loop = asyncio.get_running_loop()
+        said = SaidLine(len(self.lines) + 1, text, loop.time())
+        self.lines.append(said)
+        self._notify()
+        try:
+            await self.microphone.speak(line)
+        finally:
+            said.ended_at = loop.time()
+            self._notify()
+        return said
+
     async def hang_up(self) -> None:
         """The caller hangs up: the script stops, the microphone goes dead, and the
         session closes (in a room, LiveKit closes it when the caller leaves)."""
@@ -342,20 +326,12 @@ class VoiceCall:
                 await self.until(lambda: False, deadline=deadline)
             if self.closed:
                 break
-            loop = asyncio.get_running_loop()
-            said = SaidLine(number, None if isinstance(line, HangUp) else line.text, loop.time())
-            self.lines.append(said)
             if isinstance(line, HangUp):
+                now = asyncio.get_running_loop().time()
+                self.lines.append(SaidLine(len(self.lines) + 1, None, now))
                 await self.hang_up()
                 break
-            self._notify()
-            self.microphone.speaking = CallerSpeech(line.text, self.real(line.seconds))
-            try:
-                await self.wait(line.seconds)
-            finally:
-                self.microphone.speaking = None
-                said.ended_at = loop.time()
-                self._notify()
+            await self.say(line.text, seconds=line.seconds)
         self.waiting_for = ""
 
     def _notify(self) -> None:
@@ -377,24 +353,28 @@ async def voice_call_session(
     *,
     settings: Settings | None = None,
     database_url: str | None = None,
+    store: Store | None = None,
     speed: float = DEFAULT_SPEED,
+    speech: CallSpeech | None = None,
 ) -> AsyncIterator[VoiceCall]:
     """A voice call answered by `CustomerServiceAgent`, the caller following `caller`.
 
     The script starts as the session starts (the greeting plays first); the call is
-    closed when the block ends. The store and `settings` work as in `call_session`.
+    closed when the block ends. The store and `settings` work as in `call_session`: a
+    `store` given is used as it is, neither seeded nor closed here. `speech` replaces
+    the timed fakes (real speech models run at `speed` 1).
     """
     settings = settings or get_settings()
     async with AsyncExitStack() as scratch:
-        if not database_url:
-            database_url = await scratch.enter_async_context(scratch_database())
-        store = await open_demo_store(database_url)
+        if store is None:
+            if not database_url:
+                database_url = await scratch.enter_async_context(scratch_database())
+            store = await open_demo_store(database_url)
+            scratch.push_async_callback(store.close)
+        state = CallState(store=store, settings=settings)
+        call = VoiceCall(state, llm, caller, speed=speed, speech=speech)
+        await call.start()
         try:
-            call = VoiceCall(CallState(store=store, settings=settings), llm, caller, speed=speed)
-            await call.start()
-            try:
-                yield call
-            finally:
-                await call.close()
+            yield call
         finally:
-            await store.close()
+            await call.close()
