@@ -8,6 +8,7 @@ import asyncio
 import json
 import logging
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from benchmarks.tau2.trial import OpenAgent, Trial
 from benchmarks.tau2.users import ModelUser, ScriptedUser, User
 from customer_service.log_privacy import install_log_privacy, uninstall_log_privacy
 from customer_service.pipeline import PipelineError, build_models, llm_only, other_llm
-from customer_service.settings import IdentityPolicy, Settings
+from customer_service.settings import IdentityPolicy, ModelProvider, Settings
 
 __all__ = ["add_run_command", "run_command"]
 
@@ -137,7 +138,7 @@ def _beside(tasks: Path) -> Path:
 def _setup(arguments: argparse.Namespace, settings: Settings) -> RunSetup:
     # τ²-bench's policy verifies a caller by email, or by name and zip code.
     settings = settings.model_copy(update={"identity_policy": IdentityPolicy.EMAIL_OR_NAME_ZIP})
-    open_agent = _open_agent(arguments.voice)
+    open_agent, line = _line(arguments, settings)
     if arguments.offline:
         from customer_service.offline_llm import OfflineLLM
 
@@ -149,7 +150,7 @@ def _setup(arguments: argparse.Namespace, settings: Settings) -> RunSetup:
             agent_model_name=OFFLINE_MODELS,
             user_model_name="scripted (from each task's scenario)",
             split=arguments.split,
-            voice=arguments.voice,
+            line=line,
             max_turns=arguments.max_turns,
         )
     agent_model = arguments.agent_model or settings.llm_model
@@ -175,7 +176,7 @@ def _setup(arguments: argparse.Namespace, settings: Settings) -> RunSetup:
         agent_model_name=agent_model,
         user_model_name=user_model,
         split=arguments.split,
-        voice=arguments.voice,
+        line=line,
         max_turns=arguments.max_turns,
     )
 
@@ -185,12 +186,26 @@ def _model_user(settings: Settings, model: str, guidelines: Path, task: dict[str
     return ModelUser(user_llm, guidelines, task)
 
 
-def _open_agent(voice: bool) -> OpenAgent:
-    if not voice:
-        return text_agent
-    from benchmarks.tau2.voice_side import voice_agent
+def _line(arguments: argparse.Namespace, settings: Settings) -> tuple[OpenAgent, str]:
+    """How the agent answers, and its name in the summary: a text call; or a voice call
+    with the timed fakes (faster than real time for the offline model, which answers at
+    once), or with the STT and TTS the settings configure, in real time."""
+    if not arguments.voice:
+        return text_agent, "text"
+    from benchmarks.tau2.voice_side import REAL_TIME, real_call_speech, voice_agent
+    from customer_service.testing.voice_timing import DEFAULT_SPEED
 
-    return voice_agent
+    if arguments.offline:
+        return partial(voice_agent, speed=DEFAULT_SPEED), "voice, timed fake speech"
+    if settings.resolved_model_provider is ModelProvider.OFFLINE:
+        return (
+            partial(voice_agent, speed=REAL_TIME),
+            "voice, timed fake speech (no speech-to-text or text-to-speech keys)",
+        )
+    real_call_speech(settings)  # a PipelineError names the keys missing, before any trial
+    return partial(voice_agent, real_speech=True), (
+        f"voice, {settings.stt_model} and {settings.tts_model}"
+    )
 
 
 def _print_trial(trial: Trial) -> None:

@@ -60,7 +60,8 @@ class RunSetup:
     agent_model_name: str
     user_model_name: str
     split: str
-    voice: bool = False
+    line: str = "text"
+    """How the agent answered: text, or voice and with which speech models."""
     max_turns: int = 30
 
 
@@ -99,7 +100,7 @@ class Run:
             "split": self.setup.split,
             "agent_model": self.setup.agent_model_name,
             "user_model": self.setup.user_model_name,
-            "voice": self.setup.voice,
+            "line": self.setup.line,
             "pass_hat_k": pass_hat_k(self.passes()),
             "store_pass_hat_k": pass_hat_k(self.passes(store_only=True)),
             "trials": [self._trial_dict(trial) for trial in self.trials],
@@ -131,10 +132,9 @@ class Run:
         per_task = None if None in costs else sum(cost or 0.0 for cost in costs) / max(1, tasks)
         strict, store = pass_hat_k(self.passes()), pass_hat_k(self.passes(store_only=True))
         rows = [[f"pass^{k}", f"{strict[k]:.1%}", f"{store[k]:.1%}"] for k in sorted(strict)]
-        path = "voice" if setup.voice else "text"
         lines = [
             f"τ²-bench retail, {setup.split} split, {tasks} tasks, "
-            f"{_trials(len(self.trials) // max(1, tasks))}, {path}; agent model "
+            f"{_trials(len(self.trials) // max(1, tasks))}, {setup.line}; agent model "
             f"{setup.agent_model_name}, user model {setup.user_model_name}",
             "",
             table(["", "store, facts and transfer", "store alone (τ²-bench's reward)"], rows),

@@ -307,6 +307,11 @@ def test_the_offline_run_plays_the_split_end_to_end_and_says_what_it_completes(
         (["--offline", "--split", "dev"], {}, "no split 'dev'"),
         (["--offline", "--split", "test", "--task-ids", "0"], {}, "not in the test split: 0"),
         (["--offline", "--trials", "0"], {}, "at least 1"),
+        (
+            ["--voice", "--user-model", "openai/gpt-4.1"],
+            {"OPENAI_API_KEY": "k", "MODEL_PROVIDER": "plugins"},
+            "DEEPGRAM_API_KEY",
+        ),
     ],
 )
 def test_a_run_that_cannot_work_says_why_in_one_line(
@@ -327,3 +332,25 @@ def test_a_run_that_cannot_work_says_why_in_one_line(
     assert status == 2
     assert said in error
     assert error.count("\n") == 1
+
+
+@pytest.mark.voice
+def test_the_offline_run_over_the_voice_path_is_graded_the_same_way(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run.json"
+
+    status = main(
+        ["run", "--offline", "--voice", "--split", "train", "--task-ids", "57", "66"]
+        + ["--out", str(out)]
+    )
+
+    assert status == 0
+    result = json.loads(out.read_text(encoding="utf-8"))
+    by_task = {trial["task_id"]: trial for trial in result["trials"]}
+    assert by_task["57"]["passed"], by_task["57"]["reasons"]
+    assert by_task["66"]["reasons"][0].startswith(f"order {CANCELLED} differs")
+    assert result["line"] == "voice, timed fake speech"
+    # Waits over the voice path are the caller's: at least the silence that ends a turn.
+    assert all(wait >= 0.5 for trial in result["trials"] for wait in trial["waits_s"])
+    assert "1 trial, voice, timed fake speech" in capsys.readouterr().out
