@@ -26,5 +26,5 @@ DEFAULT_MODEL_PRICES: dict[str, ModelPrice] = {
     "deepgram/nova-3": ModelPrice(per_minute=0.0077),
     "cartesia/sonic-3": ModelPrice(per_1m_characters=50.0),
 }
-"""List prices of the default models, and of the τ²-bench user's (pay as you go, late 2025): an estimate, which a
-team replaces with its own rates in MODEL_PRICES."""
+"""List prices of the default models and of the τ²-bench user's (pay as you go, late
+2025): an estimate, which a team replaces with its own rates in MODEL_PRICES."""
