@@ -340,10 +340,8 @@ def test_the_offline_run_over_the_voice_path_is_graded_the_same_way(
 ) -> None:
     out = tmp_path / "run.json"
 
-    status = main(
-        ["run", "--offline", "--voice", "--split", "train", "--task-ids", "57", "66"]
-        + ["--out", str(out)]
-    )
+    arguments = ["--offline", "--voice", "--split", "train", "--task-ids", "57", "66"]
+    status = main(["run", *arguments, "--out", str(out)])
 
     assert status == 0
     result = json.loads(out.read_text(encoding="utf-8"))
