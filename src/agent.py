@@ -51,7 +51,7 @@ warnings.filterwarnings(
     category=DeprecationWarning,
 )
 # - `cli.run_app` ("the built-in Python CLI is deprecated"): `python src/agent.py` stays a
-#   documented entry beside `lk agent`, and the README shows both.
+#   documented entry beside `lk agent`, and docs/operating.md shows both.
 warnings.filterwarnings(
     "ignore", message="the built-in Python CLI is deprecated", category=DeprecationWarning
 )

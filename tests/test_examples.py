@@ -1,4 +1,4 @@
-"""`examples/`: the SIP files the README's phone walk-through feeds to `lk sip ... create`,
+"""`examples/`: the SIP files docs/operating.md's phone walk-through feeds to `lk sip ... create`,
 and the script that reads the agent's attributes."""
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from support.agent_process import child_environment
 EXAMPLES = PROJECT_ROOT / "examples"
 SIP = EXAMPLES / "sip"
 WATCHER = EXAMPLES / "attributes" / "watch_agent_attributes.py"
-README = (PROJECT_ROOT / "README.md").read_text()
+OPERATING = (PROJECT_ROOT / "docs" / "operating.md").read_text()
+"""The operator's document, whose phone walk-through feeds these files to `lk sip`."""
 
 # Each file and the request `lk sip <kind> create FILE` reads it as.
 SIP_REQUESTS: dict[str, type[Message]] = {
@@ -49,7 +50,7 @@ def request(name: str) -> Any:
 def test_each_sip_file_is_the_request_its_create_command_reads(name: str) -> None:
     assert isinstance(json.loads((SIP / name).read_text()), dict)
     request(name)
-    assert CREATE_COMMANDS[name] in README
+    assert CREATE_COMMANDS[name] in OPERATING
 
 
 def test_sip_folder_holds_the_three_files_and_nothing_else() -> None:
@@ -61,10 +62,10 @@ def test_inbound_trunk_takes_calls_to_a_phone_number() -> None:
     assert trunk.name
     assert len(trunk.numbers) == 1
     assert re.fullmatch(r"\+\d{8,15}", trunk.numbers[0])
-    assert trunk.numbers[0] in README
+    assert trunk.numbers[0] in OPERATING
 
 
-def test_dispatch_rule_gives_each_call_a_room_with_the_agent_named_in_the_readme() -> None:
+def test_dispatch_rule_gives_each_call_a_room_with_the_agent_named_in_the_walk_through() -> None:
     rule = request("dispatch-rule.json").dispatch_rule
     # Callee dispatch names the room after the number called, the business's, never the
     # caller's (individual dispatch would); the random suffix makes a room per call.
@@ -78,9 +79,9 @@ def test_dispatch_rule_gives_each_call_a_room_with_the_agent_named_in_the_readme
     # (caller ID checks use it); hiding it would drop that too.
     assert not rule.hide_phone_number
     [dispatch] = rule.room_config.agents
-    # The README tells the user to set AGENT_NAME to this very name.
-    assert f"AGENT_NAME={dispatch.agent_name}" in README
-    assert f"`{prefix}`" in README
+    # The walk-through tells the user to set AGENT_NAME to this very name.
+    assert f"AGENT_NAME={dispatch.agent_name}" in OPERATING
+    assert f"`{prefix}`" in OPERATING
     # No trunk filter: the rule matches the inbound trunk whatever ID it gets.
     assert list(rule.trunk_ids) == []
 
@@ -92,7 +93,7 @@ def test_outbound_trunk_has_what_a_warm_transfer_dials_through() -> None:
     assert trunk.auth_username
     assert trunk.auth_password
     for setting in ("SIP_OUTBOUND_TRUNK_ID", "TRANSFER_NUMBER"):
-        assert setting in README
+        assert setting in OPERATING
 
 
 # The attribute watcher

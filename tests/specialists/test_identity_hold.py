@@ -291,11 +291,11 @@ async def test_the_owners_line_does_not_pass_the_calls_own_lock(
     assert heard.failed_checks == settings.identity_max_attempts
 
 
-# What the README says
+# What the documents say
 
 
-def test_the_readme_says_what_holds_an_account_and_what_a_held_customer_can_do() -> None:
-    readme = (PROJECT_ROOT / "README.md").read_text()
+def test_the_architecture_says_what_holds_an_account_and_what_a_held_customer_can_do() -> None:
+    readme = (PROJECT_ROOT / "docs" / "architecture.md").read_text()
     [policy] = [part for part in readme.split("\n\n") if part.startswith("Policy in code:")]
     policy = re.sub(r"\s+", " ", policy)
     limit = Settings.model_fields["identity_account_max_failures"].default
