@@ -24,9 +24,12 @@ RUN python -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
 
 WORKDIR /app
-COPY pyproject.toml README.md ./
+# Every dependency at the version and hashes requirements.lock names (the project's and the
+# PostgreSQL driver), then the project itself, which may pull in nothing else.
+COPY pyproject.toml README.md requirements.lock ./
+RUN pip install --upgrade pip && pip install --require-hashes -r requirements.lock
 COPY src ./src
-RUN pip install --upgrade pip && pip install '.[postgres]' && python -m compileall -q src
+RUN pip install --no-deps . && python -m compileall -q src
 
 # Fetches the turn-detector model files now, so the worker never downloads at runtime.
 RUN python src/agent.py download-files

@@ -1,4 +1,5 @@
-# Everything runs from .venv, created on first use with $(PYTHON) (3.11 or newer).
+# Everything runs from .venv, created on first use with $(PYTHON) (3.11 or newer), with
+# every dependency at the version and hashes requirements-dev.lock names (`make lock`).
 # `make test` is what CI runs; `make check` is its quick part (no voice, concurrency or
 # subprocess tests); `make chat` talks to the agent with no server or keys.
 
@@ -18,11 +19,13 @@ PYTEST := $(BIN)/pytest -q -n $(TEST_WORKERS) --dist worksteal
 SLOW_TESTS := voice or concurrency or subprocess
 
 .DEFAULT_GOAL := help
-.PHONY: help install chat check test lint scenarios bench tau2 console dev start download-files migrate seed-demo \
-	docker-build clean
+.PHONY: help install lock chat check test lint scenarios bench tau2 console dev start download-files \
+	migrate seed-demo docker-build clean
 
 help:
 	@echo "make install         create .venv and install the project with its dev tools"
+	@echo "                     (every dependency as requirements-dev.lock pins it)"
+	@echo "make lock            pin every dependency again after pyproject.toml changes (needs uv)"
 	@echo "make chat            talk to the agent in this terminal (stdin may be piped)"
 	@echo "make check           lint, type-check and the quick tests (no voice, concurrency"
 	@echo "                     or subprocess tests): about a minute, while you work"
@@ -43,17 +46,27 @@ help:
 
 install: $(INSTALLED)
 
-# Re-runs only when pyproject.toml changes. Progress goes to stderr, so that the
-# output of `make chat` stays the conversation alone.
-$(INSTALLED): pyproject.toml
+# Re-runs only when pyproject.toml or the lock changes. Progress goes to stderr, so that
+# the output of `make chat` stays the conversation alone.
+$(INSTALLED): pyproject.toml requirements-dev.lock
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { \
 		echo "Python 3.11 or newer is needed; try: make $(MAKECMDGOALS) PYTHON=python3.11" >&2; \
 		exit 1; }
 	@$(BIN)/python -m pip --version >/dev/null 2>&1 || $(PYTHON) -m venv --clear $(VENV)
 	@echo "Installing the project into $(VENV) ..." >&2
 	@$(PIP) install --upgrade pip
-	@$(PIP) install -e '.[dev]'
+	@$(PIP) install --require-hashes -r requirements-dev.lock
+	@$(PIP) install --no-deps -e .
 	@touch $@
+
+# Both locks from pyproject.toml, for every platform and Python 3.11 or newer, with hashes
+# and no index address: the image's (requirements.lock) takes the development one's versions.
+LOCK := uv pip compile pyproject.toml --quiet --universal --python-version 3.11 \
+	--generate-hashes --no-emit-index-url --custom-compile-command 'make lock'
+
+lock:
+	$(LOCK) --extra dev -o requirements-dev.lock
+	$(LOCK) --extra postgres --constraint requirements-dev.lock -o requirements.lock
 
 chat: install
 	@$(BIN)/python src/agent.py chat $(ARGS)
