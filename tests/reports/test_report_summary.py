@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 from livekit.agents.metrics import LLMModelUsage, STTModelUsage, TTSModelUsage
-from reports_folder import write_reports
+from reports_folder import REPORTS, write_reports
 
 from customer_service.log_privacy import uninstall_log_privacy
 from customer_service.reports.summary import load, percentile, summarise
@@ -88,6 +89,34 @@ def test_a_model_without_a_price_is_not_counted_as_free(tmp_path: Path) -> None:
     reports[0]["usage"][0]["cost_usd"] = None
     [model] = summarise(reports).usage
     assert model.cost_usd is None
+
+
+def test_the_total_cost_names_the_models_without_a_price(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    directory = write_reports(tmp_path / "reports")
+    unpriced = {"kind": "llm", "provider": "acme", "model": "unknown", "cost_usd": None}
+    (directory / "call-4.json").write_text(
+        json.dumps({**REPORTS[0], "call_id": "call-4", "usage": [unpriced]})
+    )
+    assert agent_script().main(["report", str(directory)]) == 0
+    assert (
+        "estimated cost: $0.8750 for the priced models; not priced: acme/unknown"
+        in capsys.readouterr().out.splitlines()
+    )
+
+
+def test_a_total_of_models_without_a_price_is_not_priced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    directory = tmp_path / "reports"
+    directory.mkdir()
+    unpriced = {"kind": "llm", "provider": "acme", "model": "unknown", "cost_usd": None}
+    (directory / "call-1.json").write_text(json.dumps({**REPORTS[0], "usage": [unpriced]}))
+    assert agent_script().main(["report", str(directory)]) == 0
+    printed = capsys.readouterr().out
+    assert "estimated cost: not priced" in printed.splitlines()
+    assert "$0.0000" not in printed
 
 
 def test_the_default_prices_cover_the_default_models() -> None:

@@ -41,11 +41,12 @@ def main(argv: list[str]) -> int:
     print(as_text(summary), end="")
     if arguments.html is not None:
         # Imported here: the plotting library is needed for the page alone.
+        from customer_service.reports.calls import calls_in
         from customer_service.reports.html import page
 
         shown = printable(str(arguments.html))
         try:
-            arguments.html.write_text(page(summary), encoding="utf-8")
+            arguments.html.write_text(page(summary, calls_in(loaded.reports)), encoding="utf-8")
         except OSError as error:
             reason = error.strerror or type(error).__name__
             print(f"--html {shown}: the page cannot be written there: {reason}", file=sys.stderr)

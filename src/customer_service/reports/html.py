@@ -1,33 +1,34 @@
-"""`report DIR --html FILE`: the summary as one self-contained page with charts.
+"""`report DIR --html FILE`: the summary and each call, as one self-contained page.
 
-The charts are pygal's SVG, inlined, without pygal's tooltip script (its `js` option
-points at a CDN by default), the settings it would read, and pygal's comments, so the
-page has no script and refers to nothing on the network: it opens the same on a machine
-with no connection.
+At the top, the days the calls span; then the folder's figures, each table beside its
+chart (`charts`); then every call in a list, each linked to its details further down
+(`call_details`); at the end, each name the page uses beside the name the reports and
+the text summary give it, with what it means (`names`). The page holds no script and
+refers to nothing on the network.
 """
 
 from __future__ import annotations
 
 import html
-import re
-from typing import Any
 
-import pygal
-from pygal.style import DefaultStyle
-
+from customer_service.reports.call_details import call_sections, calls_list
+from customer_service.reports.calls import Call, date_range
+from customer_service.reports.charts import (
+    cost_chart,
+    delegations_chart,
+    latency_chart,
+    outcomes_chart,
+)
+from customer_service.reports.markup import Vocabulary, table, when
 from customer_service.reports.summary import (
     USAGE_AMOUNTS,
+    StepLatency,
     Summary,
     calls_counted,
-    dollars,
+    estimated_cost,
     seconds,
     usage_rows,
 )
-
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-_SCRIPT = re.compile(r"<script\b.*?</script>", re.DOTALL)
-"""pygal's per-chart settings for its tooltip script, which the page does not load."""
-_NAMESPACE = re.compile(r'\s+xmlns(:\w+)?="[^"]*"')
 
 PAGE = """<!DOCTYPE html>
 <html lang="en">
@@ -39,8 +40,11 @@ body {{ font-family: sans-serif; margin: 2em auto; max-width: 60em; color: #222;
 table {{ border-collapse: collapse; margin: 1em 0; }}
 th, td {{ border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: left; }}
 td.n {{ text-align: right; }}
+abbr[title] {{ text-decoration: underline dotted; cursor: help; }}
 figure {{ margin: 1em 0; }}
 svg {{ max-width: 100%; height: auto; }}
+section.call {{ border-top: 1px solid #ccc; margin-top: 1.5em; }}
+section.call:target {{ background: #fff8dc; }}
 </style>
 </head>
 <body>
@@ -51,87 +55,65 @@ svg {{ max-width: 100%; height: auto; }}
 """
 
 
-def _chart(chart: Any, name: str) -> str:
-    svg = chart.render(is_unicode=True, disable_xml_declaration=True)
-    svg = _NAMESPACE.sub("", _SCRIPT.sub("", _COMMENT.sub("", svg)))
-    return f'<figure data-chart="{name}">{svg}</figure>'
+def dates(calls: list[Call]) -> str:
+    span = date_range(calls)
+    if span is None:
+        text = "No report says when its call started."
+    elif span[0] == span[1]:
+        text = f"Calls started at {when(span[0])} (UTC)."
+    else:
+        text = f"Calls started from {when(span[0])} to {when(span[1])} (UTC)."
+    return f'<p id="dates">{html.escape(text)}</p>'
 
 
-def _new(kind: Any, title: str) -> Any:
-    return kind(
-        title=title,
-        js=[],  # no tooltip script: it would load from the network
-        style=DefaultStyle,
-        width=800,
-        height=360,
-        print_values=True,
-        legend_at_bottom=True,
-    )
+def _spread(step: StepLatency) -> list[str]:
+    return [seconds(step.median_s), seconds(step.p95_s)]
 
 
-def _table(headers: list[str], rows: list[list[str]]) -> str:
-    head = "".join(f"<th>{html.escape(cell)}</th>" for cell in headers)
-    body = "".join(
-        "<tr>"
-        + "".join(
-            f'<td class="n">{html.escape(cell)}</td>'
-            if cell[:1].isdigit() or cell[:1] == "$"
-            else f"<td>{html.escape(cell)}</td>"
-            for cell in row
-        )
-        + "</tr>"
-        for row in rows
-    )
-    return f"<table><tr>{head}</tr>{body}</table>"
-
-
-def page(summary: Summary) -> str:
-    outcomes = _new(pygal.Bar, "Calls by outcome")
-    for outcome, count in summary.outcomes.most_common():
-        outcomes.add(outcome, [count])
-
-    specialists = sorted({specialist for specialist, _ in summary.delegations})
-    delegations = _new(pygal.StackedBar, "Specialist runs by outcome")
-    delegations.x_labels = specialists
-    for outcome in sorted({outcome for _, outcome in summary.delegations}):
-        delegations.add(
-            outcome, [summary.delegations.get((name, outcome), 0) for name in specialists]
-        )
-
-    latency = _new(pygal.Bar, "Latency per step (seconds)")
-    latency.x_labels = [step.step for step in summary.latencies]
-    latency.add("median", [round(step.median_s, 3) for step in summary.latencies])
-    latency.add("p95", [round(step.p95_s, 3) for step in summary.latencies])
-
-    cost = _new(pygal.Bar, "Estimated cost per model (US dollars)")
-    for model in summary.usage:
-        cost.add(f"{model.provider}/{model.model}", [round(model.cost_usd or 0.0, 4)])
-
+def page(summary: Summary, calls: list[Call]) -> str:
+    names = Vocabulary()
+    priced = [model for model in summary.usage if model.cost_usd is not None]
     sections = [
-        "<h2>Outcomes</h2>",
-        _table(
-            ["outcome", "calls"],
-            [[outcome, str(count)] for outcome, count in summary.outcomes.most_common()],
+        dates(calls),
+        '<nav><a href="#calls">Each call</a> · <a href="#names">What the names mean</a></nav>',
+        '<section id="outcomes"><h2>Outcomes</h2>',
+        table(
+            "outcomes",
+            ["Outcome", "Calls"],
+            [[names.cell(outcome), str(n)] for outcome, n in summary.outcomes.most_common()],
         ),
-        _chart(outcomes, "outcomes"),
-        "<h2>Specialists</h2>",
-        _table(
-            ["specialist", "outcome", "runs"],
-            [[s, o, str(n)] for (s, o), n in sorted(summary.delegations.items())],
-        ),
-        _chart(delegations, "delegations"),
-        "<h2>Latency</h2>",
-        _table(
-            ["step", "samples", "median (s)", "p95 (s)"],
+        outcomes_chart(summary),
+        '</section><section id="specialists"><h2>Specialists</h2>',
+        table(
+            "delegations",
+            ["Specialist", "Outcome", "Runs"],
             [
-                [step.step, str(step.count), seconds(step.median_s), seconds(step.p95_s)]
+                [names.cell(specialist), names.cell(outcome), str(n)]
+                for (specialist, outcome), n in sorted(summary.delegations.items())
+            ],
+        ),
+        delegations_chart(summary) if summary.delegations else "<p>No specialist ran.</p>",
+        '</section><section id="latency"><h2>Latency</h2>',
+        table(
+            "latency",
+            ["Step", "Samples", "Median (s)", "95th percentile (s)"],
+            [
+                [names.cell(step.step), str(step.count), *_spread(step)]
                 for step in summary.latencies
             ],
         ),
-        _chart(latency, "latency"),
-        "<h2>Usage and cost</h2>",
-        _table(["kind", "model", *USAGE_AMOUNTS, "cost"], usage_rows(summary)),
-        f"<p>Estimated cost: {html.escape(dollars(summary.cost_usd))}</p>",
-        _chart(cost, "cost"),
+        latency_chart(summary) if summary.latencies else "<p>No step was timed.</p>",
+        '</section><section id="usage"><h2>Usage and cost</h2>',
+        table(
+            "usage",
+            ["Kind", "Model", *(names.cell(amount) for amount in USAGE_AMOUNTS), "Cost"],
+            [[names.cell(kind), *rest] for kind, *rest in usage_rows(summary)],
+        ),
+        f"<p>Estimated cost: {html.escape(estimated_cost(summary))}</p>",
+        cost_chart(priced) if priced else "",
+        "</section>",
+        calls_list(calls, names),
+        call_sections(calls, names),
+        names.glossary(),
     ]
     return PAGE.format(calls=calls_counted(summary.calls), sections="\n".join(sections))

@@ -51,6 +51,10 @@ class ModelTotals:
     cost_usd: float | None = 0.0
     """None when some call could not price this model (no entry in the price table)."""
 
+    @property
+    def name(self) -> str:
+        return f"{self.provider}/{self.model}".strip("/")
+
 
 @dataclass(frozen=True)
 class Summary:
@@ -116,6 +120,9 @@ class _Report(_Checked):
     shape is skipped instead of stopping the summary."""
 
     outcome: str
+    call_id: str | None = None
+    started_at: float | None = None
+    duration_ms: float | None = None
     turns: list[_Turn] = []
     specialists: list[_SpecialistRun] = []
     usage: list[_Usage] = []
@@ -288,11 +295,22 @@ def dollars(value: float | None) -> str:
     return "not priced" if value is None else f"${value:.4f}"
 
 
+def estimated_cost(summary: Summary) -> str:
+    """The folder's cost, saying which models it leaves out for want of a price: "$1.2000",
+    "$1.2000 for the priced models; not priced: acme/unknown", or "not priced"."""
+    unpriced = list(dict.fromkeys(m.name for m in summary.usage if m.cost_usd is None))
+    if not unpriced:
+        return dollars(summary.cost_usd)
+    if all(model.cost_usd is None for model in summary.usage):
+        return dollars(None)
+    return f"{dollars(summary.cost_usd)} for the priced models; not priced: {', '.join(unpriced)}"
+
+
 def usage_rows(summary: Summary) -> list[list[str]]:
     return [
         [
             model.kind,
-            f"{model.provider}/{model.model}".strip("/"),
+            model.name,
             *(_amount(model.amounts.get(amount)) for amount in USAGE_AMOUNTS),
             dollars(model.cost_usd),
         ]
@@ -328,6 +346,6 @@ def as_text(summary: Summary) -> str:
             ["kind", "model", *USAGE_AMOUNTS, "cost"],
             usage_rows(summary) or [["-", "-", "-", "-", "-", "-", "-"]],
         ),
-        f"estimated cost: {dollars(summary.cost_usd)}",
+        f"estimated cost: {estimated_cost(summary)}",
     ]
     return "\n\n".join(parts) + "\n"
