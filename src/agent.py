@@ -139,11 +139,9 @@ def main(argv: list[str]) -> int:
         argparse.ArgumentParser(
             prog="agent.py download-files", description=DOWNLOAD_FILES_DESCRIPTION
         ).parse_args(argv[argv.index(command) + 1 :])
-        # The framework's own downloader (`python -m livekit.agents download-files`):
-        # it returns a failing status instead of a traceback when a download fails.
-        from livekit.agents.__main__ import main as livekit_agents_main
+        from customer_service.model_download import download_files
 
-        return livekit_agents_main(["download-files"])
+        return download_files()
     if command == "report":
         from customer_service.reports.command import main as report_main
 
