@@ -88,6 +88,38 @@ def run_store_command(argv: list[str], settings: Settings) -> int:
     `export-tau2 OUT.json`: prints what it did in one line, or the problem on stderr and
     returns MISCONFIGURED_EXIT_CODE."""
     command = command_of(argv)
+    arguments = store_command_parser(command).parse_args(
+        argv[argv.index(command) + 1 :] if command else []
+    )
+    config = StoreConfig.from_settings(settings)
+    try:
+        if command == "migrate":
+            report = migrated(asyncio.run(migrate_database(settings.database_url)))
+        elif command == IMPORT_COMMAND:
+            report = asyncio.run(_import_tau2(config, arguments.db, force=arguments.force))
+        elif command == EXPORT_COMMAND:
+            report = asyncio.run(_export_tau2(config, arguments.out))
+        elif command == RELEASE_COMMAND:
+            report = asyncio.run(
+                _release_identity_hold(
+                    config, arguments.customer_id.strip(), released_by(arguments.operator)
+                )
+            )
+        else:
+            report = asyncio.run(_seed_demo(config, force=arguments.force))
+    except (StoreUnavailable, StoreMisconfigured) as error:
+        print(store_problem(error, settings.database_url), file=sys.stderr)
+        return MISCONFIGURED_EXIT_CODE
+    except (UnknownCustomer, UnusableFile) as error:
+        print(f"{shown_url(settings.database_url)}: {error}", file=sys.stderr)
+        return MISCONFIGURED_EXIT_CODE
+    print(f"{shown_url(settings.database_url)}: {report}")
+    return 0
+
+
+def store_command_parser(command: str | None) -> argparse.ArgumentParser:
+    """The options of store command `command`, which need none of the settings (its
+    `--help` prints them)."""
     parser = argparse.ArgumentParser(
         prog=f"agent.py {command}",
         description=STORE_COMMAND_DESCRIPTIONS.get(command or "", ""),
@@ -118,31 +150,7 @@ def run_store_command(argv: list[str], settings: Settings) -> int:
             help=f"who releases it, for the audit log (1 to {OPERATOR_MAX_CHARS} printable "
             "characters); the login name is recorded beside it, and alone without it",
         )
-    arguments = parser.parse_args(argv[argv.index(command) + 1 :] if command else [])
-    config = StoreConfig.from_settings(settings)
-    try:
-        if command == "migrate":
-            report = migrated(asyncio.run(migrate_database(settings.database_url)))
-        elif command == IMPORT_COMMAND:
-            report = asyncio.run(_import_tau2(config, arguments.db, force=arguments.force))
-        elif command == EXPORT_COMMAND:
-            report = asyncio.run(_export_tau2(config, arguments.out))
-        elif command == RELEASE_COMMAND:
-            report = asyncio.run(
-                _release_identity_hold(
-                    config, arguments.customer_id.strip(), released_by(arguments.operator)
-                )
-            )
-        else:
-            report = asyncio.run(_seed_demo(config, force=arguments.force))
-    except (StoreUnavailable, StoreMisconfigured) as error:
-        print(store_problem(error, settings.database_url), file=sys.stderr)
-        return MISCONFIGURED_EXIT_CODE
-    except (UnknownCustomer, UnusableFile) as error:
-        print(f"{shown_url(settings.database_url)}: {error}", file=sys.stderr)
-        return MISCONFIGURED_EXIT_CODE
-    print(f"{shown_url(settings.database_url)}: {report}")
-    return 0
+    return parser
 
 
 def migrated(upgrade: Upgrade) -> str:
