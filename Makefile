@@ -49,11 +49,16 @@ $(INSTALLED): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { \
 		echo "Python 3.11 or newer is needed; try: make $(MAKECMDGOALS) PYTHON=python3.11" >&2; \
 		exit 1; }
-	@$(BIN)/python -m pip --version >/dev/null 2>&1 || $(PYTHON) -m venv --clear $(VENV)
-	@echo "Installing the project into $(VENV) ..." >&2
+	@$(BIN)/python -m pip --version >/dev/null 2>&1 || { \
+		echo "Creating the virtual environment $(VENV) with $(PYTHON) ..." >&2; \
+		$(PYTHON) -m venv --clear $(VENV); }
+	@echo "Upgrading pip in $(VENV) ..." >&2
 	@$(PIP) install --upgrade pip
+	@echo "Installing the agent with LiveKit Agents, its plugins and the dev tools into" \
+		"$(VENV) (a minute or two the first time) ..." >&2
 	@$(PIP) install -e '.[dev]'
 	@touch $@
+	@echo "Installed into $(VENV)." >&2
 
 chat: install
 	@$(BIN)/python src/agent.py chat $(ARGS)
