@@ -27,8 +27,7 @@ import signal
 import sys
 import warnings
 
-INTERRUPTED_EXIT_CODE = 130
-"""The status shells give a command that Ctrl-C ended."""
+from customer_service.exit_codes import INTERRUPTED_EXIT_CODE
 
 
 def _end_quietly(signum: int, frame: object) -> None:

@@ -21,6 +21,7 @@ from livekit.agents.voice import CloseEvent
 from customer_service.call.state import CallState
 from customer_service.call.wording import GOODBYE
 from customer_service.entry import MISCONFIGURED_EXIT_CODE
+from customer_service.exit_codes import INTERRUPTED_EXIT_CODE
 from customer_service.log_privacy import install_log_privacy
 from customer_service.pipeline import PipelineError, build_models
 from customer_service.reports.collect import SessionEvents, report_call
@@ -83,26 +84,29 @@ async def converse(
         session.on("conversation_item_added", lambda event: show(event.item))
         session.on("close", closed)
         recorded = SessionEvents(session)
-        while not (ended.is_set() or session.userdata.ending):
-            if not echo_caller:
-                print(PROMPT, end="", file=out, flush=True)
-            line = await reader.readline()
-            if not line and not echo_caller:
-                print(f"\nAgent: {GOODBYE}", file=out, flush=True)
-            if not line or line.strip() in EXIT_WORDS:
-                break
-            text = line.strip()
-            if not text:
-                continue
-            if echo_caller:
-                print(f"{PROMPT}{text}", file=out, flush=True)
-            await session.run(user_input=text)
-        # As a job's `on_session_end` does, once the session has closed: the report needs
-        # the store, which `call_session` may close on the way out.
-        state = session.userdata
-        await session.aclose()
-        if state.settings.report_dir is not None:
-            await report_call(state, recorded.session_report(session, call_id=state.call_id))
+        try:
+            while not (ended.is_set() or session.userdata.ending):
+                if not echo_caller:
+                    print(PROMPT, end="", file=out, flush=True)
+                line = await reader.readline()
+                if not line and not echo_caller:
+                    print(f"\nAgent: {GOODBYE}", file=out, flush=True)
+                if not line or line.strip() in EXIT_WORDS:
+                    break
+                text = line.strip()
+                if not text:
+                    continue
+                if echo_caller:
+                    print(f"{PROMPT}{text}", file=out, flush=True)
+                await session.run(user_input=text)
+        finally:
+            # However the call ended, Ctrl-C (which cancels this) included, as a job's
+            # `on_session_end` does once the session has closed: the report needs the
+            # store, which `call_session` may close on the way out.
+            state = session.userdata
+            await session.aclose()
+            if state.settings.report_dir is not None:
+                await report_call(state, recorded.session_report(session, call_id=state.call_id))
     return 0
 
 
@@ -153,10 +157,9 @@ def _chat(args: argparse.Namespace) -> int:
             )
         )
         # Ctrl-C ends the call at once: the conversation is cancelled, which closes the
-        # session as any end does. Only the first one counts: asyncio's own handler would
-        # raise KeyboardInterrupt at a second one, in the middle of the closing. The status
-        # is 0, as for /quit: it is a way to leave, and `make chat` then adds no
-        # "Interrupt" line (make reports one when its command fails or dies of SIGINT).
+        # session and leaves the report as any end does, with the status shells give a
+        # command Ctrl-C ended. Only the first one counts: asyncio's own handler would
+        # raise KeyboardInterrupt at a second one, in the middle of the closing.
         interrupted = False
 
         def interrupt() -> None:
@@ -174,7 +177,7 @@ def _chat(args: argparse.Namespace) -> int:
             if not interrupted:
                 raise
             print(file=sys.stdout, flush=True)  # past the ^C the terminal shows
-            return 0
+            return INTERRUPTED_EXIT_CODE
         finally:
             await store.close()
             loop.remove_signal_handler(signal.SIGINT)
