@@ -35,8 +35,15 @@ def test_each_long_install_step_is_announced_on_stderr(tmp_path: Path) -> None:
     python.chmod(0o755)
     venv = tmp_path / "venv"
     result = subprocess.run(
-        ["make", "--no-print-directory", "-C", str(PROJECT_ROOT), "install"]
-        + [f"PYTHON={python}", f"VENV={venv}"],
+        [
+            "make",
+            "--no-print-directory",
+            "-C",
+            str(PROJECT_ROOT),
+            "install",
+            f"PYTHON={python}",
+            f"VENV={venv}",
+        ],
         capture_output=True,
         text=True,
         timeout=120,
