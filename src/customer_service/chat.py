@@ -29,6 +29,7 @@ from customer_service.settings import ModelProvider, Settings, get_settings
 from customer_service.store import Store, StoreMisconfigured, StoreUnavailable
 from customer_service.store.errors import store_problem
 from customer_service.store.shared import StoreConfig
+from customer_service.store_commands import empty_store_notice
 from customer_service.terminal_input import LineReader
 from customer_service.testing import call_session
 
@@ -37,17 +38,22 @@ EXIT_WORDS = frozenset({"/quit", "/exit"})
 PROMPT = "Caller: "
 """Typed turns start as piped ones are echoed, so both transcripts read alike."""
 
+OFFLINE_MODEL = (
+    "offline stand-in model (no provider keys configured), which understands English only"
+)
+"""The start-up line's model when no provider is configured: its rules read English alone."""
+
 
 def choose_llm() -> tuple[llm.LLM[Any], str]:
     settings = get_settings()
     if settings.resolved_model_provider is ModelProvider.OFFLINE:
         from customer_service.offline_llm import OfflineLLM
 
-        return OfflineLLM(), "offline stand-in model (no provider keys configured)"
+        return OfflineLLM(), OFFLINE_MODEL
     models = build_models(settings, vad=None, text_only=True)
     if not isinstance(models.llm, llm.LLM):
         raise SystemExit("The configured model cannot run a text chat.")
-    return models.llm, models.describe()
+    return models.llm, models.summary()
 
 
 async def converse(
@@ -146,6 +152,9 @@ def _chat(args: argparse.Namespace) -> int:
             print(store_problem(error, config.database_url), file=sys.stderr)
             return MISCONFIGURED_EXIT_CODE
         print(f"Model: {description}. Type /quit to leave.", file=sys.stdout, flush=True)
+        notice = await empty_store_notice(store)
+        if notice is not None:
+            print(notice, file=sys.stderr, flush=True)
         conversation = asyncio.ensure_future(
             converse(
                 model,

@@ -12,9 +12,13 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
+from sqlalchemy import func, select
+from sqlalchemy.exc import SQLAlchemyError
+
 from customer_service.entry import MISCONFIGURED_EXIT_CODE, VOICE_COMMANDS, command_of
 from customer_service.settings import Settings
-from customer_service.store import StoreMisconfigured, StoreUnavailable
+from customer_service.store import Store, StoreMisconfigured, StoreUnavailable
+from customer_service.store.customers import CustomerRow
 from customer_service.store.errors import shown_url, store_problem
 from customer_service.store.schema import FIRST_REVISION, Upgrade, migrate_database
 from customer_service.store.shared import StoreConfig
@@ -81,6 +85,27 @@ def store_startup_problem(argv: Sequence[str], settings: Settings) -> str | None
     except (StoreUnavailable, StoreMisconfigured) as error:
         return store_problem(error, config.database_url)
     return None
+
+
+EMPTY_STORE_NOTICE = (
+    "The store holds no customers, so no caller can be verified: `make seed-demo` adds the "
+    f"demo ones, `python src/agent.py {IMPORT_COMMAND} DB.json` loads τ²-bench's retail "
+    "database (benchmarks/tau2/data/db.json.gz)."
+)
+
+
+async def empty_store_notice(store: Store) -> str | None:
+    """EMPTY_STORE_NOTICE when `store` holds no customer (a database migrated and never
+    filled), else None; None too when it cannot be read, which the call will report.
+
+    Counted on the store's engine: the agent's own reads all go through `Store` methods,
+    and none of them counts customers."""
+    try:
+        async with store.engine.connect() as connection:
+            customers = await connection.scalar(select(func.count()).select_from(CustomerRow))
+    except (SQLAlchemyError, OSError):
+        return None
+    return EMPTY_STORE_NOTICE if not customers else None
 
 
 def run_store_command(argv: list[str], settings: Settings) -> int:
