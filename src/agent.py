@@ -27,7 +27,7 @@ import signal
 import sys
 import warnings
 
-from customer_service.exit_codes import INTERRUPTED_EXIT_CODE
+from customer_service.terminal_input import INTERRUPTED_EXIT_CODE
 
 
 def _end_quietly(signum: int, frame: object) -> None:
@@ -60,8 +60,10 @@ warnings.filterwarnings(
 from livekit.plugins import turn_detector  # noqa: F401
 
 from customer_service.entry import (
+    DOWNLOAD_FAILED_EXIT_CODE,
     MISCONFIGURED_EXIT_CODE,
     command_of,
+    model_hub_problem,
     preflight,
     unreachable_server_problem,
 )
@@ -185,9 +187,15 @@ def main(argv: list[str]) -> int:
         return chat_main(argv[argv.index("chat") + 1 :])
     if command == "download-files":
         download_files_parser().parse_args(argv[argv.index(command) + 1 :])
-        from customer_service.model_download import download_files
+        problem = model_hub_problem()
+        if problem is not None:
+            print(problem, file=sys.stderr)
+            return DOWNLOAD_FAILED_EXIT_CODE
+        # The framework's own downloader (`python -m livekit.agents download-files`):
+        # it returns a failing status instead of a traceback when a download fails.
+        from livekit.agents.__main__ import main as livekit_agents_main
 
-        return download_files()
+        return livekit_agents_main(["download-files"])
     if command == "report":
         from customer_service.reports.command import main as report_main
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from customer_service.exit_codes import INTERRUPTED_EXIT_CODE
+from customer_service.terminal_input import INTERRUPTED_EXIT_CODE
 from support.terminal import AgentAtTerminal
 
 CTRL_C = b"\x03"

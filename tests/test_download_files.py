@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from customer_service.entry import DOWNLOAD_FAILED_EXIT_CODE
 from customer_service.log_privacy import uninstall_log_privacy
-from customer_service.model_download import DOWNLOAD_FAILED_EXIT_CODE
 from support.agent_process import AGENT
 
 

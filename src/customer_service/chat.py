@@ -21,7 +21,6 @@ from livekit.agents.voice import CloseEvent
 from customer_service.call.state import CallState
 from customer_service.call.wording import GOODBYE
 from customer_service.entry import MISCONFIGURED_EXIT_CODE
-from customer_service.exit_codes import INTERRUPTED_EXIT_CODE
 from customer_service.log_privacy import install_log_privacy
 from customer_service.pipeline import PipelineError, build_models
 from customer_service.reports.collect import SessionEvents, report_call
@@ -30,7 +29,7 @@ from customer_service.store import Store, StoreMisconfigured, StoreUnavailable
 from customer_service.store.errors import store_problem
 from customer_service.store.shared import StoreConfig
 from customer_service.store_commands import empty_store_notice
-from customer_service.terminal_input import LineReader
+from customer_service.terminal_input import INTERRUPTED_EXIT_CODE, LineReader
 from customer_service.testing import call_session
 
 EXIT_WORDS = frozenset({"/quit", "/exit"})

@@ -15,8 +15,10 @@ import threading
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
+import huggingface_hub.constants
+
 from customer_service.console_requirements import console_problem
-from customer_service.pipeline import turn_detector_files_problem
+from customer_service.pipeline import DOWNLOAD_FILES_COMMAND, turn_detector_files_problem
 from customer_service.settings import ModelProvider, Settings
 
 logger = logging.getLogger(__name__)
@@ -35,6 +37,9 @@ CREDENTIAL_OPTIONS = {
 """Command-line options of `dev`/`start`/`connect` that stand in for the variables."""
 
 MISCONFIGURED_EXIT_CODE = 2
+
+DOWNLOAD_FAILED_EXIT_CODE = 1
+"""`download-files`'s status when a download fails, as the framework's downloader's."""
 
 
 def command_of(argv: Sequence[str]) -> str | None:
@@ -203,3 +208,29 @@ def request_failure(host: str, port: int, timeout: float) -> str | None:
         through = f" through the proxy at {host}:{port}"
     failure = connection_failure(host, port, timeout)
     return None if failure is None else f"{through}: {failure}"
+
+
+# Reaching the model hub (`download-files`)
+
+
+def model_hub_problem(*, timeout: float = REACHABILITY_TIMEOUT_S) -> str | None:
+    """Why `download-files` cannot reach the model hub, as one line for the user, or None
+    when a connection opens (or the hub client is told to stay offline, HF_HUB_OFFLINE,
+    which it reports itself).
+
+    Left alone, the framework's downloader retries every file with growing pauses: about
+    a hundred lines over a hundred seconds before it gives up."""
+    if huggingface_hub.constants.HF_HUB_OFFLINE:
+        return None
+    endpoint = huggingface_hub.constants.ENDPOINT
+    target = host_and_port(endpoint)
+    if target is None:
+        return None  # an HF_ENDPOINT this check cannot follow: the downloader will tell
+    failure = request_failure(*target, timeout)
+    if failure is None:
+        return None
+    return (
+        f"The model host {endpoint} cannot be reached{failure}, so the turn-detector model "
+        f"files cannot be downloaded. Run `{DOWNLOAD_FILES_COMMAND}` again with internet "
+        "access, or set TURN_DETECTION=local, vad or stt, which need no download."
+    )
