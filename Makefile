@@ -52,12 +52,18 @@ $(INSTALLED): pyproject.toml requirements-dev.lock
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { \
 		echo "Python 3.11 or newer is needed; try: make $(MAKECMDGOALS) PYTHON=python3.11" >&2; \
 		exit 1; }
-	@$(BIN)/python -m pip --version >/dev/null 2>&1 || $(PYTHON) -m venv --clear $(VENV)
-	@echo "Installing the project into $(VENV) ..." >&2
+	@$(BIN)/python -m pip --version >/dev/null 2>&1 || { \
+		echo "Creating the virtual environment $(VENV) with $(PYTHON) ..." >&2; \
+		$(PYTHON) -m venv --clear $(VENV); }
+	@echo "Upgrading pip in $(VENV) ..." >&2
 	@$(PIP) install --upgrade pip
+	@echo "Installing the agent with LiveKit Agents, its plugins and the dev tools into" \
+		"$(VENV), at the versions requirements-dev.lock pins (a minute or two the first" \
+		"time) ..." >&2
 	@$(PIP) install --require-hashes -r requirements-dev.lock
 	@$(PIP) install --no-deps -e .
 	@touch $@
+	@echo "Installed into $(VENV)." >&2
 
 # Both locks from pyproject.toml, for every platform and Python 3.11 or newer, with hashes
 # and no index address: the image's (requirements.lock) takes the development one's versions.

@@ -27,8 +27,7 @@ import signal
 import sys
 import warnings
 
-INTERRUPTED_EXIT_CODE = 130
-"""The status shells give a command that Ctrl-C ended."""
+from customer_service.terminal_input import INTERRUPTED_EXIT_CODE
 
 
 def _end_quietly(signum: int, frame: object) -> None:
@@ -61,38 +60,22 @@ warnings.filterwarnings(
 from livekit.plugins import turn_detector  # noqa: F401
 
 from customer_service.entry import (
+    DOWNLOAD_FAILED_EXIT_CODE,
     MISCONFIGURED_EXIT_CODE,
     command_of,
+    model_hub_problem,
     preflight,
     unreachable_server_problem,
 )
 from customer_service.log_privacy import install_log_privacy
 from customer_service.pipeline import unregister_unused_plugin_runners
 from customer_service.settings import SettingsInvalid, get_settings
-from customer_service.store_commands import STORE_COMMANDS, run_store_command, store_startup_problem
-
-# First: reading the settings loads .env.local and .env into the environment, where the
-# `AgentServer` looks for LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET when it is
-# created (`python -m livekit.agents start src/agent.py` passes none of them itself).
-# A setting out of its range stops every path here, in one line.
-# Then log privacy, before the framework adds its log handler, so that the handler gets
-# the filter too; installing it again (chat does, with its own level) replaces it.
-try:
-    install_log_privacy(get_settings())
-except SettingsInvalid as invalid:
-    print(invalid, file=sys.stderr)
-    sys.exit(MISCONFIGURED_EXIT_CODE)
-
-# The worker's inference process runs the turn-detector plugin's models only for the
-# modes that use them.
-unregister_unused_plugin_runners(get_settings().turn_detection)
-
-from customer_service.server import announce_dispatch, server
-
-__all__ = ["main", "server"]
-
-# One line, when the server has registered: automatic or explicit dispatch.
-announce_dispatch(server)
+from customer_service.store_commands import (
+    STORE_COMMANDS,
+    run_store_command,
+    store_command_parser,
+    store_startup_problem,
+)
 
 HELP = """\
 Usage: python src/agent.py COMMAND [OPTIONS]
@@ -124,21 +107,90 @@ DOWNLOAD_FILES_DESCRIPTION = (
 )
 
 
-def main(argv: list[str]) -> int:
+def asks_for_help(argv: list[str]) -> bool:
+    return not argv or bool(HELP_OPTIONS & set(argv))
+
+
+def show_help(argv: list[str]) -> int:
+    """The help `argv` asks for, the script's own or a command's. It reads none of the
+    settings, so that one out of its range never hides it."""
     command = command_of(argv)
-    asks_for_help = bool(HELP_OPTIONS & set(argv))
-    if command is None and (not argv or asks_for_help):
+    if command is None:
         # The framework's own help lists only its commands; this one lists them all.
         print(HELP, end="")
         return 0
+    options = argv[argv.index(command) + 1 :]
+    if command == "chat":
+        from customer_service.chat import main as chat_main
+
+        return chat_main(options)
+    if command == "report":
+        from customer_service.reports.command import main as report_main
+
+        return report_main(options)
+    if command == "download-files":
+        download_files_parser().parse_args(options)
+    elif command in STORE_COMMANDS:
+        store_command_parser(command).parse_args(options)
+    else:
+        # The framework's commands: their options are the framework's, whatever server
+        # it would run.
+        from livekit.agents import AgentServer, cli
+
+        cli.run_app(AgentServer())
+    return 0
+
+
+def download_files_parser() -> argparse.ArgumentParser:
+    return argparse.ArgumentParser(
+        prog="agent.py download-files", description=DOWNLOAD_FILES_DESCRIPTION
+    )
+
+
+# Help before the settings: a setting out of its range, reported by every command that
+# runs, never hides how to run one.
+if __name__ == "__main__" and asks_for_help(sys.argv[1:]):
+    sys.exit(show_help(sys.argv[1:]))
+
+
+# First: reading the settings loads .env.local and .env into the environment, where the
+# `AgentServer` looks for LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET when it is
+# created (`python -m livekit.agents start src/agent.py` passes none of them itself).
+# A setting out of its range stops every path here, in one line (help, above, needs none).
+# Then log privacy, before the framework adds its log handler, so that the handler gets
+# the filter too; installing it again (chat does, with its own level) replaces it.
+try:
+    install_log_privacy(get_settings())
+except SettingsInvalid as invalid:
+    print(invalid, file=sys.stderr)
+    sys.exit(MISCONFIGURED_EXIT_CODE)
+
+# The worker's inference process runs the turn-detector plugin's models only for the
+# modes that use them.
+unregister_unused_plugin_runners(get_settings().turn_detection)
+
+from customer_service.server import announce_dispatch, server
+
+__all__ = ["main", "server"]
+
+# One line, when the server has registered: automatic or explicit dispatch.
+announce_dispatch(server)
+
+
+def main(argv: list[str]) -> int:
+    if asks_for_help(argv):
+        return show_help(argv)
+    command = command_of(argv)
     if command == "chat":
         from customer_service.chat import main as chat_main
 
         return chat_main(argv[argv.index("chat") + 1 :])
     if command == "download-files":
-        argparse.ArgumentParser(
-            prog="agent.py download-files", description=DOWNLOAD_FILES_DESCRIPTION
-        ).parse_args(argv[argv.index(command) + 1 :])
+        download_files_parser().parse_args(argv[argv.index(command) + 1 :])
+        problem = model_hub_problem()
+        if problem is not None:
+            print(problem, file=sys.stderr)
+            return DOWNLOAD_FAILED_EXIT_CODE
         # The framework's own downloader (`python -m livekit.agents download-files`):
         # it returns a failing status instead of a traceback when a download fails.
         from livekit.agents.__main__ import main as livekit_agents_main
@@ -152,14 +204,11 @@ def main(argv: list[str]) -> int:
         return run_store_command(argv, get_settings())
 
     settings = get_settings()
-    # A command's help is the framework's to print, and needs none of the settings.
-    problem = None
-    if not asks_for_help:
-        problem = (
-            preflight(argv, settings)
-            or store_startup_problem(argv, settings)
-            or unreachable_server_problem(argv, settings)
-        )
+    problem = (
+        preflight(argv, settings)
+        or store_startup_problem(argv, settings)
+        or unreachable_server_problem(argv, settings)
+    )
     if problem is not None:
         print(problem, file=sys.stderr)
         return MISCONFIGURED_EXIT_CODE

@@ -174,20 +174,6 @@ def test_help_is_the_scripts_own(argv: list[str], capsys: pytest.CaptureFixture[
     assert capsys.readouterr().out == module.HELP
 
 
-def test_download_files_uses_the_frameworks_downloader(monkeypatch: pytest.MonkeyPatch) -> None:
-    import livekit.agents.__main__ as livekit_agents_main
-
-    received: list[list[str] | None] = []
-
-    def fake_main(argv: list[str] | None = None) -> int:
-        received.append(argv)
-        return 1
-
-    monkeypatch.setattr(livekit_agents_main, "main", fake_main)
-    assert load_agent_script().main(["download-files"]) == 1
-    assert received == [["download-files"]]
-
-
 def test_store_commands_run_without_livekit_settings(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -28,7 +28,8 @@ from customer_service.settings import ModelProvider, Settings, get_settings
 from customer_service.store import Store, StoreMisconfigured, StoreUnavailable
 from customer_service.store.errors import store_problem
 from customer_service.store.shared import StoreConfig
-from customer_service.terminal_input import LineReader
+from customer_service.store_commands import empty_store_notice
+from customer_service.terminal_input import INTERRUPTED_EXIT_CODE, LineReader
 from customer_service.testing import call_session
 
 EXIT_WORDS = frozenset({"/quit", "/exit"})
@@ -36,17 +37,22 @@ EXIT_WORDS = frozenset({"/quit", "/exit"})
 PROMPT = "Caller: "
 """Typed turns start as piped ones are echoed, so both transcripts read alike."""
 
+OFFLINE_MODEL = (
+    "offline stand-in model (no provider keys configured), which understands English only"
+)
+"""The start-up line's model when no provider is configured: its rules read English alone."""
+
 
 def choose_llm() -> tuple[llm.LLM[Any], str]:
     settings = get_settings()
     if settings.resolved_model_provider is ModelProvider.OFFLINE:
         from customer_service.offline_llm import OfflineLLM
 
-        return OfflineLLM(), "offline stand-in model (no provider keys configured)"
+        return OfflineLLM(), OFFLINE_MODEL
     models = build_models(settings, vad=None, text_only=True)
     if not isinstance(models.llm, llm.LLM):
         raise SystemExit("The configured model cannot run a text chat.")
-    return models.llm, models.describe()
+    return models.llm, models.summary()
 
 
 async def converse(
@@ -83,26 +89,29 @@ async def converse(
         session.on("conversation_item_added", lambda event: show(event.item))
         session.on("close", closed)
         recorded = SessionEvents(session)
-        while not (ended.is_set() or session.userdata.ending):
-            if not echo_caller:
-                print(PROMPT, end="", file=out, flush=True)
-            line = await reader.readline()
-            if not line and not echo_caller:
-                print(f"\nAgent: {GOODBYE}", file=out, flush=True)
-            if not line or line.strip() in EXIT_WORDS:
-                break
-            text = line.strip()
-            if not text:
-                continue
-            if echo_caller:
-                print(f"{PROMPT}{text}", file=out, flush=True)
-            await session.run(user_input=text)
-        # As a job's `on_session_end` does, once the session has closed: the report needs
-        # the store, which `call_session` may close on the way out.
-        state = session.userdata
-        await session.aclose()
-        if state.settings.report_dir is not None:
-            await report_call(state, recorded.session_report(session, call_id=state.call_id))
+        try:
+            while not (ended.is_set() or session.userdata.ending):
+                if not echo_caller:
+                    print(PROMPT, end="", file=out, flush=True)
+                line = await reader.readline()
+                if not line and not echo_caller:
+                    print(f"\nAgent: {GOODBYE}", file=out, flush=True)
+                if not line or line.strip() in EXIT_WORDS:
+                    break
+                text = line.strip()
+                if not text:
+                    continue
+                if echo_caller:
+                    print(f"{PROMPT}{text}", file=out, flush=True)
+                await session.run(user_input=text)
+        finally:
+            # However the call ended, Ctrl-C (which cancels this) included, as a job's
+            # `on_session_end` does once the session has closed: the report needs the
+            # store, which `call_session` may close on the way out.
+            state = session.userdata
+            await session.aclose()
+            if state.settings.report_dir is not None:
+                await report_call(state, recorded.session_report(session, call_id=state.call_id))
     return 0
 
 
@@ -142,6 +151,9 @@ def _chat(args: argparse.Namespace) -> int:
             print(store_problem(error, config.database_url), file=sys.stderr)
             return MISCONFIGURED_EXIT_CODE
         print(f"Model: {description}. Type /quit to leave.", file=sys.stdout, flush=True)
+        notice = await empty_store_notice(store)
+        if notice is not None:
+            print(notice, file=sys.stderr, flush=True)
         conversation = asyncio.ensure_future(
             converse(
                 model,
@@ -153,10 +165,9 @@ def _chat(args: argparse.Namespace) -> int:
             )
         )
         # Ctrl-C ends the call at once: the conversation is cancelled, which closes the
-        # session as any end does. Only the first one counts: asyncio's own handler would
-        # raise KeyboardInterrupt at a second one, in the middle of the closing. The status
-        # is 0, as for /quit: it is a way to leave, and `make chat` then adds no
-        # "Interrupt" line (make reports one when its command fails or dies of SIGINT).
+        # session and leaves the report as any end does, with the status shells give a
+        # command Ctrl-C ended. Only the first one counts: asyncio's own handler would
+        # raise KeyboardInterrupt at a second one, in the middle of the closing.
         interrupted = False
 
         def interrupt() -> None:
@@ -174,7 +185,7 @@ def _chat(args: argparse.Namespace) -> int:
             if not interrupted:
                 raise
             print(file=sys.stdout, flush=True)  # past the ^C the terminal shows
-            return 0
+            return INTERRUPTED_EXIT_CODE
         finally:
             await store.close()
             loop.remove_signal_handler(signal.SIGINT)

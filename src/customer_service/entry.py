@@ -15,8 +15,10 @@ import threading
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
+import huggingface_hub.constants
+
 from customer_service.console_requirements import console_problem
-from customer_service.pipeline import turn_detector_files_problem
+from customer_service.pipeline import DOWNLOAD_FILES_COMMAND, turn_detector_files_problem
 from customer_service.settings import ModelProvider, Settings
 
 logger = logging.getLogger(__name__)
@@ -35,6 +37,9 @@ CREDENTIAL_OPTIONS = {
 """Command-line options of `dev`/`start`/`connect` that stand in for the variables."""
 
 MISCONFIGURED_EXIT_CODE = 2
+
+DOWNLOAD_FAILED_EXIT_CODE = 1
+"""`download-files`'s status when a download fails, as the framework's downloader's."""
 
 
 def command_of(argv: Sequence[str]) -> str | None:
@@ -162,9 +167,8 @@ def unreachable_server_problem(
     reached, as a one-line message for the user, or None (also for every other command).
 
     Left alone, the framework retries for about two minutes and then exits with status 0.
-    This opens one TCP connection the way the framework's would go: to the URL's host, or
-    to the proxy in HTTPS_PROXY or HTTP_PROXY, which the framework uses when set. A server
-    that answers but refuses the credentials is the framework's to report.
+    This opens one TCP connection the way the framework's would go (`request_failure`). A
+    server that answers but refuses the credentials is the framework's to report.
     """
     if command_of(argv) not in SERVER_COMMANDS:
         return None
@@ -178,20 +182,55 @@ def unreachable_server_problem(
             "(LiveKit Cloud: wss://<project>.livekit.cloud) or ws:// (a local server: "
             "ws://localhost:7880)."
         )
-    through = ""
-    proxy = os.environ.get("HTTPS_PROXY") or os.environ.get("HTTP_PROXY")
-    if proxy:
-        proxy_target = host_and_port(proxy)
-        if proxy_target is None:
-            return None  # a proxy this check cannot follow: the framework will tell
-        target = proxy_target
-        # Host and port only: a proxy URL may carry a password.
-        through = f" through the proxy at {proxy_target[0]}:{proxy_target[1]}"
-    failure = connection_failure(*target, timeout)
+    failure = request_failure(*target, timeout)
     if failure is None:
         return None
     return (
-        f"{source}={url} cannot be reached{through}: {failure}. Check the URL and that the "
-        "LiveKit server is running, or use `python src/agent.py chat` to talk to the agent "
-        "offline."
+        f"{source}={url} cannot be reached{failure}. Check the URL and that the LiveKit "
+        "server is running, or use `python src/agent.py chat` to talk to the agent offline."
+    )
+
+
+def request_failure(host: str, port: int, timeout: float) -> str | None:
+    """Why a request to `host`:`port` cannot leave this machine, as the end of a sentence
+    (": the host name ... does not resolve", " through the proxy at ...: ..."), or None
+    when a TCP connection opens the way it would go: to the host, or to the proxy in
+    HTTPS_PROXY or HTTP_PROXY, which the framework's and the model hub's clients use when
+    set. None too for a proxy this check cannot follow: the request will tell."""
+    proxy = os.environ.get("HTTPS_PROXY") or os.environ.get("HTTP_PROXY")
+    through = ""
+    if proxy:
+        proxy_target = host_and_port(proxy)
+        if proxy_target is None:
+            return None
+        host, port = proxy_target
+        # Host and port only: a proxy URL may carry a password.
+        through = f" through the proxy at {host}:{port}"
+    failure = connection_failure(host, port, timeout)
+    return None if failure is None else f"{through}: {failure}"
+
+
+# Reaching the model hub (`download-files`)
+
+
+def model_hub_problem(*, timeout: float = REACHABILITY_TIMEOUT_S) -> str | None:
+    """Why `download-files` cannot reach the model hub, as one line for the user, or None
+    when a connection opens (or the hub client is told to stay offline, HF_HUB_OFFLINE,
+    which it reports itself).
+
+    Left alone, the framework's downloader retries every file with growing pauses: about
+    a hundred lines over a hundred seconds before it gives up."""
+    if huggingface_hub.constants.HF_HUB_OFFLINE:
+        return None
+    endpoint = huggingface_hub.constants.ENDPOINT
+    target = host_and_port(endpoint)
+    if target is None:
+        return None  # an HF_ENDPOINT this check cannot follow: the downloader will tell
+    failure = request_failure(*target, timeout)
+    if failure is None:
+        return None
+    return (
+        f"The model host {endpoint} cannot be reached{failure}, so the turn-detector model "
+        f"files cannot be downloaded. Run `{DOWNLOAD_FILES_COMMAND}` again with internet "
+        "access, or set TURN_DETECTION=local, vad or stt, which need no download."
     )

@@ -12,9 +12,13 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
+from sqlalchemy import func, select
+from sqlalchemy.exc import SQLAlchemyError
+
 from customer_service.entry import MISCONFIGURED_EXIT_CODE, VOICE_COMMANDS, command_of
 from customer_service.settings import Settings
-from customer_service.store import StoreMisconfigured, StoreUnavailable
+from customer_service.store import Store, StoreMisconfigured, StoreUnavailable
+from customer_service.store.customers import CustomerRow
 from customer_service.store.errors import shown_url, store_problem
 from customer_service.store.schema import FIRST_REVISION, Upgrade, migrate_database
 from customer_service.store.shared import StoreConfig
@@ -83,11 +87,64 @@ def store_startup_problem(argv: Sequence[str], settings: Settings) -> str | None
     return None
 
 
+EMPTY_STORE_NOTICE = (
+    "The store holds no customers, so no caller can be verified: `make seed-demo` adds the "
+    f"demo ones, `python src/agent.py {IMPORT_COMMAND} DB.json` loads τ²-bench's retail "
+    "database (benchmarks/tau2/data/db.json.gz)."
+)
+
+
+async def empty_store_notice(store: Store) -> str | None:
+    """EMPTY_STORE_NOTICE when `store` holds no customer (a database migrated and never
+    filled), else None; None too when it cannot be read, which the call will report.
+
+    Counted on the store's engine: the agent's own reads all go through `Store` methods,
+    and none of them counts customers."""
+    try:
+        async with store.engine.connect() as connection:
+            customers = await connection.scalar(select(func.count()).select_from(CustomerRow))
+    except (SQLAlchemyError, OSError):
+        return None
+    return EMPTY_STORE_NOTICE if not customers else None
+
+
 def run_store_command(argv: list[str], settings: Settings) -> int:
     """`migrate`, `seed-demo`, `identity-release CUSTOMER_ID`, `import-tau2 DB.json` or
     `export-tau2 OUT.json`: prints what it did in one line, or the problem on stderr and
     returns MISCONFIGURED_EXIT_CODE."""
     command = command_of(argv)
+    arguments = store_command_parser(command).parse_args(
+        argv[argv.index(command) + 1 :] if command else []
+    )
+    config = StoreConfig.from_settings(settings)
+    try:
+        if command == "migrate":
+            report = migrated(asyncio.run(migrate_database(settings.database_url)))
+        elif command == IMPORT_COMMAND:
+            report = asyncio.run(_import_tau2(config, arguments.db, force=arguments.force))
+        elif command == EXPORT_COMMAND:
+            report = asyncio.run(_export_tau2(config, arguments.out))
+        elif command == RELEASE_COMMAND:
+            report = asyncio.run(
+                _release_identity_hold(
+                    config, arguments.customer_id.strip(), released_by(arguments.operator)
+                )
+            )
+        else:
+            report = asyncio.run(_seed_demo(config, force=arguments.force))
+    except (StoreUnavailable, StoreMisconfigured) as error:
+        print(store_problem(error, settings.database_url), file=sys.stderr)
+        return MISCONFIGURED_EXIT_CODE
+    except (UnknownCustomer, UnusableFile) as error:
+        print(f"{shown_url(settings.database_url)}: {error}", file=sys.stderr)
+        return MISCONFIGURED_EXIT_CODE
+    print(f"{shown_url(settings.database_url)}: {report}")
+    return 0
+
+
+def store_command_parser(command: str | None) -> argparse.ArgumentParser:
+    """The options of store command `command`, which need none of the settings (its
+    `--help` prints them)."""
     parser = argparse.ArgumentParser(
         prog=f"agent.py {command}",
         description=STORE_COMMAND_DESCRIPTIONS.get(command or "", ""),
@@ -118,31 +175,7 @@ def run_store_command(argv: list[str], settings: Settings) -> int:
             help=f"who releases it, for the audit log (1 to {OPERATOR_MAX_CHARS} printable "
             "characters); the login name is recorded beside it, and alone without it",
         )
-    arguments = parser.parse_args(argv[argv.index(command) + 1 :] if command else [])
-    config = StoreConfig.from_settings(settings)
-    try:
-        if command == "migrate":
-            report = migrated(asyncio.run(migrate_database(settings.database_url)))
-        elif command == IMPORT_COMMAND:
-            report = asyncio.run(_import_tau2(config, arguments.db, force=arguments.force))
-        elif command == EXPORT_COMMAND:
-            report = asyncio.run(_export_tau2(config, arguments.out))
-        elif command == RELEASE_COMMAND:
-            report = asyncio.run(
-                _release_identity_hold(
-                    config, arguments.customer_id.strip(), released_by(arguments.operator)
-                )
-            )
-        else:
-            report = asyncio.run(_seed_demo(config, force=arguments.force))
-    except (StoreUnavailable, StoreMisconfigured) as error:
-        print(store_problem(error, settings.database_url), file=sys.stderr)
-        return MISCONFIGURED_EXIT_CODE
-    except (UnknownCustomer, UnusableFile) as error:
-        print(f"{shown_url(settings.database_url)}: {error}", file=sys.stderr)
-        return MISCONFIGURED_EXIT_CODE
-    print(f"{shown_url(settings.database_url)}: {report}")
-    return 0
+    return parser
 
 
 def migrated(upgrade: Upgrade) -> str:

@@ -15,6 +15,9 @@ from typing import TextIO
 
 READ_SIZE = 65536
 
+INTERRUPTED_EXIT_CODE = 130
+"""The status shells give a command that Ctrl-C ended (128 + SIGINT)."""
+
 
 class LineReader:
     """Reads `stream` a line at a time; "" at the end of input, as `readline` does."""

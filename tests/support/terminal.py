@@ -23,10 +23,11 @@ a limit the agent is held to."""
 class AgentAtTerminal:
     """The chat command running with a pseudo-terminal as its controlling terminal."""
 
-    def __init__(self, tmp_path: Path, *args: str) -> None:
+    def __init__(self, tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> None:
+        """`env` is added to a fresh machine's environment."""
         workdir = tmp_path / "elsewhere"
         workdir.mkdir(exist_ok=True)
-        env = child_environment(tmp_path)
+        env = child_environment(tmp_path) | (env or {})
         env["TERM"] = "dumb"
         pid, self._fd = pty.fork()
         if pid == 0:  # the child: the pseudo-terminal is its terminal

@@ -32,6 +32,7 @@ from customer_service.offline_llm.heard_order_numbers import (
     find_order_number,
     find_order_number_read_out,
 )
+from customer_service.offline_llm.language import not_english
 from customer_service.offline_llm.specialists import registered
 from customer_service.offline_llm.speech import PERSON
 from customer_service.order_choice import mentions_current_order
@@ -43,6 +44,7 @@ __all__ = [
     "ASKED_FOR_PERSON",
     "CORE_TOOLS",
     "DECLINED_OFFER",
+    "ENGLISH_ONLY",
     "GREETING",
     "HOW_CAN_I_HELP",
     "WHAT_ELSE",
@@ -66,6 +68,9 @@ YOU_ARE_WELCOME = "You're welcome."
 DECLINED_OFFER = f"All right. {ANYTHING_ELSE}"
 ASKED_FOR_PERSON = "caller asked for a person"
 ACCEPTED_OFFER = "caller accepted the offer of a colleague"
+ENGLISH_ONLY = "I'm sorry, I understand English only. Could you say that in English, please?"
+"""The offline model's answer to a line it cannot read (`not_english`), instead of the
+menu it would say again and again."""
 
 _GOODBYE = Phrases(
     [
@@ -321,7 +326,7 @@ def _routed(conversation: Conversation) -> Reply | None:
 def respond(conversation: Conversation) -> Reply:
     """The supervisor's answer to the caller's latest line: a person, goodbye, the first
     of several requests said in it, the first offered specialist whose route takes the
-    line, or an answer to the agent's line."""
+    line, that it reads English only, or an answer to the agent's line."""
     line = conversation.last_caller_line or ""
     said = normalise(line)
     if PERSON.found_in(said):
@@ -334,6 +339,9 @@ def respond(conversation: Conversation) -> Reply:
         return requests[0].call
     if (reply := _routed(conversation)) is not None:
         return reply
+    if not_english(line):
+        # Before yes and no: the Spanish "no" in "No encuentro mi pedido" answers nothing.
+        return Say(ENGLISH_ONLY)
     if acknowledgement_only(line) and not _asked_or_offered(conversation):
         # "Okay, thanks" to something the agent said, not asked: nothing to act on.
         return Say(YOU_ARE_WELCOME)

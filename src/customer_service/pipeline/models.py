@@ -94,20 +94,24 @@ class SessionModels:
 
     def describe(self) -> str:
         """One line for the startup log: which models, and why."""
+        return f"models: {self.summary()}"
+
+    def summary(self) -> str:
+        """Which models, and why, for a line that names them itself (`Model: ...`)."""
         if self.provider is ModelProvider.OFFLINE:
             reason = (
                 "MODEL_PROVIDER=offline"
                 if self.settings.model_provider is ModelProvider.OFFLINE
                 else "no STT/TTS keys or LiveKit credentials configured"
             )
-            return f"models: offline deterministic stand-in, text only ({reason})"
+            return f"offline deterministic stand-in, text only ({reason})"
         label = _PROVIDER_LABELS[self.provider]
         settings = self.settings
         if self.text_only:
-            line = f"models: {label} (llm {settings.llm_model}), text only"
+            line = f"{label} (llm {settings.llm_model}), text only"
         else:
             line = (
-                f"models: {label} (stt {settings.stt_model}, llm {settings.llm_model}, "
+                f"{label} (stt {settings.stt_model}, llm {settings.llm_model}, "
                 f"tts {settings.tts_model}), turn detection {settings.turn_detection.value}"
             )
         if self.llm_fallbacks:

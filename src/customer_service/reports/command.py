@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from customer_service.entry import MISCONFIGURED_EXIT_CODE
 from customer_service.reports.summary import (
     NoReports,
     as_text,
@@ -19,7 +20,8 @@ DESCRIPTION = (
     "outcome, latency medians and 95th percentiles per step, usage and estimated cost."
 )
 NO_REPORTS_EXIT_CODE = 1
-UNWRITABLE_EXIT_CODE = 2
+"""A folder that holds no call report: nothing to summarise, though nothing was wrong."""
+UNWRITABLE_EXIT_CODE = MISCONFIGURED_EXIT_CODE
 """The page (--html) could not be written where it was asked for."""
 
 
@@ -30,6 +32,10 @@ def main(argv: list[str]) -> int:
         "--html", type=Path, metavar="FILE", help="also write the summary as one page with charts"
     )
     arguments = parser.parse_args(argv)
+    problem = path_problem(arguments.directory)
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return MISCONFIGURED_EXIT_CODE
     try:
         loaded = read_reports(arguments.directory)
     except NoReports as problem:
@@ -53,3 +59,17 @@ def main(argv: list[str]) -> int:
             return UNWRITABLE_EXIT_CODE
         print(f"\nwrote {shown}")
     return 0
+
+
+def path_problem(directory: Path) -> str | None:
+    """What is wrong with DIR when it is no folder: it does not exist, or it is a file."""
+    shown = printable(str(directory))
+    if not directory.exists():
+        return f"{shown}: no such folder."
+    if not directory.is_dir():
+        parent = printable(str(directory.parent))
+        return (
+            f"{shown} is a file, not a folder: give the folder that holds the call reports "
+            f"({parent})."
+        )
+    return None
