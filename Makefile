@@ -57,10 +57,10 @@ $(INSTALLED): pyproject.toml requirements-dev.lock
 		$(PYTHON) -m venv --clear $(VENV); }
 	@echo "Upgrading pip in $(VENV) ..." >&2
 	@$(PIP) install --upgrade pip
-	@echo "Installing the agent with LiveKit Agents, its plugins and the dev tools into" \
-		"$(VENV), at the versions requirements-dev.lock pins (a minute or two the first" \
-		"time) ..." >&2
+	@echo "Installing LiveKit Agents, its plugins and the dev tools into $(VENV), at the" \
+		"versions requirements-dev.lock pins (a minute or two the first time) ..." >&2
 	@$(PIP) install --require-hashes -r requirements-dev.lock
+	@echo "Installing the agent itself into $(VENV) ..." >&2
 	@$(PIP) install --no-deps -e .
 	@touch $@
 	@echo "Installed into $(VENV)." >&2

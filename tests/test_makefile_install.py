@@ -59,7 +59,8 @@ def test_each_long_install_step_is_announced_on_stderr(tmp_path: Path) -> None:
         if line.startswith("python -m venv")
         or (line.startswith("python -m pip") and " install " in line)
     ]
-    assert len(long_steps) == 3, lines  # the virtualenv, pip's upgrade, the project
+    # The virtualenv, pip's upgrade, the locked dependencies, the project.
+    assert len(long_steps) == 4, lines
     for position in long_steps:
         announced = lines[position - 1]
         assert not announced.startswith("python "), lines
