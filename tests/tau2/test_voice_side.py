@@ -235,6 +235,10 @@ async def drive_by_voice(agent: VoiceAgent, gold: GoldAgent, identity_line: str)
                 break
             await agent.answer(GO_ON)
         assert not current.records, f"{current.action}: its specialist never asked to record"
+        # A caller says yes once the read-back has asked, and a slow store write can hold
+        # it back longer than the pause `answer` waits out.
+        await heard(agent.call, SAY_YES_OR_NO)
+        await agent.call.until(agent.call.agent_quiet)
         await agent.answer(YES)
 
 
