@@ -32,7 +32,7 @@ from benchmarks.tau2.data import task_actions
 from customer_service.call.payment_methods import spoken_amount
 from customer_service.call.speakable import spaced_digits
 
-__all__ = ["Ending", "Grade", "grade", "pass_hat_k", "said_forms"]
+__all__ = ["Ending", "Grade", "differing_records", "grade", "pass_hat_k", "said_forms"]
 
 TRANSFER_TOOL = "transfer_to_human_agents"
 """τ²-bench's gold action for putting the caller through to a person."""

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from benchmarks.tau2.agent_side import text_agent
+from benchmarks.tau2.grading import differing_records
 from benchmarks.tau2.replay import changed_records
 from benchmarks.tau2.stores import FreshStores
 from benchmarks.tau2.users import is_stop
@@ -46,21 +47,6 @@ async def records_after_the_call(
         return changed_records(DB, await store.export_tau2())
 
 
-def differing_fields(ours: dict[str, Any], tau2: dict[str, Any]) -> list[str]:
-    """Where two sets of records differ, by record and field name, never by value (the
-    benchmark's users are people's names and addresses, if made up)."""
-    found = []
-    for kind in ("orders", "users"):
-        for record_id in sorted(ours[kind].keys() | tau2[kind].keys()):
-            mine, theirs = ours[kind].get(record_id, {}), tau2[kind].get(record_id, {})
-            fields = sorted(
-                key for key in mine.keys() | theirs.keys() if mine.get(key) != theirs.get(key)
-            )
-            if fields:
-                found.append(f"{kind} {record_id}: {', '.join(fields)}")
-    return found
-
-
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 async def test_every_task_the_tools_can_express_leaves_tau2_benchs_records(
     chunk: int, store_backend: str, tmp_path: Path, settings: Settings
@@ -80,7 +66,7 @@ async def test_every_task_the_tools_can_express_leaves_tau2_benchs_records(
                 unexpressible[task["id"]] = str(reason)
                 continue
             expected = corrected(task, EXPECTED[task["id"]])
-            differs = differing_fields(comparable(ours), comparable(expected))
+            differs = differing_records(comparable(ours), comparable(expected))
             if differs:
                 differing[task["id"]] = differs
     assert differing == {}
