@@ -15,8 +15,9 @@ A run passes when all of these hold, each failure given as a reason:
 checks are this runner's, so `Grade.store_passed` is the figure comparable with the
 published leaderboard and `Grade.passed` the stricter one.
 
-Reasons name orders by number and fields by name, never a value: the benchmark's
-users are made up, but their records have the shape of personal data.
+Reasons name orders by number and fields by name, never a value, and a fact never said
+is masked as call reports mask it: the benchmark's users are made up, but their records
+have the shape of personal data.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Any
 from benchmarks.tau2.data import task_actions
 from customer_service.call.payment_methods import spoken_amount
 from customer_service.call.speakable import spaced_digits
+from customer_service.privacy.free_text import mask_free_text
 
 __all__ = ["Ending", "Grade", "differing_records", "grade", "pass_hat_k", "said_forms"]
 
@@ -87,7 +89,8 @@ def grade(
     criteria = task.get("evaluation_criteria") or {}
     for fact in criteria.get("communicate_info") or []:
         if not _was_said(str(fact), said):
-            reasons.append(f"the agent never said {fact!r}")
+            # Masked as the call reports mask it: a tracking number keeps its last four.
+            reasons.append(f"the agent never said {mask_free_text(str(fact))!r}")
     due = any(action["name"] == TRANSFER_TOOL for action in task_actions(task))
     if transferred and not due:
         reasons.append("the agent put the caller through to a person; the task does not")

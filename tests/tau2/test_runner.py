@@ -138,6 +138,18 @@ def test_a_fact_the_agent_never_said_fails_and_its_spoken_form_counts() -> None:
     assert not store_only.passed
 
 
+def test_a_tracking_number_never_said_is_named_masked() -> None:
+    task = TASK["30"]
+    [fact] = task["evaluation_criteria"]["communicate_info"]
+
+    result = grade(
+        task, ending=Ending.USER_STOP, left=records(), gold=records(), said=[], transferred=False
+    )
+
+    assert result.reasons == (f"the agent never said '*******{fact[-4:]}'",)
+    assert fact not in " ".join(result.reasons)
+
+
 def test_a_transfer_where_none_was_due_fails_and_one_that_was_due_passes() -> None:
     undue = grade(
         CANCELLATION,
