@@ -111,6 +111,8 @@ class Caller:
             return "Yes, please."
         if "is that right" in said:
             return "Yes, that's right."
+        if "is that the one" in said:
+            return "Yes, that's the one."
         if "new delivery address" in said:
             return NEW_ADDRESS_WORDS
         if "order number" in said:

@@ -82,7 +82,11 @@ def supervised_model(caller: Caller, intent: Intent) -> Rule:
             return Say(ASK_IDENTITY)
         if "lookup" in tools:
             number = order_number(last)
-            return Call("lookup", {"order_id": number}) if number else Say(ASK_ORDER)
+            if number:
+                return Call("lookup", {"order_id": number})
+            if "choose_order" in tools and said_yes(last):  # the only order, offered
+                return Call("choose_order", {"choice": "that one"})
+            return Say(ASK_ORDER)
         if "record_address" in tools:
             if "confirm_address" in tools and said_yes(last):
                 return Call("confirm_address")

@@ -72,6 +72,26 @@ async def test_wrong_identity_details_are_reported_failed_not_counted(
     assert row.count("FAILED") == 2
 
 
+@pytest.mark.parametrize("agent", AGENTS)
+async def test_a_caller_with_one_order_completes_every_flow_when_asked(
+    agent: AgentKind, tmp_path: Path
+) -> None:
+    # The benchmarks' generated callers have one order each, which this agent offers
+    # ("Is that the one?") instead of asking for its number: a flow that stalled there
+    # would silently drop out of every CPU and load figure.
+    people = BenchPopulation(customers=len(Intent))
+    store = await open_demo_store(sqlite_url(tmp_path / "bench.db"))
+    async with store:
+        await add_population(store, people)
+        for index, intent in enumerate(Intent):
+            caller = people.caller(index)
+            run = await run_flow(
+                agent, caller, intent, Variant.ASKED, store=store, measure=False, check=False
+            )
+            assert run.succeeded, run.failure
+            assert await check_outcome(store, run.call_id, caller, intent) is None, intent
+
+
 async def test_the_check_reads_the_store_not_the_conversation(tmp_path: Path) -> None:
     caller = demo_caller(Intent.ADDRESS)
     async with await open_demo_store(sqlite_url(tmp_path / "store.sqlite3")) as store:
