@@ -31,7 +31,8 @@ RUN pip install --upgrade pip && pip install --require-hashes -r requirements.lo
 COPY src ./src
 RUN pip install --no-deps . && python -m compileall -q src
 
-# Fetches the turn-detector model files now, so the worker never downloads at runtime.
+# Fetches the turn-detector plugin's model files now, so TURN_DETECTION=multilingual or
+# english can be chosen without a rebuild and the worker never downloads at runtime.
 RUN python src/agent.py download-files
 
 # ---- runtime ----

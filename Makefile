@@ -37,7 +37,7 @@ help:
 	@echo "                     (needs model keys; ARGS='--offline' runs without; ARGS=--help)"
 	@echo "make console         talk to the agent through this machine's audio devices"
 	@echo "make dev | start     register with a LiveKit server (LIVEKIT_* in .env.local)"
-	@echo "make download-files  fetch the turn-detector model files"
+	@echo "make download-files  fetch the turn-detector plugin's model files (multilingual, english)"
 	@echo "make migrate         bring the database (DATABASE_URL) to the latest schema"
 	@echo "make seed-demo       add the demo customers and orders to the database"
 	@echo "make docker-build    build the container image $(IMAGE)"

@@ -3,7 +3,7 @@
 python src/agent.py chat             talk to the agent in this terminal (no server)
 python src/agent.py console          speak to it through this machine's audio devices
 python src/agent.py dev | start      register with a LiveKit server and take calls
-python src/agent.py download-files   fetch the turn-detector model files once
+python src/agent.py download-files   fetch the older turn-detector plugin's model files
 python src/agent.py migrate          bring the database (DATABASE_URL) to the latest schema
 python src/agent.py seed-demo        add the demo customers and orders to the database
 python src/agent.py import-tau2 DB   load τ²-bench's retail database into the store
@@ -41,9 +41,9 @@ if __name__ == "__main__":
 
 # Deprecations the framework announces that people running this agent can do nothing
 # about, each silenced by its own message; every other warning shows as Python decides.
-# - The turn-detector plugin points to its successor, `livekit.agents.inference.TurnDetector`
-#   (TURN_DETECTION=local). The plugin's models stay the default here; moving off them is
-#   the project's decision, not something a person running the agent can act on.
+# - The turn-detector plugin points to its successor, `livekit.agents.inference.TurnDetector`,
+#   which is the default here (TURN_DETECTION=livekit); the plugin stays importable for
+#   TURN_DETECTION=multilingual or english, which a person chooses knowingly.
 warnings.filterwarnings(
     "ignore",
     message=r"`livekit\.plugins\.turn_detector` is deprecated",
@@ -68,7 +68,7 @@ from customer_service.entry import (
     unreachable_server_problem,
 )
 from customer_service.log_privacy import install_log_privacy
-from customer_service.pipeline import unregister_unused_plugin_runners
+from customer_service.pipeline import plugin_files_downloaded, unregister_unused_plugin_runners
 from customer_service.settings import SettingsInvalid, get_settings
 from customer_service.store_commands import (
     STORE_COMMANDS,
@@ -88,7 +88,7 @@ Commands:
   dev             register with a LiveKit server and take calls (development logging)
   start           register with a LiveKit server and take calls (production worker)
   connect         join one room of a LiveKit server directly (--room NAME)
-  download-files  fetch the turn-detector model files (once, or at image build)
+  download-files  fetch the model files of TURN_DETECTION=multilingual or english (once)
   migrate         bring the database at DATABASE_URL to the latest schema
   seed-demo       add the demo customers and orders to the database at DATABASE_URL
   identity-release  CUSTOMER_ID [--operator NAME]: release a held account (audited)
@@ -103,7 +103,8 @@ LiveKit's CLI runs the same agent: `lk agent dev`, `lk agent console`, `lk agent
 HELP_OPTIONS = frozenset({"--help", "-h"})
 
 DOWNLOAD_FILES_DESCRIPTION = (
-    "Fetch the turn-detector model files into the Hugging Face cache (once, or at image build)."
+    "Fetch the turn-detector plugin's model files into the Hugging Face cache (once, or at "
+    "image build), for TURN_DETECTION=multilingual or english; the default needs none."
 )
 
 
@@ -187,6 +188,10 @@ def main(argv: list[str]) -> int:
         return chat_main(argv[argv.index("chat") + 1 :])
     if command == "download-files":
         download_files_parser().parse_args(argv[argv.index(command) + 1 :])
+        # The turn-detector plugin's models are the only files any plugin here downloads.
+        if plugin_files_downloaded():
+            print("The turn-detector model files are already downloaded; nothing to fetch.")
+            return 0
         problem = model_hub_problem()
         if problem is not None:
             print(problem, file=sys.stderr)

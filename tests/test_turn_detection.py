@@ -6,7 +6,6 @@ of ~/.cache) and, where the turn-detector plugin needs one, the LiveKit job cont
 
 from __future__ import annotations
 
-import json
 import warnings
 from pathlib import Path
 from types import SimpleNamespace
@@ -30,6 +29,7 @@ from support.pipeline_fixtures import (
     empty_hf_cache,
     isolate_from_machine,
     make_settings,
+    put_turn_detector_files,
 )
 
 with warnings.catch_warnings():
@@ -37,7 +37,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
     from livekit.plugins.turn_detector import base as turn_detector_base
     from livekit.plugins.turn_detector.english import EnglishModel
-    from livekit.plugins.turn_detector.models import HG_MODEL, MODEL_REVISIONS, ONNX_FILENAME
+    from livekit.plugins.turn_detector.models import MODEL_REVISIONS
     from livekit.plugins.turn_detector.multilingual import MultilingualModel
 
 
@@ -51,18 +51,6 @@ def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 def hf_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """An empty model-hub cache in place of the real one."""
     return empty_hf_cache(monkeypatch, tmp_path)
-
-
-def put_turn_detector_files(cache: Path, revision: str) -> None:
-    """Lays the files out the way `download-files` leaves them in the cache."""
-    repo = cache / f"models--{HG_MODEL.replace('/', '--')}"
-    commit = "0123456789abcdef0123456789abcdef01234567"
-    (repo / "refs").mkdir(parents=True, exist_ok=True)
-    (repo / "refs" / revision).write_text(commit)
-    snapshot = repo / "snapshots" / commit
-    (snapshot / "onnx").mkdir(parents=True)
-    (snapshot / "languages.json").write_text(json.dumps({"en": {"threshold": 0.01}}))
-    (snapshot / "onnx" / ONNX_FILENAME).write_bytes(b"not a real model")
 
 
 @pytest.fixture
@@ -94,6 +82,32 @@ def test_local_turn_detection_is_the_bundled_model_and_needs_no_job() -> None:
     assert detector.model == "turn-detector-v1-mini"
 
 
+def test_the_default_is_livekits_own_detector_and_needs_no_files(hf_cache: Path) -> None:
+    # Off LiveKit Cloud and outside `dev`, the framework's detector is its bundled model:
+    # an empty model-hub cache and no job are enough to build the session's models.
+    settings = make_settings(**PROVIDER_KEYS)
+    assert settings.turn_detection is TurnDetection.LIVEKIT
+    assert turn_detector_files_problem(settings.turn_detection) is None
+    detector = build_models(settings, vad=None).turn_detection
+    assert isinstance(detector, inference.TurnDetector)
+    assert detector.model == "turn-detector-v1-mini"
+
+
+@pytest.mark.parametrize("mode", [TurnDetection.LIVEKIT, TurnDetection.LOCAL])
+def test_a_language_the_on_device_detector_lacks_is_said_at_start(
+    mode: TurnDetection, caplog: pytest.LogCaptureFixture
+) -> None:
+    build_turn_detection(mode, vad=None, language="en-US")
+    build_turn_detection(mode, vad=None, language="es")
+    assert not [record for record in caplog.records if record.levelname == "WARNING"]
+
+    build_turn_detection(mode, vad=None, language="ru")
+    [warning] = [record for record in caplog.records if record.levelname == "WARNING"]
+    message = warning.getMessage()
+    assert "LANGUAGE=ru" in message
+    assert "TURN_DETECTION=multilingual" in message
+
+
 @pytest.mark.parametrize("mode", [TurnDetection.MULTILINGUAL, TurnDetection.ENGLISH])
 @pytest.mark.usefixtures("in_job")
 def test_missing_model_files_ask_for_download_files(hf_cache: Path, mode: TurnDetection) -> None:
@@ -104,7 +118,7 @@ def test_missing_model_files_ask_for_download_files(hf_cache: Path, mode: TurnDe
 
 
 def test_missing_model_files_stop_build_models(hf_cache: Path) -> None:
-    settings = make_settings(**PROVIDER_KEYS)  # turn detection: multilingual by default
+    settings = make_settings(**PROVIDER_KEYS, turn_detection=TurnDetection.MULTILINGUAL)
     with pytest.raises(PipelineError, match="download-files"):
         build_models(settings, vad=None)
 

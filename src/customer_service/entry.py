@@ -232,5 +232,6 @@ def model_hub_problem(*, timeout: float = REACHABILITY_TIMEOUT_S) -> str | None:
     return (
         f"The model host {endpoint} cannot be reached{failure}, so the turn-detector model "
         f"files cannot be downloaded. Run `{DOWNLOAD_FILES_COMMAND}` again with internet "
-        "access, or set TURN_DETECTION=local, vad or stt, which need no download."
+        "access, or set TURN_DETECTION=livekit (the default), local, vad or stt, which need no "
+        "download."
     )

@@ -6,7 +6,9 @@ call live here.
 
 from __future__ import annotations
 
+import json
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,11 @@ from livekit.agents.llm import LLM
 from customer_service.pipeline import SessionModels
 from customer_service.pipeline.resilience import ApologizingLLM
 from customer_service.settings import Settings, TurnDetection
+
+with warnings.catch_warnings():
+    # The plugin says on import that it is deprecated; the pipeline still offers it.
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from livekit.plugins.turn_detector.models import HG_MODEL, ONNX_FILENAME
 
 # Long enough that the JWT library does not warn about short HMAC keys.
 FAKE_SECRET = "fake-secret-0123456789abcdef0123456789abcdef"
@@ -53,6 +60,18 @@ def empty_hf_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     cache.mkdir()
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(cache))
     return cache
+
+
+def put_turn_detector_files(cache: Path, revision: str) -> None:
+    """Lays the files out the way `download-files` leaves them in the cache."""
+    repo = cache / f"models--{HG_MODEL.replace('/', '--')}"
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    (repo / "refs").mkdir(parents=True, exist_ok=True)
+    (repo / "refs" / revision).write_text(commit)
+    snapshot = repo / "snapshots" / commit
+    (snapshot / "onnx").mkdir(parents=True, exist_ok=True)
+    (snapshot / "languages.json").write_text(json.dumps({"en": {"threshold": 0.01}}))
+    (snapshot / "onnx" / ONNX_FILENAME).write_bytes(b"not a real model")
 
 
 def make_settings(**values: Any) -> Settings:

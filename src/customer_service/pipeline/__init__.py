@@ -25,6 +25,7 @@ from customer_service.pipeline.providers import (
 from customer_service.pipeline.turn_detection import (
     DOWNLOAD_FILES_COMMAND,
     build_turn_detection,
+    plugin_files_downloaded,
     turn_detector_files_problem,
     unregister_unused_plugin_runners,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "llm_only",
     "load_vad",
     "other_llm",
+    "plugin_files_downloaded",
     "plugin_model_name",
     "split_model",
     "turn_detector_files_problem",

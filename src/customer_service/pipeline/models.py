@@ -162,7 +162,11 @@ def build_models(settings: Settings, *, vad: VAD | None, text_only: bool = False
     else:
         primary, stt, tts = plugin_models(settings, text_only=text_only)
     fallbacks = llm_fallbacks(settings, provider)
-    turn_detection = None if text_only else build_turn_detection(settings.turn_detection, vad=vad)
+    turn_detection = (
+        None
+        if text_only
+        else build_turn_detection(settings.turn_detection, vad=vad, language=settings.language)
+    )
     return SessionModels(
         stt=stt,
         llm=speak_failures(

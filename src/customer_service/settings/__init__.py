@@ -76,7 +76,7 @@ class Settings(BaseSettings):
     `http://localhost:8000/v1`) serving LLM_MODEL with MODEL_PROVIDER=plugins, and the
     evals' judge; empty: OpenAI itself."""
     cartesia_api_key: SecretStr = SecretStr("")
-    turn_detection: TurnDetection = TurnDetection.MULTILINGUAL
+    turn_detection: TurnDetection = TurnDetection.LIVEKIT
     noise_cancellation: NoiseCancellation = NoiseCancellation.AUTO
 
     # Evals (`pytest -m evals`) and the τ²-bench runner (`make tau2`)

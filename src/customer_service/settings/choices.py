@@ -19,12 +19,16 @@ class ModelProvider(enum.StrEnum):
 
 
 class TurnDetection(enum.StrEnum):
-    MULTILINGUAL = "multilingual"
-    """The multilingual turn-detector model (files fetched by `download-files`)."""
-    ENGLISH = "english"
-    """The English-only turn-detector model (files fetched by `download-files`)."""
+    LIVEKIT = "livekit"
+    """LiveKit's turn detector (`inference.TurnDetector`): its cloud model on LiveKit
+    Cloud, the on-device model bundled with livekit-agents elsewhere; no download."""
     LOCAL = "local"
     """LiveKit's on-device detector whose weights ship inside its wheel; works offline."""
+    MULTILINGUAL = "multilingual"
+    """The deprecated turn-detector plugin's multilingual model (files fetched by
+    `download-files`); it also serves Russian, which the on-device model does not."""
+    ENGLISH = "english"
+    """The deprecated plugin's English-only model (files fetched by `download-files`)."""
     VAD = "vad"
     """End of turn when Silero hears silence."""
     STT = "stt"
