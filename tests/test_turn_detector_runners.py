@@ -1,5 +1,5 @@
 """The worker's inference process runs the turn-detector plugin's models only when
-TURN_DETECTION uses them: with `local` it starts none, so nothing logs the plugin's
+TURN_DETECTION uses them: by default (`livekit`) it starts none, so nothing logs the plugin's
 missing-file tracebacks."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def inference_process(tmp_path: Path, turn_detection: str) -> subprocess.Complet
     )
 
 
-@pytest.mark.parametrize("mode", ["local", "vad", "stt"])
+@pytest.mark.parametrize("mode", ["livekit", "local", "vad", "stt"])
 def test_modes_without_the_plugin_start_none_of_its_models(tmp_path: Path, mode: str) -> None:
     result = inference_process(tmp_path, mode)
     assert result.returncode == 0, result.stderr
