@@ -69,8 +69,9 @@ def store_startup_problem(argv: Sequence[str], settings: Settings) -> str | None
 
     Opens the store as every call will (migrating and seeding only where the settings
     say), so a missing driver, an unreachable server or a database that is behind stops
-    the command here instead of failing each call. `chat` opens its own store and says
-    the same.
+    the command here instead of failing each call. A store with no customers does not
+    stop it (customers may be on their way in), but `EMPTY_STORE_NOTICE` goes to stderr.
+    `chat` opens its own store and says the same.
     """
     if command_of(argv) not in VOICE_COMMANDS:
         return None
@@ -78,7 +79,11 @@ def store_startup_problem(argv: Sequence[str], settings: Settings) -> str | None
 
     async def open_and_close() -> None:
         store = await config.open()
-        await store.close()
+        try:
+            if notice := await empty_store_notice(store):
+                print(notice, file=sys.stderr)
+        finally:
+            await store.close()
 
     try:
         asyncio.run(open_and_close())

@@ -20,6 +20,7 @@ from customer_service.store.errors import shown_url
 from customer_service.store.identity_failures import HOLD_RELEASED
 from customer_service.store.schema import head_revision
 from customer_service.store_commands import (
+    EMPTY_STORE_NOTICE,
     OPERATOR_MAX_CHARS,
     run_store_command,
     store_startup_problem,
@@ -296,6 +297,20 @@ def test_start_refuses_a_database_that_is_behind(
 
     assert _run("migrate", settings, capsys)[0] == 0
     assert store_startup_problem(["start"], settings) is None
+
+
+def test_a_voice_command_on_an_empty_store_says_how_to_fill_it(
+    database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = _settings(database_url=database_url)
+    assert _run("migrate", settings, capsys)[0] == 0
+    for command in ("start", "dev", "console", "connect"):
+        assert store_startup_problem([command], settings) is None  # a notice, not a stop
+        assert capsys.readouterr().err.strip() == EMPTY_STORE_NOTICE
+
+    assert _run("seed-demo", settings, capsys)[0] == 0
+    assert store_startup_problem(["dev"], settings) is None
+    assert capsys.readouterr().err == ""
 
 
 def _agent(tmp_path: Path, *args: str, **environment: str) -> subprocess.CompletedProcess[str]:
