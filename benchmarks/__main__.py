@@ -70,12 +70,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     levels, memory = asyncio.run(concurrency.measure(calls, pause_s=args.pause))
     targets.update(concurrency.report(levels, memory))
     load_calls = 20 if args.quick else 100
-    targets.update(load.report_load(asyncio.run(load.measure_load(load_calls, args.pause, 1))))
+    # Many calls in one process: a stress test, reported; a server runs each call in a job
+    # process of its own, which `job_process` judges.
+    reported = load.report_load(asyncio.run(load.measure_load(load_calls, args.pause, 1)))
     floor = asyncio.run(handoff_floor.measure(turns=10 if args.quick else 30, runs=3))
     handoff_floor.report(floor)
-    targets[load.CPU_TARGET] = load.report_cpu(asyncio.run(load.cpu_per_flow(repeats)), floor)
+    reported[load.CPU_TARGET] = load.report_cpu(asyncio.run(load.cpu_per_flow(repeats)), floor)
     handoff_profile.report(*asyncio.run(handoff_profile.profile(5 if args.quick else 20)))
-    targets.update(job_process.report(job_process.measure(4 if args.quick else 8, args.pause)))
+    targets.update(job_process.report(job_process.measure(2 if args.quick else 6, args.pause)))
     if args.store_scale:
         targets[store_scale.TARGET] = store_scale.report(
             asyncio.run(store_scale.measure(args.customers, args.samples))
@@ -86,6 +88,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     print("\n## Targets\n")
     for target, shown in targets.items():
         print(f"- {target}: {shown}")
+    print("\n## Reported, not judged (many calls in one process)\n")
+    for figure, shown in reported.items():
+        print(f"- {figure}: {shown}")
     print(f"\nTotal time: {time.perf_counter() - started:.0f} s")
 
 

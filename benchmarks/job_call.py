@@ -64,6 +64,7 @@ async def _call(ctx: Any, agent: AgentKind) -> None:
             pause_s=float(job["pause_s"]),
         )
     figures = {
+        "index": index,
         "cpu_s": time.process_time() - cpu_before,
         "wall_s": time.perf_counter() - wall_before,
         "turns": len(run.turn_seconds),

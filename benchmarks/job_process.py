@@ -1,8 +1,8 @@
 """Job processes as the server runs them: start-up, memory, CPU per call, calls per machine.
 
-    .venv/bin/python -m benchmarks.job_process [--calls 8] [--pause 3]
+    .venv/bin/python -m benchmarks.job_process [--rounds 6] [--pause 3]
 
-Each agent is measured in a driver process of its own (`--kind`), because the
+Each agent is measured in driver processes of its own (`--kind`), because the
 forkserver that job processes are forked from is one per process: the driver builds the
 framework's own `ProcPool` with the same start method and forkserver preloads as
 `AgentServer` (the registered plugins, the server's `preload_modules`, the framework's
@@ -12,15 +12,20 @@ warm-up and its `gc.freeze`), and the same set-up function as the server (`prewa
   `process_created` to `process_ready` (the first also pays for the forkserver's
   preloads) and its unique memory (USS: pages no other process shares) once ready.
   "bare" is a worker whose job process loads Silero and nothing of ours.
-- **CPU per call and calls per machine**: N paced calls are dispatched as jobs through
-  the pool (fake jobs on the framework's mock room; the job runs a scripted call on a
-  shared SQLite store). Each job reports its process CPU seconds and its duration; idle
-  job processes are measured for their own CPU. LiveKit's default load is the
-  machine's CPU use averaged over 2.5 s, and a server stops taking calls at 0.7: the
-  calls one machine holds there are 0.7 x cores / (CPU per call-second + idle CPU per
-  process-second); divided by a call's mean duration, the calls completed per hour.
-  Memory would bind first where USS x calls passes the machine's RAM:
-  both are printed.
+- **CPU per call and calls per machine**: `--rounds` rounds, each one paced call of
+  every benchmark flow per agent, dispatched as jobs through a fresh pool (fake jobs on
+  the framework's mock room; each job runs a scripted call on a shared SQLite store),
+  the agents taking turns to go first. Each job reports its process CPU seconds (its
+  process's first-use work included: every call is a fresh process) and its duration;
+  idle job processes are measured for their own CPU. LiveKit's default load is the
+  machine's CPU use averaged over 2.5 s, and a server stops taking calls at 0.7: one
+  machine completes 0.7 x cores x 3600 / (CPU per call + idle CPU per process-second x
+  a call's duration) calls per hour. Memory would bind first where USS x calls passes
+  the machine's RAM: both are printed.
+- **Judged**: CPU per call and calls per hour against the single agent's, each as a
+  ratio with a 95 % bootstrap interval (calls resampled flow by flow). A target is met
+  or missed only when the whole interval says so; otherwise the run cannot tell the
+  agents apart on it, and says that.
 """
 
 from __future__ import annotations
@@ -30,18 +35,22 @@ import asyncio
 import json
 import multiprocessing
 import os
+import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import psutil
 
-from benchmarks.common import PROJECT_ROOT, machine, print_table
+from benchmarks.callers import Intent, Variant
+from benchmarks.common import PROJECT_ROOT, machine, print_table, verdict
+from benchmarks.concurrency import plan
 
 KINDS = ("this agent", "single agent", "bare")
 IDLE_PROCESSES = 4
@@ -49,7 +58,15 @@ LOAD_THRESHOLD = 0.7
 """`AgentServer`'s default `load_threshold` in production."""
 MEMORY_TARGET = "job process unique memory at most 1.5x a bare worker's"
 STARTUP_TARGET = "job process launch-to-ready at most 1.5x a bare worker's"
-CAPACITY_TARGET = "calls per worker machine at the default load threshold, against the single agent"
+CPU_LIMIT = 1.1
+CPU_TARGET = f"CPU per call in a job process: at most {CPU_LIMIT}x the single agent's"
+CAPACITY_TARGET = (
+    "calls completed per hour per machine at the default load threshold, in job processes: "
+    "at least the single agent's"
+)
+BOOTSTRAP_RESAMPLES = 2000
+FLOWS = [plan(index) for index in range(len(Intent) * len(Variant))]
+"""One call of each benchmark flow, in `concurrency.plan`'s order (a job's index picks it)."""
 
 
 def bare_prewarm(proc: Any) -> None:
@@ -183,49 +200,132 @@ async def calls_in_pool(kind: str, calls: int, pause_s: float, results: Path) ->
     return {"calls": reports, "machine_load": samples, "wall_s": wall}
 
 
-def drive(kind: str, calls: int, pause_s: float) -> dict[str, Any]:
-    """One agent's figures, measured in this process (run by `--kind`)."""
+def drive(kind: str, calls: int, pause_s: float, *, startup: bool) -> dict[str, Any]:
+    """One agent's figures, measured in this process (run by `--kind`): start-up and
+    memory when `startup`, then `calls` calls through a pool of its own."""
+    figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="cs-bench-jobs-") as scratch:
-        figures = asyncio.run(startup_and_memory(kind))
+        if startup:
+            figures |= asyncio.run(startup_and_memory(kind))
         if kind != "bare" and calls:
             figures |= asyncio.run(calls_in_pool(kind, calls, pause_s, Path(scratch)))
     return figures
 
 
-def measure(calls: int, pause_s: float) -> dict[str, dict[str, Any]]:
-    measured = {}
-    for kind in KINDS:
-        completed = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "benchmarks.job_process",
-                "--kind",
-                kind,
-                "--calls",
-                str(calls),
-                "--pause",
-                str(pause_s),
-            ],
-            cwd=PROJECT_ROOT,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if completed.returncode != 0:
-            raise RuntimeError(f"{kind}: {completed.stderr[-2000:]}")
-        measured[kind] = json.loads(completed.stdout.strip().splitlines()[-1])
+def _driver(kind: str, calls: int, pause_s: float, *, startup: bool) -> dict[str, Any]:
+    command = [sys.executable, "-m", "benchmarks.job_process", "--kind", kind]
+    command += ["--calls", str(calls), "--pause", str(pause_s)]
+    if not startup:
+        command.append("--no-startup")
+    completed = subprocess.run(
+        command, cwd=PROJECT_ROOT, capture_output=True, text=True, check=False
+    )
+    if completed.returncode != 0:
+        raise RuntimeError(f"{kind}: {completed.stderr[-2000:]}")
+    figures: dict[str, Any] = json.loads(completed.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def measure(rounds: int, pause_s: float) -> dict[str, dict[str, Any]]:
+    """Start-up and memory of each kind, then `rounds` rounds of one call of every flow
+    per agent, the agents taking turns to go first, each round in fresh driver processes:
+    a slow minute of the machine falls on both agents, not on one."""
+    measured = {kind: _driver(kind, 0, pause_s, startup=True) for kind in KINDS}
+    agents = [kind for kind in KINDS if kind != "bare"]
+    for kind in agents:
+        measured[kind] |= {"calls": [], "machine_load": [], "wall_s": 0.0}
+    for round_index in range(rounds):
+        order = agents if round_index % 2 == 0 else agents[::-1]
+        for kind in order:
+            figures = _driver(kind, len(FLOWS), pause_s, startup=False)
+            measured[kind]["calls"] += figures["calls"]
+            measured[kind]["machine_load"] += figures["machine_load"]
+            measured[kind]["wall_s"] += figures["wall_s"]
     return measured
 
 
-def capacity(figures: dict[str, Any]) -> tuple[float, float, float]:
-    """CPU per call-second, calls held at the load threshold, and calls memory allows."""
-    done = [call for call in figures["calls"] if not call["failure"]]
-    per_call_second = sum(call["cpu_s"] for call in done) / sum(call["wall_s"] for call in done)
+def completed(figures: dict[str, Any]) -> list[dict[str, Any]]:
+    return [call for call in figures["calls"] if not call["failure"]]
+
+
+def calls_per_hour(calls: Sequence[dict[str, Any]], idle_cpu_per_s: float) -> float:
+    """Calls one machine completes per hour at the load threshold: the CPU the threshold
+    leaves (0.7 x cores, every second) over what a call takes, its own CPU plus its
+    process's idle CPU while it lasts."""
     cores = psutil.cpu_count() or 1
-    by_cpu = LOAD_THRESHOLD * cores / (per_call_second + figures["idle_cpu_per_s"])
-    by_memory = psutil.virtual_memory().total / 2**20 / statistics.median(figures["uss_mb"])
-    return per_call_second, by_cpu, by_memory
+    cpu = statistics.fmean(call["cpu_s"] for call in calls)
+    wall = statistics.fmean(call["wall_s"] for call in calls)
+    return LOAD_THRESHOLD * cores * 3600 / (cpu + idle_cpu_per_s * wall)
+
+
+def concurrent_calls(calls: Sequence[dict[str, Any]], idle_cpu_per_s: float) -> float:
+    """Calls held at once at the load threshold."""
+    wall = statistics.fmean(call["wall_s"] for call in calls)
+    return calls_per_hour(calls, idle_cpu_per_s) * wall / 3600
+
+
+def by_flow(calls: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    groups: dict[int, list[dict[str, Any]]] = {}
+    for call in calls:
+        groups.setdefault(call["index"] % len(FLOWS), []).append(call)
+    return list(groups.values())
+
+
+def resampled(calls: Sequence[dict[str, Any]], draw: random.Random) -> list[dict[str, Any]]:
+    """The calls drawn again with replacement, flow by flow, so every resample keeps the
+    run's mix of flows (a cancellation costs more than a lookup)."""
+    return [call for group in by_flow(calls) for call in draw.choices(group, k=len(group))]
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """This agent's figure over the single agent's, with a 95 % bootstrap interval."""
+
+    value: float
+    low: float
+    high: float
+
+    def shown(self) -> str:
+        return f"{self.value:.2f}x (95 % interval {self.low:.2f}-{self.high:.2f}x)"
+
+    def judged(self, *, at_most: float | None = None, at_least: float | None = None) -> str:
+        """MET when the whole interval meets the bound, MISSED when the whole interval
+        misses it; otherwise the run cannot tell, and says so."""
+        if at_most is not None:
+            met, missed = self.high <= at_most, self.low > at_most
+        else:
+            assert at_least is not None
+            met, missed = self.low >= at_least, self.high < at_least
+        if met or missed:
+            return f"{verdict(met)}: {self.shown()}"
+        return f"NOT TOLD APART: {self.shown()}; more rounds (--rounds) narrow the interval"
+
+
+def ratio(
+    ours: Sequence[dict[str, Any]],
+    theirs: Sequence[dict[str, Any]],
+    figure: Callable[[Sequence[dict[str, Any]]], float],
+    their_figure: Callable[[Sequence[dict[str, Any]]], float] | None = None,
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+) -> Ratio:
+    """`figure` of this agent's calls over `their_figure` (the same unless given) of the
+    single agent's, with the interval of the ratio over `resamples` resamples of both."""
+    their_figure = their_figure or figure
+    draw = random.Random(0)  # the same run gives the same interval
+    values = sorted(
+        figure(resampled(ours, draw)) / their_figure(resampled(theirs, draw))
+        for _ in range(resamples)
+    )
+    return Ratio(
+        figure(ours) / their_figure(theirs),
+        values[int(0.025 * resamples)],
+        values[int(0.975 * resamples) - 1],
+    )
+
+
+def mean_cpu(calls: Sequence[dict[str, Any]]) -> float:
+    return statistics.fmean(call["cpu_s"] for call in calls)
 
 
 def report(measured: dict[str, dict[str, Any]]) -> dict[str, str]:
@@ -240,17 +340,18 @@ def report(measured: dict[str, dict[str, Any]]) -> dict[str, str]:
             f"{figures['idle_cpu_per_s'] * 1000:.2f}",
         ]
         if "calls" in figures:
-            done = [call for call in figures["calls"] if not call["failure"]]
-            per_second, by_cpu, by_memory = capacity(figures)
+            done = completed(figures)
+            idle = figures["idle_cpu_per_s"]
             load = figures["machine_load"]
+            by_memory = psutil.virtual_memory().total / 2**20 / statistics.median(figures["uss_mb"])
             row += [
                 f"{len(done)}/{len(figures['calls'])}",
-                f"{statistics.median(call['cpu_s'] for call in done) * 1000:.0f}",
-                f"{per_second * 1000:.2f}",
+                f"{mean_cpu(done) * 1000:.0f}",
+                f"{statistics.fmean(call['wall_s'] for call in done):.1f}",
                 f"{max((c['longest_full_gc_s'] for c in done), default=0) * 1000:.1f}",
                 f"{statistics.mean(load):.2f}" if load else "n/a",
-                f"{by_cpu:.0f}",
-                f"{by_cpu * 3600 / statistics.mean(call['wall_s'] for call in done):.0f}",
+                f"{concurrent_calls(done, idle):.0f}",
+                f"{calls_per_hour(done, idle):.0f}",
                 f"{by_memory:.0f}",
             ]
         else:
@@ -265,8 +366,8 @@ def report(measured: dict[str, dict[str, Any]]) -> dict[str, str]:
             "USS MB",
             "idle CPU ms/s",
             "calls done",
-            "CPU ms/call",
-            "CPU ms/call-s",
+            "CPU ms/call (mean)",
+            "call s (mean)",
             "longest full GC ms",
             "machine load",
             "calls at 0.7 load",
@@ -278,30 +379,49 @@ def report(measured: dict[str, dict[str, Any]]) -> dict[str, str]:
     bare, ours, single = measured["bare"], measured["this agent"], measured["single agent"]
     uss = statistics.median(ours["uss_mb"]) / statistics.median(bare["uss_mb"])
     ready = statistics.median(ours["ready_s"][1:]) / statistics.median(bare["ready_s"][1:])
-    ours_calls, single_calls = capacity(ours)[1], capacity(single)[1]
-    ours_hourly = ours_calls / statistics.mean(call["wall_s"] for call in ours["calls"])
-    single_hourly = single_calls / statistics.mean(call["wall_s"] for call in single["calls"])
+    ours_done, single_done = completed(ours), completed(single)
+    failed = len(ours["calls"]) - len(ours_done) + len(single["calls"]) - len(single_done)
+    if min(map(len, by_flow(ours_done) + by_flow(single_done)), default=0) < 2:
+        # One call of a flow resamples to itself: no interval, so no verdict.
+        unjudged = "not judged (needs two completed calls of every flow: --rounds 2 or more)"
+        return {CPU_TARGET: unjudged, CAPACITY_TARGET: unjudged}
+    cpu = ratio(ours_done, single_done, mean_cpu)
+    hourly = ratio(  # each agent's calls per hour with its own processes' idle CPU
+        ours_done,
+        single_done,
+        lambda calls: calls_per_hour(calls, ours["idle_cpu_per_s"]),
+        lambda calls: calls_per_hour(calls, single["idle_cpu_per_s"]),
+    )
+    flows = len(FLOWS)
+    print(
+        f"({len(ours_done) // flows} rounds of the {flows} flows per agent; "
+        f"{failed} calls failed and are not counted; intervals: 95 % bootstrap over the "
+        "calls, resampled flow by flow)"
+    )
     return {
         MEMORY_TARGET: f"{'MET' if uss <= 1.5 else 'MISSED'}: {uss:.2f}x",
         STARTUP_TARGET: f"{'MET' if ready <= 1.5 else 'MISSED'}: {ready:.2f}x (warm forkserver)",
-        CAPACITY_TARGET: f"{ours_calls:.0f} concurrent calls against {single_calls:.0f} "
-        f"({ours_calls / single_calls:.2f}x), calls completed per hour "
-        f"{ours_hourly / single_hourly:.2f}x the single agent's; text-only scripted calls, "
-        "see RESULTS.md",
+        CPU_TARGET: cpu.judged(at_most=CPU_LIMIT),
+        CAPACITY_TARGET: hourly.judged(at_least=1.0),
     }
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--calls", type=int, default=8, help="paced calls through the pool (8)")
+    parser.add_argument(
+        "--rounds", type=int, default=6, help="rounds of one call of every flow per agent (6)"
+    )
     parser.add_argument("--pause", type=float, default=3.0, help="mean caller pause, s (3)")
     parser.add_argument("--kind", choices=KINDS, help=argparse.SUPPRESS)
+    parser.add_argument("--calls", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--no-startup", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.kind:
-        print(json.dumps(drive(args.kind, args.calls, args.pause)))
+        figures = drive(args.kind, args.calls, args.pause, startup=not args.no_startup)
+        print(json.dumps(figures))
         return
     print(f"Machine: {machine()}; load average {os.getloadavg()[0]:.2f} at the start")
-    targets = report(measure(args.calls, args.pause))
+    targets = report(measure(args.rounds, args.pause))
     print("\n## Targets\n")
     for target, shown in targets.items():
         print(f"- {target}: {shown}")

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import gc
+import random
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+import psutil
 import pytest
-from benchmarks import handoff_floor
+from benchmarks import handoff_floor, job_process
 from benchmarks.callers import (
     BenchPopulation,
     Intent,
@@ -259,10 +262,78 @@ def _load_run(calls: int, ours_s: float, theirs_s: float) -> LoadRun:
     return run
 
 
-def test_the_load_targets_are_judged_only_at_their_size() -> None:
+def test_the_stress_figures_are_set_against_their_bounds_only_at_their_size() -> None:
     short = judge_load([_load_run(20, 0.010, 0.020)])
     assert short[P95_TARGET].startswith("not measured (needs 100 paced calls; this run had 20)")
     assert short[GC_TARGET] == short[P95_TARGET]
     judged = judge_load([_load_run(100, 0.040, 0.020)])
-    assert judged[P95_TARGET] == "MISSED: sqlite median 2.00x [2.00-2.00]"
-    assert judged[GC_TARGET].startswith("MET in one process of 100 calls")
+    assert judged[P95_TARGET] == "over 1.5x: sqlite median 2.00x [2.00-2.00]"
+    assert judged[GC_TARGET].startswith("none in one process of 100 calls")
+
+
+def _job_calls(cpu_by_flow: dict[int, list[float]], wall_s: float = 10.0) -> list[dict[str, Any]]:
+    """Job-process call figures, as `job_call` writes them: the index picks the flow."""
+    flows = len(job_process.FLOWS)
+    return [
+        {
+            "index": flow + flows * round_index,
+            "cpu_s": cpu,
+            "wall_s": wall_s,
+            "longest_full_gc_s": 0.0,
+            "failure": None,
+        }
+        for flow, cpus in cpu_by_flow.items()
+        for round_index, cpu in enumerate(cpus)
+    ]
+
+
+def test_calls_per_hour_share_the_load_threshold_between_call_and_idle_cpu() -> None:
+    calls = _job_calls({0: [0.2, 0.2]}, wall_s=10.0)
+    cores = psutil.cpu_count() or 1
+    # 0.7 x cores x 3600 s of CPU an hour, over 0.2 s of the call's own and 10 s x 10 ms
+    # of its process idling.
+    expected = 0.7 * cores * 3600 / (0.2 + 0.01 * 10.0)
+    assert job_process.calls_per_hour(calls, 0.01) == pytest.approx(expected)
+
+
+def test_resampling_keeps_each_flow_so_a_steady_mix_has_no_spread() -> None:
+    # A costly flow and a cheap one, each the same every time: resampled flow by flow the
+    # mean never moves, where resampling all calls together would mix them at random.
+    ours = _job_calls({0: [1.0] * 4, 1: [0.1] * 4})
+    theirs = _job_calls({0: [0.5] * 4, 1: [0.05] * 4})
+    steady = job_process.ratio(ours, theirs, job_process.mean_cpu)
+    assert (steady.low, steady.value, steady.high) == pytest.approx((2.0, 2.0, 2.0))
+
+
+def test_a_target_is_judged_only_when_the_whole_interval_says_so() -> None:
+    judged = job_process.Ratio
+    assert judged(1.02, 0.98, 1.06).judged(at_most=1.1).startswith("MET")
+    assert judged(1.30, 1.20, 1.40).judged(at_most=1.1).startswith("MISSED")
+    assert judged(1.08, 1.00, 1.16).judged(at_most=1.1).startswith("NOT TOLD APART")
+    assert judged(1.05, 1.01, 1.09).judged(at_least=1.0).startswith("MET")
+    assert judged(0.90, 0.85, 0.95).judged(at_least=1.0).startswith("MISSED")
+    assert judged(0.99, 0.95, 1.03).judged(at_least=1.0).startswith("NOT TOLD APART")
+
+
+def test_noisy_calls_of_two_equal_agents_are_not_told_apart() -> None:
+    draw = random.Random(1)
+    noisy = {flow: [0.15 + draw.uniform(-0.05, 0.05) for _ in range(6)] for flow in range(8)}
+    other = {flow: [0.15 + draw.uniform(-0.05, 0.05) for _ in range(6)] for flow in range(8)}
+    cpu = job_process.ratio(_job_calls(noisy), _job_calls(other), job_process.mean_cpu)
+    assert cpu.low < 1.0 < cpu.high
+    assert cpu.judged(at_least=1.0).startswith("NOT TOLD APART")
+
+
+def test_one_round_of_job_calls_is_reported_not_judged(capsys: pytest.CaptureFixture[str]) -> None:
+    startup = {"ready_s": [2.0, 0.1, 0.1, 0.1], "uss_mb": [34.0] * 4, "idle_cpu_per_s": 0.01}
+    one_round = {flow: [0.15] for flow in range(len(job_process.FLOWS))}
+    calls = {"calls": _job_calls(one_round), "machine_load": [0.5], "wall_s": 20.0}
+    measured = {
+        "this agent": startup | calls,
+        "single agent": startup | calls,
+        "bare": startup,
+    }
+    targets = job_process.report(measured)
+    assert targets[job_process.CPU_TARGET].startswith("not judged")
+    assert targets[job_process.CAPACITY_TARGET].startswith("not judged")
+    assert "8/8" in capsys.readouterr().out
