@@ -1,14 +1,16 @@
 """A failing language model: the caller hears an apology, never silence, and the call goes on.
 
-The wrapper is tested here on its own with small stand-in models (failing at once,
-failing after some output, hanging, working); test_resilience_in_a_call.py runs it
-through a real session with the scripted model, and behind the framework's
-`FallbackAdapter`. The retry path is covered with zero-length pauses.
+The reply with spoken failures is tested here on its own, as the framework's `llm_node`
+reads a model, with small stand-in models (failing at once, failing after some output,
+hanging, working); test_resilience_in_a_call.py runs it through a real session with the
+scripted model, and behind the framework's `FallbackAdapter`. The retry path is covered
+with zero-length pauses.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -24,6 +26,7 @@ from customer_service.pipeline.resilience import (
     LLM_FAILURE_APOLOGY,
     ApologizingLLM,
     speak_failures,
+    spoken_failures,
 )
 from support.stand_in_llm import StandInLLM
 
@@ -38,11 +41,21 @@ def text_chunk(text: str, chunk_id: str = "chunk") -> llm.ChatChunk:
     return llm.ChatChunk(id=chunk_id, delta=llm.ChoiceDelta(role="assistant", content=text))
 
 
+async def model_stream(
+    model: llm.LLM[Any], conn_options: APIConnectOptions = NO_RETRIES
+) -> AsyncIterator[llm.ChatChunk]:
+    """The model's reply as the framework's default `llm_node` reads it."""
+    async with model.chat(chat_ctx=ChatContext.empty(), conn_options=conn_options) as stream:
+        async for chunk in stream:
+            yield chunk
+
+
 async def collect(
     model: llm.LLM[Any], conn_options: APIConnectOptions = NO_RETRIES
 ) -> list[llm.ChatChunk]:
-    async with model.chat(chat_ctx=ChatContext.empty(), conn_options=conn_options) as stream:
-        return [chunk async for chunk in stream]
+    """What an agent of the call passes on of the model's reply."""
+    reply = spoken_failures(model_stream(model, conn_options), model)
+    return [chunk async for chunk in reply if isinstance(chunk, llm.ChatChunk)]
 
 
 def texts(chunks: list[llm.ChatChunk]) -> list[str]:
@@ -167,10 +180,11 @@ async def test_an_interruption_is_not_a_failure(caplog: pytest.LogCaptureFixture
     model = speak_failures(inner)
     errors = recorded_errors(model)
 
-    stream = model.chat(chat_ctx=ChatContext.empty(), conn_options=NO_RETRIES)
-    first = await stream.__anext__()
-    await stream.aclose()  # what the session does when the caller talks over the agent
+    reply = spoken_failures(model_stream(model), model)
+    first = await anext(reply)
+    await reply.aclose()  # what the session does when the caller talks over the agent
 
+    assert isinstance(first, llm.ChatChunk)
     assert texts([first]) == ["Let me see"]
     assert failure_records(caplog) == []
     assert errors == []

@@ -44,6 +44,7 @@ from customer_service.call.wording import (
     WELCOME,
 )
 from customer_service.domain import Customer
+from customer_service.pipeline.resilience import model_reply
 from customer_service.settings import RecordingConsent
 from customer_service.specialists import SPECIALISTS
 from customer_service.specialists.consent import Consent, obtain_consent
@@ -165,14 +166,14 @@ class CustomerServiceAgent(Agent):
             yield step_call(ASK_OWED_QUESTION)
             return
 
-        def model_reply() -> Reply:
-            return Agent.default.llm_node(self, chat_ctx, tools, model_settings)
+        def reply_from_model() -> Reply:
+            return model_reply(self, chat_ctx, tools, model_settings)
 
-        reply = model_reply()
+        reply = reply_from_model()
         if owed is None:
             # An empty reply is followed by the owed question when there is one; else it
             # says something itself.
-            again = model_reply if relays_a_tool_result(chat_ctx) else None
+            again = reply_from_model if relays_a_tool_result(chat_ctx) else None
             reply = never_empty(reply, ask_again=again)
         asking = owed is not None
         async for chunk in reply:

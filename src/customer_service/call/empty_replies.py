@@ -18,12 +18,13 @@ from livekit.agents import FlushSentinel, llm
 
 from customer_service.call.wording import SAY_AGAIN
 
-__all__ = ["Reply", "never_empty", "reaches_the_caller", "relays_a_tool_result"]
+__all__ = ["Reply", "ReplyChunk", "never_empty", "reaches_the_caller", "relays_a_tool_result"]
 
-Reply = AsyncIterable[llm.ChatChunk | str | FlushSentinel]
+ReplyChunk = llm.ChatChunk | str | FlushSentinel
+Reply = AsyncIterable[ReplyChunk]
 
 
-def reaches_the_caller(chunk: llm.ChatChunk | str | FlushSentinel) -> bool:
+def reaches_the_caller(chunk: ReplyChunk) -> bool:
     """Whether a chunk of a reply is words to speak or a tool call to run; blank text,
     token counts and provider metadata are neither."""
     if isinstance(chunk, str):
@@ -40,7 +41,7 @@ def relays_a_tool_result(chat_ctx: llm.ChatContext) -> bool:
 
 async def never_empty(
     reply: Reply, *, ask_again: Callable[[], Reply] | None = None
-) -> AsyncIterator[llm.ChatChunk | str | FlushSentinel]:
+) -> AsyncIterator[ReplyChunk]:
     """`reply`, passed on as it comes; when nothing in it reached the caller, the reply
     of `ask_again` (when given, once) and then, if that too is empty, `SAY_AGAIN`."""
     answered = False

@@ -14,7 +14,6 @@ from collections.abc import AsyncIterable
 from typing import Any, Generic, Protocol, TypeVar
 
 from livekit.agents import (
-    Agent,
     AgentTask,
     FlushSentinel,
     ModelSettings,
@@ -35,6 +34,7 @@ from customer_service.call.wording import (
     SPECIALIST_WAY_OUT,
     STILL_THERE,
 )
+from customer_service.pipeline.resilience import model_reply
 from customer_service.telephony.transfer import hand_to_person
 
 ResultT = TypeVar("ResultT")
@@ -136,7 +136,7 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
         tools.extend(tool for tool in self.runs_when_called if tool not in offered)
 
         def reply() -> Reply:
-            return Agent.default.llm_node(self, chat_ctx, offered, model_settings)
+            return model_reply(self, chat_ctx, offered, model_settings)
 
         again = reply if relays_a_tool_result(chat_ctx) else None
         async for chunk in never_empty(reply(), ask_again=again):

@@ -3,25 +3,31 @@
 Left alone, the framework turns a failed LLM request (after the model's own retries)
 into an exception in the turn: the caller hears nothing, and when more turns in a row
 fail than `SessionConnectOptions.max_unrecoverable_errors` (3), `AgentSession` closes
-the call. `speak_failures` wraps the session's model so that a failure ends the turn
-with `LLM_FAILURE_APOLOGY` instead (or, when the model had already started answering,
-with what it had sent), and the call goes on: the next caller turn asks the model again.
+the call. Two parts stop that:
 
-The wrapper adds no retries of its own. The model it wraps keeps the session's
-connection options, so its retries (or a `FallbackAdapter`'s switch to the next
-provider) happen first, and only a failure that survives them reaches the caller.
+- `speak_failures` wraps the session's model in `ApologizingLLM`, which marks it as one
+  whose failures are spoken, carries the response deadline, and reports each failure
+  (a masked log line, and a recoverable `error` event on the session's model).
+- `spoken_failures` is the reply every agent of the call gives (its `llm_node`): the
+  model's chunks as they come; a failure ends the turn with `LLM_FAILURE_APOLOGY`
+  instead (or, when the model had already started answering, with what it had sent),
+  and the call goes on: the next caller turn asks the model again.
+
+The request itself is the wrapped model's own stream, with no second stream around it:
+its retries (or a `FallbackAdapter`'s switch to the next provider) happen first, under
+the session's connection options, and only a failure that survives them reaches the
+caller.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import time
-from collections.abc import AsyncIterable
-from typing import Any, ClassVar, Never
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any, Never
 
-from livekit.agents import llm, utils
+from livekit.agents import Agent, ModelSettings, llm, utils
 from livekit.agents.llm import ChatContext, Tool, ToolChoice
 from livekit.agents.llm.chat_context import MetricsMetadata
 from livekit.agents.metrics import LLMMetrics
@@ -32,14 +38,16 @@ from livekit.agents.types import (
     NotGivenOr,
 )
 
+from customer_service.call.empty_replies import Reply, ReplyChunk, reaches_the_caller
 from customer_service.call.wording import LLM_FAILURE_APOLOGY
 
 __all__ = [
     "LLM_FAILURE_APOLOGY",
     "ApologizingLLM",
-    "ApologizingLLMStream",
     "LLMResponseTimeout",
+    "model_reply",
     "speak_failures",
+    "spoken_failures",
 ]
 
 logger = logging.getLogger(__name__)
@@ -63,7 +71,7 @@ def speak_failures(model: llm.LLM[Any], *, response_timeout_s: float | None = No
 
 
 class ApologizingLLM(llm.LLM[Never]):
-    """Runs `inner` and turns its failures into a clean end of the turn.
+    """`inner`, marked as a model whose failures the caller hears as an apology.
 
     Everything that names the model (`model`, `provider`, `label`, metrics metadata)
     is the inner model's, so logs, traces and session reports show the real provider.
@@ -75,8 +83,8 @@ class ApologizingLLM(llm.LLM[Never]):
         self.response_timeout_s = response_timeout_s
         # The base class reads `_label` directly when it reports errors and metrics.
         self._label = inner.label
-        # The wrapper's own streams report no metrics (see `ApologizingLLMStream`); the
-        # inner model's are the real ones, passed on to whoever listens to the session's LLM.
+        # The streams are the inner model's, and so are their metrics, passed on to
+        # whoever listens to the session's LLM.
         inner.on("metrics_collected", self._forward_metrics)
 
     @property
@@ -109,12 +117,14 @@ class ApologizingLLM(llm.LLM[Never]):
         parallel_tool_calls: NotGivenOr[bool] = NOT_GIVEN,
         tool_choice: NotGivenOr[ToolChoice] = NOT_GIVEN,
         extra_kwargs: NotGivenOr[dict[str, Any]] = NOT_GIVEN,
-    ) -> ApologizingLLMStream:
-        return ApologizingLLMStream(
-            self,
+    ) -> llm.LLMStream:
+        # The inner model's own stream: its request span, retries and metrics are the
+        # real ones. A failure surfaces from it as an exception, which the reply turns
+        # into the apology (`spoken_failures`).
+        return self._inner.chat(
             chat_ctx=chat_ctx,
-            tools=tools or [],
-            inner_conn_options=conn_options,
+            tools=tools,
+            conn_options=conn_options,
             parallel_tool_calls=parallel_tool_calls,
             tool_choice=tool_choice,
             extra_kwargs=extra_kwargs,
@@ -131,7 +141,8 @@ class ApologizingLLM(llm.LLM[Never]):
     def _forward_metrics(self, metrics: LLMMetrics) -> None:
         self.emit("metrics_collected", metrics)
 
-    def _report_failure(self, error: Exception, *, output_sent: bool) -> None:
+    def report_failure(self, error: Exception, *, output_sent: bool) -> None:
+        """Logs a failure the reply recovered from, and tells the session's listeners."""
         # The exception's type and the provider only: messages from providers can quote
         # the request, which holds what the caller said.
         logger.warning(
@@ -153,88 +164,62 @@ class ApologizingLLM(llm.LLM[Never]):
         )
 
 
-class ApologizingLLMStream(llm.LLMStream):
-    """Forwards the inner model's chunks; on failure, ends the turn without raising."""
+def model_reply(
+    agent: Agent,
+    chat_ctx: ChatContext,
+    tools: list[Tool],
+    model_settings: ModelSettings,
+) -> Reply:
+    """The framework's reply of `agent`'s model (`Agent.default.llm_node`), with its
+    failures spoken: what every `llm_node` of the call asks the model through."""
+    reply = Agent.default.llm_node(agent, chat_ctx, tools, model_settings)
+    return spoken_failures(reply, agent.session.llm)
 
-    # Like the framework's FallbackAdapter stream: the inner model's request span is the
-    # provider call and carries the GenAI attributes, so this span must not repeat them.
-    _llm_request_span_name: ClassVar[str] = "llm_apologizing_wrapper"
-    _llm_attempt_span_name: ClassVar[str | None] = None
-    _genai_operation_name: ClassVar[str | None] = None
 
-    def __init__(
-        self,
-        wrapper: ApologizingLLM,
-        *,
-        chat_ctx: ChatContext,
-        tools: list[Tool],
-        inner_conn_options: APIConnectOptions,
-        parallel_tool_calls: NotGivenOr[bool],
-        tool_choice: NotGivenOr[ToolChoice],
-        extra_kwargs: NotGivenOr[dict[str, Any]],
-    ) -> None:
-        # Retrying belongs to the inner model, which gets the caller's options: retrying
-        # here as well would multiply its attempts (and its silence) by ours.
-        super().__init__(
-            wrapper,
-            chat_ctx=chat_ctx,
-            tools=tools,
-            conn_options=dataclasses.replace(inner_conn_options, max_retry=0),
+async def spoken_failures(reply: Reply, model: object) -> AsyncIterator[ReplyChunk]:
+    """`reply` (an agent's reply from `model`), passed on as it comes; when `model`
+    speaks its failures (`speak_failures`), a failure or a model silent past the response
+    deadline ends the reply with the apology, or with what was already sent.
+
+    Cancellation (the caller talked over the agent) is not an Exception and passes
+    through: an interruption is not a failure.
+    """
+    if not isinstance(model, ApologizingLLM):
+        async for chunk in reply:
+            yield chunk
+        return
+    output_sent = False
+    deadline = model.response_timeout_s
+    started = time.monotonic()
+    chunks = aiter(reply)
+    try:
+        while True:
+            try:
+                if output_sent or deadline is None:
+                    chunk = await anext(chunks)
+                else:
+                    left = deadline - (time.monotonic() - started)
+                    chunk = await asyncio.wait_for(anext(chunks), max(left, 0.0))
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                raise LLMResponseTimeout from None
+            # Text or a tool call, as the framework counts output; token counts and
+            # provider metadata alone leave the turn still empty for the caller.
+            output_sent = output_sent or reaches_the_caller(chunk)
+            yield chunk
+    except Exception as error:
+        # Any failure, not only `APIError`: a provider plugin's bug must not leave the
+        # caller in silence either.
+        model.report_failure(error, output_sent=output_sent)
+    finally:
+        # The request closes with the reply, however it ended (a stalled one included).
+        if isinstance(chunks, AsyncGenerator):
+            await chunks.aclose()
+    if not output_sent:
+        yield llm.ChatChunk(
+            id=utils.shortuuid("llm_failure_"),
+            delta=llm.ChoiceDelta(role="assistant", content=LLM_FAILURE_APOLOGY),
         )
-        self._wrapper = wrapper
-        self._inner_conn_options = inner_conn_options
-        self._parallel_tool_calls = parallel_tool_calls
-        self._tool_choice = tool_choice
-        self._extra_kwargs = extra_kwargs
-
-    async def _run(self) -> None:
-        output_sent = False
-        try:
-            # Opened here, inside this stream's task, so the inner request's span nests
-            # under this one and closing this stream (an interruption) closes it too.
-            async with self._wrapper.inner.chat(
-                chat_ctx=self._chat_ctx,
-                tools=self._tools,
-                conn_options=self._inner_conn_options,
-                parallel_tool_calls=self._parallel_tool_calls,
-                tool_choice=self._tool_choice,
-                extra_kwargs=self._extra_kwargs,
-            ) as stream:
-                chunks = stream.__aiter__()
-                deadline = self._wrapper.response_timeout_s
-                started = time.monotonic()
-                while True:
-                    try:
-                        if output_sent or deadline is None:
-                            chunk = await anext(chunks)
-                        else:
-                            left = deadline - (time.monotonic() - started)
-                            chunk = await asyncio.wait_for(anext(chunks), max(left, 0.0))
-                    except StopAsyncIteration:
-                        break
-                    except TimeoutError:
-                        raise LLMResponseTimeout from None
-                    # Text or a tool call, as the framework counts output; token counts and
-                    # provider metadata alone leave the turn still empty for the caller.
-                    output_sent = output_sent or chunk.has_response()
-                    self._event_ch.send_nowait(chunk)
-        except Exception as error:
-            # Any failure, not only `APIError`: a provider plugin's bug must not leave the
-            # caller in silence either. Cancellation (an interruption) is not an Exception
-            # and passes through.
-            self._wrapper._report_failure(error, output_sent=output_sent)
-            if not output_sent:
-                self._event_ch.send_nowait(
-                    llm.ChatChunk(
-                        id=utils.shortuuid("llm_failure_"),
-                        delta=llm.ChoiceDelta(role="assistant", content=LLM_FAILURE_APOLOGY),
-                    )
-                )
-            # With output already sent, the turn ends as it stands: a complete tool call
-            # still runs, and text already spoken is not contradicted by an apology.
-
-    async def _metrics_monitor_task(self, event_aiter: AsyncIterable[llm.ChatChunk]) -> None:
-        # The inner stream reports the real request; counting this one too would double
-        # every call in the session's usage, and the apology is no model call at all.
-        async for _ in event_aiter:
-            pass
+    # With output already sent, the turn ends as it stands: a complete tool call still
+    # runs, and text already spoken is not contradicted by an apology.
