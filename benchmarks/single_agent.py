@@ -89,8 +89,12 @@ def _summary(order: Order) -> str:
 
 
 class SingleAgent(Agent):
-    def __init__(self) -> None:
+    """The baseline's one agent; its call's state is its own, so any session can run it
+    (a text session, or the voice seam's, whose userdata is this agent's call state)."""
+
+    def __init__(self, state: SingleAgentState) -> None:
         super().__init__(instructions=SINGLE_AGENT_INSTRUCTIONS)
+        self.state = state
 
     async def on_enter(self) -> None:
         self.session.say(GREETING)
@@ -110,7 +114,7 @@ class SingleAgent(Agent):
             postal_code: The postal code on the account.
             phone_or_email: The phone number or email address on the account.
         """
-        state = context.userdata
+        state = self.state
         store, settings = state.store, state.settings
         if state.failed_checks >= settings.identity_max_attempts:
             raise ToolError(LOCKED)
@@ -158,7 +162,7 @@ class SingleAgent(Agent):
         Args:
             order_id: The six-digit order number.
         """
-        state = context.userdata
+        state = self.state
         order = await self._callers_order(state, order_id)
         await self._audit(
             state, "order_disclosed", customer_id=order.customer_id, order_id=order.order_id
@@ -168,7 +172,7 @@ class SingleAgent(Agent):
     @function_tool()
     async def list_recent_orders(self, context: RunContext[SingleAgentState]) -> str:
         """List the verified caller's recent orders."""
-        state = context.userdata
+        state = self.state
         customer = self._verified(state)
         orders = await state.store.recent_orders(
             customer.customer_id, limit=state.settings.recent_orders_limit
@@ -199,7 +203,7 @@ class SingleAgent(Agent):
             country: Country name or two-letter code.
             unit: Apartment, suite or unit, if any.
         """
-        state = context.userdata
+        state = self.state
         order = await self._callers_order(state, order_id)
         if order.status is not OrderStatus.PENDING:
             raise ToolError(f"Order {spoken_order_id(order.order_id)} can't be changed any more.")
@@ -220,7 +224,7 @@ class SingleAgent(Agent):
     @function_tool()
     async def confirm_address_change(self, context: RunContext[SingleAgentState]) -> str:
         """Save the address read back, after the caller said it is right."""
-        state = context.userdata
+        state = self.state
         customer = self._verified(state)
         if state.pending_address is None:
             raise ToolError("There is no new address to save yet.")
@@ -247,7 +251,7 @@ class SingleAgent(Agent):
         Args:
             order_id: The six-digit order number.
         """
-        state = context.userdata
+        state = self.state
         order = await self._callers_order(state, order_id)
         if order.status is not OrderStatus.PENDING:
             raise ToolError(f"Order {spoken_order_id(order.order_id)} can't be cancelled any more.")
@@ -266,7 +270,7 @@ class SingleAgent(Agent):
         Args:
             order_id: The six-digit order number.
         """
-        state = context.userdata
+        state = self.state
         customer = self._verified(state)
         outcome, _ = await state.store.cancel_order(
             order_id=normalize_order_id(order_id) or order_id,
@@ -288,7 +292,7 @@ class SingleAgent(Agent):
             topic: order_updates_sms.
             granted: True for yes, false for no.
         """
-        state = context.userdata
+        state = self.state
         customer = self._verified(state)
         try:
             chosen = ConsentTopic(topic)
@@ -331,10 +335,9 @@ async def single_agent_session(
 ) -> AsyncIterator[AgentSession[SingleAgentState]]:
     """A started text-only session of the baseline, its greeting spoken, on that store
     (used as it is, not closed here)."""
-    session: AgentSession[SingleAgentState] = AgentSession(
-        llm=model, userdata=SingleAgentState(store=store, settings=settings)
-    )
-    greeting = await session.start(SingleAgent(), capture_run=True)
+    state = SingleAgentState(store=store, settings=settings)
+    session: AgentSession[SingleAgentState] = AgentSession(llm=model, userdata=state)
+    greeting = await session.start(SingleAgent(state), capture_run=True)
     await greeting
     try:
         yield session

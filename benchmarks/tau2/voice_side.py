@@ -114,7 +114,8 @@ class VoiceAgent:
                     return
                 await call.until(lambda: replied() or playing(), deadline=gives_up_at)
 
-    async def _hear_greeting(self) -> None:
+    async def hear_greeting(self) -> None:
+        """Waits for the greeting to be over, and keeps it as `greeting()` returns it."""
         await self._reply_over(0, self.call.started_at)
         self._greeting = self._newly_heard()
 
@@ -163,5 +164,5 @@ async def voice_agent(
         model, store=store, settings=settings, speed=speed, speech=speech
     ) as call:
         agent = VoiceAgent(call)
-        await agent._hear_greeting()
+        await agent.hear_greeting()
         yield agent

@@ -58,7 +58,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from typing import Any, Literal
 
-from livekit.agents import CloseEvent, ErrorEvent
+from livekit.agents import Agent, CloseEvent, ErrorEvent
 from livekit.agents.llm import LLM, ChatMessage
 from livekit.agents.voice import SpeechCreatedEvent, SpeechHandle, TranscriptSynchronizer
 from livekit.agents.voice.agent_activity import ActivityClosedError
@@ -73,6 +73,7 @@ from customer_service.store import Store
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import open_demo_store, scratch_database
 from customer_service.testing.caller_audio import AgentSpeech, FakeSpeaker, HeardWords
+from customer_service.testing.latency import LatencyModel, SlowLLM
 from customer_service.testing.script import (
     RESPONSE_PAUSE,
     AgentDone,
@@ -101,6 +102,9 @@ from customer_service.testing.voice_timing import (
     scaled_turn_handling,
     timed_fakes,
 )
+
+AgentFactory = Callable[[CallState], Agent]
+"""What answers a call, given the call's state."""
 
 __all__ = [
     "AgentDone",
@@ -132,11 +136,20 @@ class VoiceCall:
         *,
         speed: float,
         speech: CallSpeech | None = None,
+        latency: LatencyModel | None = None,
+        agent: AgentFactory | None = None,
     ) -> None:
-        """`speech`: the timed fakes (`timed_fakes`) unless given."""
+        """`speech`: the timed fakes (`timed_fakes`) unless given; `latency`: the
+        providers' delays (`latency.LatencyModel`), none by default; `agent`: what
+        answers the call, `CustomerServiceAgent` by default."""
         settings = state.settings
         self.speed = speed
-        speech = speech or timed_fakes(settings, speed)
+        speech = speech or timed_fakes(settings, speed, latency)
+        if latency is not None:
+            llm = SlowLLM(llm, latency, speed=speed)
+        self.llm = llm
+        """The call's model, as the session asks it (slowed by `latency` when given)."""
+        self._agent = agent or (lambda _state: CustomerServiceAgent())
         self.microphone = speech.microphone
         self.speaker = FakeSpeaker(on_change=self._notify)
         self.tts = speech.tts
@@ -147,7 +160,9 @@ class VoiceCall:
             llm=speak_failures(llm, response_timeout_s=settings.llm_response_timeout_s),
             tts=self.tts,
             vad=speech.vad,
-            turn_handling=scaled_turn_handling(speed),
+            turn_handling=scaled_turn_handling(
+                speed, end_of_turn_s=None if latency is None else latency.end_of_turn_s
+            ),
             timers=scaled_timers(settings, speed),
         )
         # When the caller's words began, and how early an answer may, in script seconds.
@@ -287,7 +302,7 @@ class VoiceCall:
         self.started_at = asyncio.get_running_loop().time()
         self.wall_started_at = time.time()
         note_started(self)
-        await self.session.start(CustomerServiceAgent())
+        await self.session.start(self._agent(self.state))
         self._script_task = asyncio.create_task(self._run_script(), name="caller script")
 
     async def close(self) -> None:
@@ -356,13 +371,17 @@ async def voice_call_session(
     store: Store | None = None,
     speed: float = DEFAULT_SPEED,
     speech: CallSpeech | None = None,
+    latency: LatencyModel | None = None,
+    agent: AgentFactory | None = None,
 ) -> AsyncIterator[VoiceCall]:
-    """A voice call answered by `CustomerServiceAgent`, the caller following `caller`.
+    """A voice call answered by `CustomerServiceAgent` (or by `agent(state)`), the
+    caller following `caller`.
 
     The script starts as the session starts (the greeting plays first); the call is
     closed when the block ends. The store and `settings` work as in `call_session`: a
     `store` given is used as it is, neither seeded nor closed here. `speech` replaces
-    the timed fakes (real speech models run at `speed` 1).
+    the timed fakes (real speech models run at `speed` 1); `latency` gives the fakes and
+    the model the providers' delays (`latency.LatencyModel`).
     """
     settings = settings or get_settings()
     async with AsyncExitStack() as scratch:
@@ -372,7 +391,9 @@ async def voice_call_session(
             store = await open_demo_store(database_url)
             scratch.push_async_callback(store.close)
         state = CallState(store=store, settings=settings)
-        call = VoiceCall(state, llm, caller, speed=speed, speech=speech)
+        call = VoiceCall(
+            state, llm, caller, speed=speed, speech=speech, latency=latency, agent=agent
+        )
         await call.start()
         try:
             yield call

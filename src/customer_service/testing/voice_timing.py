@@ -25,6 +25,7 @@ from livekit.agents.voice.turn import (
 from customer_service.server import SessionTimers
 from customer_service.settings import Settings
 from customer_service.testing.caller_audio import FakeMicrophone, Microphone
+from customer_service.testing.latency import LatencyModel
 from customer_service.testing.speech_models import FakeSTT, FakeTTS, FakeVAD
 
 __all__ = [
@@ -43,11 +44,15 @@ STT_DELAY = 0.2
 """Script seconds from the end of a caller's line to its final transcript."""
 
 
-def scaled_turn_handling(speed: float) -> TurnHandlingOptions:
+def scaled_turn_handling(
+    speed: float, *, end_of_turn_s: float | None = None
+) -> TurnHandlingOptions:
     """The framework's default turn handling, which a call in a room runs with, on a
-    clock `speed` times faster, with VAD turn detection and VAD interruption."""
+    clock `speed` times faster, with VAD turn detection and VAD interruption;
+    `end_of_turn_s` replaces the default endpointing delay."""
     endpointing = _ENDPOINTING_DEFAULTS.copy()
-    endpointing["min_delay"] = _ENDPOINTING_DEFAULTS["min_delay"] / speed
+    min_delay = _ENDPOINTING_DEFAULTS["min_delay"] if end_of_turn_s is None else end_of_turn_s
+    endpointing["min_delay"] = min_delay / speed
     endpointing["max_delay"] = _ENDPOINTING_DEFAULTS["max_delay"] / speed
     interruption = _INTERRUPTION_DEFAULTS.copy()
     interruption["mode"] = "vad"
@@ -90,13 +95,20 @@ class CallSpeech:
     microphone: Microphone
 
 
-def timed_fakes(settings: Settings, speed: float) -> CallSpeech:
+def timed_fakes(
+    settings: Settings, speed: float, latency: LatencyModel | None = None
+) -> CallSpeech:
     """The fake speech models and microphone, on a clock `speed` times faster: a word of
-    the agent's takes `AGENT_SECONDS_PER_WORD`, a final transcript `STT_DELAY`, and the
-    VAD keeps Silero's timing."""
+    the agent's takes `AGENT_SECONDS_PER_WORD`, a final transcript `STT_DELAY` (or the
+    `latency` model's), the first audio of a synthesis comes at once (or as `latency`
+    says), and the VAD keeps Silero's timing."""
+    stt_delay = STT_DELAY if latency is None else latency.stt_final_s
+    first_audio = 0.0 if latency is None else latency.tts_first_audio_s
     return CallSpeech(
-        stt=FakeSTT(final_delay=STT_DELAY / speed, language=settings.language),
-        tts=FakeTTS(seconds_per_word=AGENT_SECONDS_PER_WORD / speed),
+        stt=FakeSTT(final_delay=stt_delay / speed, language=settings.language),
+        tts=FakeTTS(
+            seconds_per_word=AGENT_SECONDS_PER_WORD / speed, first_audio_delay=first_audio / speed
+        ),
         vad=FakeVAD(min_speech=0.05 / speed, min_silence=0.55 / speed),
         microphone=FakeMicrophone(),
     )
