@@ -16,8 +16,9 @@ the first audio of the reply) and what stood before that audio, counted from the
 of the caller's line: model requests, speech syntheses and store reads. A turn is of
 one or more kinds: **verification** (the caller gave their identity details), **hand-off**
 (the agent changed: a specialist started or handed back), **read-back** (the reply asks
-the caller to confirm, and they say yes), **after a write** (the store wrote during the
-turn); **plain** otherwise.
+the caller to confirm, and they say yes), **after a write** (the store changed one of
+the caller's records during the turn; the audit trail does not count); **plain**
+otherwise.
 
 The call runs `--speed` times faster than a real one, so the application's own CPU time
 counts `--speed` times over in script seconds: a low speed keeps that small.
