@@ -5,7 +5,9 @@
     .venv/bin/python -m benchmarks --calls 10,100,300 --store-scale
     scripts/with-postgres make bench ARGS='--calls 10,100,300 --store-scale'
 
-The default run takes about 10 minutes on 2 cores (`--quick`: about 3). PostgreSQL is
+The default run takes about 17 minutes on 2 cores (`--quick`: about 6), 5 of them the
+caller's wait, which plays every flow over the voice seam at 3 times a call's pace
+(`benchmarks.caller_wait`; its latency model is read from LATENCY_*). PostgreSQL is
 measured too when TEST_POSTGRES_URL names a database the benchmark may empty
 (`scripts/with-postgres` makes a throwaway one). The 1M-order store is behind
 --store-scale: building its SQLite file takes minutes the first time (it is kept under
@@ -20,6 +22,7 @@ import time
 from collections.abc import Sequence
 
 from benchmarks import (
+    caller_wait,
     concurrency,
     handoff_floor,
     handoff_profile,
@@ -32,6 +35,7 @@ from benchmarks import (
 )
 from benchmarks.callers import Intent, Variant
 from benchmarks.common import machine, quiet_logs
+from customer_service.testing.latency import LatencyModel
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -66,6 +70,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         asyncio.run(prompt_growth.measure(prompt_growth.DEFAULT_TURNS))
     )
     turn_time.report(asyncio.run(turn_time.measure(repeats)))
+    latency = LatencyModel()
+    speed = caller_wait.DEFAULT_SPEED * (2 if args.quick else 1)
+    targets.update(
+        caller_wait.report(asyncio.run(caller_wait.measure(latency, speed=speed)), latency)
+    )
     asyncio.run(concurrency.describe_postgres())
     levels, memory = asyncio.run(concurrency.measure(calls, pause_s=args.pause))
     targets.update(concurrency.report(levels, memory))
