@@ -11,6 +11,7 @@ Durations here are real seconds.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Never
 
@@ -212,15 +213,17 @@ class _FakeSTTStream(stt.RecognizeStream):
 
 
 class FakeTTS(tts.TTS[Never]):
-    """Text-to-speech that says every text as silence, `seconds_per_word` per word."""
+    """Text-to-speech that says every text as silence, `seconds_per_word` per word, its
+    first audio `first_audio_delay` seconds after it was asked for."""
 
-    def __init__(self, *, seconds_per_word: float = 0.4) -> None:
+    def __init__(self, *, seconds_per_word: float = 0.4, first_audio_delay: float = 0.0) -> None:
         super().__init__(
             capabilities=tts.TTSCapabilities(streaming=False),
             sample_rate=SAMPLE_RATE,
             num_channels=1,
         )
         self.seconds_per_word = seconds_per_word
+        self.first_audio_delay = first_audio_delay
         self.texts: list[str] = []
         """Every text synthesized, in order."""
         self.hold: Callable[[str], Awaitable[None]] | None = None
@@ -254,6 +257,8 @@ class _SilentSpeech(tts.ChunkedStream):
     async def _run(self, output_emitter: tts.AudioEmitter) -> None:
         if self._voice.hold is not None:
             await self._voice.hold(self.input_text)
+        if self._voice.first_audio_delay:
+            await asyncio.sleep(self._voice.first_audio_delay)
         output_emitter.initialize(
             request_id=utils.shortuuid("fake_tts_"),
             sample_rate=self._tts.sample_rate,
