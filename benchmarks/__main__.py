@@ -25,6 +25,7 @@ from benchmarks import (
     handoff_profile,
     job_process,
     load,
+    phrase_cache,
     prompt_growth,
     roundtrips,
     store_scale,
@@ -66,6 +67,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         asyncio.run(prompt_growth.measure(prompt_growth.DEFAULT_TURNS))
     )
     turn_time.report(asyncio.run(turn_time.measure(repeats)))
+    phrase_variants = [Variant.ASKED] if args.quick else list(Variant)
+    targets[phrase_cache.TARGET] = phrase_cache.report(
+        asyncio.run(phrase_cache.measure(variants=phrase_variants))
+    )
     asyncio.run(concurrency.describe_postgres())
     levels, memory = asyncio.run(concurrency.measure(calls, pause_s=args.pause))
     targets.update(concurrency.report(levels, memory))

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -174,6 +175,8 @@ class PhraseCache:
         self.enabled = enabled
         self._phrases: dict[tuple[Voice, str], Phrase] = {}
         self._filling: dict[tuple[Voice, str], _Recording] = {}
+        self.syntheses: Counter[tuple[Voice, str]] = Counter()
+        """How many times each sentence was synthesised to fill the cache, by voice."""
 
     def __len__(self) -> int:
         return len(self._phrases)
@@ -207,6 +210,7 @@ class PhraseCache:
                     filling.add(frame)
                 filling.end()
             else:
+                self.syntheses[key] += 1
                 await _record(filling, speaker.synthesis(sentence))
                 phrase = None if filling.error else Phrase.recorded(filling.frames)
                 if phrase is not None and path is not None:
