@@ -28,6 +28,7 @@ from benchmarks import (
     handoff_profile,
     job_process,
     load,
+    phrase_cache,
     prompt_growth,
     roundtrips,
     store_scale,
@@ -74,6 +75,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     speed = caller_wait.DEFAULT_SPEED * (2 if args.quick else 1)
     targets.update(
         caller_wait.report(asyncio.run(caller_wait.measure(latency, speed=speed)), latency)
+    )
+    phrase_variants = [Variant.ASKED] if args.quick else list(Variant)
+    targets[phrase_cache.TARGET] = phrase_cache.report(
+        asyncio.run(phrase_cache.measure(variants=phrase_variants))
     )
     asyncio.run(concurrency.describe_postgres())
     levels, memory = asyncio.run(concurrency.measure(calls, pause_s=args.pause))

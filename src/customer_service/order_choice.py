@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from livekit.agents import ToolError
 
+from customer_service.call.fixed_sentences import fixed
 from customer_service.call.speakable import (
     main_item,
     ordinal_word,
@@ -34,7 +35,7 @@ NOTHING_FITS = (
     "in the order, when you placed it, or its place in the list."
 )
 NOT_LISTED_YET = "I haven't listed your recent orders yet. Would you like me to?"
-SEVERAL_FIT_UNLISTED = (
+SEVERAL_FIT_UNLISTED = fixed(
     "More than one of your recent orders fits that. I can list them for you, or you can "
     "tell me the order number."
 )

@@ -26,6 +26,7 @@ from livekit.agents.voice.agent_session import SessionConnectOptions
 
 from customer_service.call import audit
 from customer_service.call.idle import IdleCaller
+from customer_service.call.phrase_cache import PhraseCache
 from customer_service.call.state import CallState
 from customer_service.call.transcripts import save_transcript
 from customer_service.pipeline import build_models, load_vad
@@ -45,6 +46,7 @@ from customer_service.telephony.noise import caller_audio_input
 logger = logging.getLogger(__name__)
 
 VAD_KEY = "vad"
+PHRASES_KEY = "phrases"
 
 
 PRELOADED_MODULES = ["customer_service.server", "customer_service.addresses.every_country"]
@@ -178,7 +180,10 @@ async def entrypoint(ctx: JobContext) -> None:
         ctx.shutdown(reason="store unavailable")
         return
     ctx.add_shutdown_callback(store.close)
-    state = CallState(store=store, settings=settings, call_id=call_id_for(ctx))
+    # The process's phrase cache, kept for its next call; LiveKit runs one call per
+    # process at a time, so SPEECH_CACHE_DIR is what carries sentences between calls.
+    phrases = ctx.proc.userdata.setdefault(PHRASES_KEY, PhraseCache(settings.speech_cache_dir))
+    state = CallState(store=store, settings=settings, call_id=call_id_for(ctx), phrases=phrases)
 
     session = build_session(
         settings,

@@ -30,8 +30,10 @@ from livekit.agents.llm import ChatContext
 from customer_service.call.code_steps import calls_a_tool, code_step, for_the_model, step_call
 from customer_service.call.consent_wording import ConsentTopic
 from customer_service.call.empty_replies import Reply, never_empty, relays_a_tool_result
+from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.heard import caller_messages
+from customer_service.call.phrase_cache import say
 from customer_service.call.registration import SpecialistRegistration
 from customer_service.call.specialist import LeftForNewRequest
 from customer_service.call.state import CallState
@@ -85,8 +87,10 @@ def supervisor_instructions(specialists: Sequence[SpecialistRegistration]) -> st
     )
 
 
-TEXT_UPDATES_NOT_SET = "I couldn't set up text updates just now, so nothing was set."
-NOT_RECORDED = "This call will not be recorded."
+TEXT_UPDATES_NOT_SET = fixed("I couldn't set up text updates just now, so nothing was set.")
+NOT_RECORDED = fixed("This call will not be recorded.")
+THANK_YOU = fixed("Thank you.")
+"""Before what was decided about the recording the caller answered for."""
 NOT_SET = {
     ConsentTopic.CALL_RECORDING: NOT_RECORDED,
     ConsentTopic.ORDER_UPDATES_SMS: TEXT_UPDATES_NOT_SET,
@@ -139,7 +143,7 @@ class CustomerServiceAgent(Agent):
     async def on_enter(self) -> None:
         state: CallState = self.session.userdata
         if state.settings.recording_consent != RecordingConsent.ASK:
-            self.session.say(GREETING)
+            say(self.session, GREETING)
             return
         recording = OwedQuestion(ConsentTopic.CALL_RECORDING)
         try:
@@ -256,7 +260,7 @@ class CustomerServiceAgent(Agent):
         question is owed again. Whatever happens here, nothing saved before it is undone."""
         state: CallState = self.session.userdata
         owed.puts += 1
-        thanks = "Thank you. " if owed.topic is ConsentTopic.CALL_RECORDING else ""
+        thanks = f"{THANK_YOU} " if owed.topic is ConsentTopic.CALL_RECORDING else ""
         consent: Consent | None = None
         try:
             consent = await obtain_consent(state, owed.topic, ask_again=True, lead_in=lead_in)
@@ -282,14 +286,14 @@ class CustomerServiceAgent(Agent):
         if consent is None:
             if recording:
                 state.stop_recording()  # without a stored, trusted answer, no recording
-            self.session.say(f"{thanks}{NOT_SET[owed.topic]} {closing}")
+            say(self.session, f"{thanks}{NOT_SET[owed.topic]} {closing}")
             return True
         if consent.spoken_over:
             if recording:
                 state.stop_recording()  # not recorded unless the caller says yes
             self._answer_first(owed if owed.puts < MAX_PUTS else None)
             return False
-        self.session.say(f"{thanks}{consent_confirmation(consent)} {closing}")
+        say(self.session, f"{thanks}{consent_confirmation(consent)} {closing}")
         return True
 
     def _answer_first(self, owed: OwedQuestion | None) -> None:

@@ -32,8 +32,10 @@ from livekit.agents.llm import ChatContext, FunctionTool
 from customer_service.addresses import AddressProblem, read_back, validated_address
 from customer_service.call.confirmation import ConfirmationWording, ConfirmBeforeActing
 from customer_service.call.delegation import ResultRejected
+from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.heard import caller_messages
+from customer_service.call.phrase_cache import say
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import PERSONA, quoted
@@ -56,7 +58,7 @@ MAX_REFUSED_CONFIRMATIONS = 3
 """Confirmations refused for want of a clear yes to one read-back before the specialist
 ends, changing nothing: an address is long, and a caller may need to hear it again."""
 
-ADDRESS_PARTS = (
+ADDRESS_PARTS = fixed(
     "Please tell me the street, any apartment or unit, the city, the state or region, the "
     "postal code and the country."
 )
@@ -176,7 +178,7 @@ class AddressCapture(Generic[ResultT]):
         if offers_address(self._specialist.chat_ctx):
             session.generate_reply()
             return
-        session.say(question)
+        say(session, question)
 
     def masked_read_back(self) -> str | None:
         """The address last read back, masked (for a colleague who takes over); None

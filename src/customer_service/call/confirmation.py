@@ -85,8 +85,10 @@ from livekit.agents import RunContext, ToolError, function_tool
 from livekit.agents.llm import FunctionTool
 
 from customer_service.call.answers import confirms
+from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.heard import SpokenQuestion
+from customer_service.call.phrase_cache import say
 from customer_service.call.specialist import LeftForNewRequest, Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import NOTHING_TO_CONFIRM_YET, STILL_THERE
@@ -95,8 +97,8 @@ __all__ = ["SAY_YES_OR_CORRECT", "SAY_YES_OR_NO", "ConfirmBeforeActing", "Confir
 
 ResultT = TypeVar("ResultT")
 
-SAY_YES_OR_NO = "Please say yes or no."
-SAY_YES_OR_CORRECT = "Please say yes, or tell me what to correct."
+SAY_YES_OR_NO = fixed("Please say yes or no.")
+SAY_YES_OR_CORRECT = fixed("Please say yes, or tell me what to correct.")
 
 
 @dataclass(frozen=True)
@@ -218,7 +220,7 @@ class ConfirmBeforeActing(Generic[ResultT]):
         if proposal is None:
             return False
         if self._read_back.heard:
-            self._specialist.session.say(f"{STILL_THERE} {self.wording.re_ask}")
+            say(self._specialist.session, f"{STILL_THERE} {self.wording.re_ask}")
         else:
             self._read_back.ask(f"{STILL_THERE} {proposal.read_back}")
         return True

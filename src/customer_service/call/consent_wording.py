@@ -11,6 +11,8 @@ from typing import Annotated
 from livekit.agents import ToolError
 from pydantic import WithJsonSchema
 
+from customer_service.call.fixed_sentences import fixed
+
 
 class ConsentTopic(enum.StrEnum):
     CALL_RECORDING = "call_recording"
@@ -48,33 +50,33 @@ class ConsentWording:
 CONSENT_WORDING: dict[ConsentTopic, ConsentWording] = {
     ConsentTopic.CALL_RECORDING: ConsentWording(
         version="call_recording/2026-11-26",
-        question=(
+        question=fixed(
             "May we record this call to check and improve our service? Please say yes or no."
         ),
-        is_that_a_yes="Is that a yes to recording this call?",
+        is_that_a_yes=fixed("Is that a yes to recording this call?"),
     ),
     ConsentTopic.ORDER_UPDATES_SMS: ConsentWording(
         version="order_updates_sms/2026-11-01",
-        question=(
+        question=fixed(
             "Would you like text message updates about your orders sent to the phone "
             "number on your account? Message and data rates may apply. Please say yes or no."
         ),
-        is_that_a_yes="Is that a yes to text updates?",
+        is_that_a_yes=fixed("Is that a yes to text updates?"),
     ),
 }
 
 
 CONSENT_CONFIRMATIONS = {
-    (ConsentTopic.CALL_RECORDING, True): "This call may be recorded.",
-    (ConsentTopic.CALL_RECORDING, False): "This call will not be recorded.",
-    (ConsentTopic.ORDER_UPDATES_SMS, True): "You'll get text updates about your orders.",
-    (ConsentTopic.ORDER_UPDATES_SMS, False): "You won't get text updates about your orders.",
+    (ConsentTopic.CALL_RECORDING, True): fixed("This call may be recorded."),
+    (ConsentTopic.CALL_RECORDING, False): fixed("This call will not be recorded."),
+    (ConsentTopic.ORDER_UPDATES_SMS, True): fixed("You'll get text updates about your orders."),
+    (ConsentTopic.ORDER_UPDATES_SMS, False): fixed("You won't get text updates about your orders."),
 }
 UNCLEAR_CONFIRMATIONS = {
-    ConsentTopic.CALL_RECORDING: (
+    ConsentTopic.CALL_RECORDING: fixed(
         "I didn't get a clear yes or no, so this call will not be recorded."
     ),
-    ConsentTopic.ORDER_UPDATES_SMS: (
+    ConsentTopic.ORDER_UPDATES_SMS: fixed(
         "I didn't get a clear yes or no, so I haven't set up text updates."
     ),
 }

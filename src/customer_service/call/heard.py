@@ -16,6 +16,7 @@ from livekit.agents.llm import ChatContext, ChatMessage
 from livekit.agents.voice import SpeechHandle
 
 from customer_service.call.caller_timeline import CallerTimeline
+from customer_service.call.phrase_cache import say
 
 __all__ = ["ANSWER_OVERLAP_S", "SpokenQuestion", "caller_messages"]
 
@@ -58,7 +59,7 @@ class SpokenQuestion:
         self._finished_at = None
         self._ended = False
         self._earlier_messages = len(caller_messages(self._agent.chat_ctx))
-        speech = self._agent.session.say(text)
+        speech = say(self._agent.session, text)
         self._speech = speech
         speech.add_done_callback(self._note_finished)
         return speech

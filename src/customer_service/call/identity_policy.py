@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from textwrap import dedent
 
+from customer_service.call.fixed_sentences import fixed
 from customer_service.call.identity_hold import matching_candidate
 from customer_service.call.state import CallState
 from customer_service.call.wording import PERSONA
@@ -52,7 +53,7 @@ __all__ = [
 
 # What the identity specialist (`customer_service.specialists.identity`) says and is told
 # under email-or-name-zip; its own constants are the default policy's.
-OPENING_QUESTION_EMAIL_OR_NAME_ZIP = (
+OPENING_QUESTION_EMAIL_OR_NAME_ZIP = fixed(
     "Before I can help with that, I need to verify your identity. Please tell me the "
     "email address on your account, or your full name and zip code."
 )
@@ -70,7 +71,7 @@ EMAIL_OR_NAME_ZIP_INSTRUCTIONS = PERSONA + dedent(
     orders here.
     """
 )
-MISSING_EMAIL_OR_NAME_ZIP = (
+MISSING_EMAIL_OR_NAME_ZIP = fixed(
     "To verify you I need the email address on your account, or your full name and zip "
     "code together."
 )

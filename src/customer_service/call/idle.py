@@ -18,6 +18,7 @@ from typing import Protocol
 
 from livekit.agents import AgentSession, AgentStateChangedEvent, AgentTask, UserStateChangedEvent
 
+from customer_service.call.phrase_cache import say
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import ENDING_FOR_SILENCE, HOW_CAN_I_HELP, STILL_THERE
@@ -79,9 +80,9 @@ class IdleCaller:
         elif isinstance(agent, AgentTask):
             # One of the framework's own tasks (keypad entry, a warm transfer): it has no
             # short question of ours to ask.
-            self._session.say(STILL_THERE)
+            say(self._session, STILL_THERE)
         else:
-            self._session.say(f"{STILL_THERE} {HOW_CAN_I_HELP}")
+            say(self._session, f"{STILL_THERE} {HOW_CAN_I_HELP}")
         self._asked_unplayed = True
         # The caller counts as listening again, so a second silence is measured afresh.
         # Not from inside this state change's own event: every other listener would hear

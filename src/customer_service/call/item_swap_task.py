@@ -33,6 +33,7 @@ from customer_service.call.item_swaps import (
     swap_choices,
 )
 from customer_service.call.payment_methods import PaymentMethodId
+from customer_service.call.phrase_cache import say
 from customer_service.call.registration import Desk
 from customer_service.call.run_check_write import run_check_write, well_formed
 from customer_service.call.speakable import spoken_items
@@ -97,9 +98,10 @@ class ItemSwapTask(Specialist[ResultT], Generic[ResultT]):
         # order was read (the supervisor tool reads it with `disclosing`).
         order = self._choices.order
         self.session.userdata.record_disclosure(order.order_id)
-        self.session.say(
+        say(
+            self.session,
             f"Order {spoken_order_id(order.order_id)} contains {spoken_items(order.items)}. "
-            f"{self._rules.question}"
+            f"{self._rules.question}",
         )
 
     @guarded()

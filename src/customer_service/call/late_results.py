@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from livekit.agents import FunctionToolsExecutedEvent, RunContext
 
+from customer_service.call.phrase_cache import say
 from customer_service.call.state import CallState
 from customer_service.call.wording import ANYTHING_ELSE, unquoted
 
@@ -34,6 +35,6 @@ def say_if_cut_off(context: RunContext[CallState]) -> None:
         text = unquoted(output.output).strip()
         if text:
             closing = "" if text.endswith("?") else f" {ANYTHING_ELSE}"
-            session.say(f"{text}{closing}")
+            say(session, f"{text}{closing}")
 
     session.on("function_tools_executed", on_executed)

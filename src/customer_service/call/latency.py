@@ -15,9 +15,12 @@ from typing import Any
 
 from livekit.agents import AgentSession
 
+from customer_service.call.fixed_sentences import fixed
+from customer_service.call.phrase_cache import say
+
 __all__ = ["ONE_MOMENT", "SlowStepNotice"]
 
-ONE_MOMENT = "One moment, please."
+ONE_MOMENT = fixed("One moment, please.")
 
 
 class SlowStepNotice:
@@ -78,6 +81,6 @@ class SlowStepNotice:
         if session.agent_state == "speaking":
             return  # the caller is hearing something already
         try:
-            session.say(ONE_MOMENT, add_to_chat_ctx=False)
+            say(session, ONE_MOMENT, add_to_chat_ctx=False)
         except RuntimeError:
             return  # the session is closing

@@ -28,6 +28,7 @@ from pydantic import JsonValue
 
 from customer_service.call.empty_replies import Reply, never_empty, relays_a_tool_result
 from customer_service.call.guard import guarded
+from customer_service.call.phrase_cache import say
 from customer_service.call.state import CallState
 from customer_service.call.wording import (
     LEFT_FOR_SOMETHING_ELSE,
@@ -94,7 +95,7 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
 
     def nudge(self) -> None:
         """Asks the question again, once and briefly, after the caller went quiet."""
-        self.session.say(f"{STILL_THERE} {self.still_there_question}".strip())
+        say(self.session, f"{STILL_THERE} {self.still_there_question}".strip())
 
     def cancel(self) -> None:
         if not self.done() and not self.timed_out:

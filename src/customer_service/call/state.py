@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from customer_service.call.duplicates import DuplicateCalls
 from customer_service.call.latency import SlowStepNotice
+from customer_service.call.phrase_cache import PhraseCache
 from customer_service.clock import Clock
 from customer_service.domain import Customer
 from customer_service.settings import Settings
@@ -153,6 +154,9 @@ class CallState:
     duplicate_calls: DuplicateCalls = field(default_factory=DuplicateCalls)
     """Those tools' outcomes in the model's latest reply: the same call again in that
     reply gets the first one's outcome instead of running again."""
+    phrases: PhraseCache = field(default_factory=PhraseCache)
+    """The audio of the sentences the agent says word for word (`call.phrase_cache`): the
+    job process's in a room (`server`), else one of the call's own."""
 
     def __post_init__(self) -> None:
         self.slow_steps = SlowStepNotice(self.settings.slow_step_notice_s)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import functools
 import unicodedata
 
+from customer_service.call.fixed_sentences import fixed
+
 # How numbers sound is decided in one place; this name is kept for its many callers.
 from customer_service.call.speakable import spaced_digits as spaced_digits
 
@@ -27,25 +29,25 @@ SPECIALIST_WAY_OUT = (
 )
 """Every specialist's instructions end with this: a caller may change topic anywhere."""
 
-LEFT_FOR_SOMETHING_ELSE = "All right, let's leave that there."
+LEFT_FOR_SOMETHING_ELSE = fixed("All right, let's leave that there.")
 """A specialist stopped because the caller asked for something else: nothing was saved,
 and the caller's new request is answered next."""
 
-WELCOME = "Hello, thanks for calling."
-HOW_CAN_I_HELP = "How can I help you today?"
+WELCOME = fixed("Hello, thanks for calling.")
+HOW_CAN_I_HELP = fixed("How can I help you today?")
 GREETING = f"{WELCOME} {HOW_CAN_I_HELP}"
-ANYTHING_ELSE = "Is there anything else I can help you with?"
-GOODBYE = "Thank you for calling. Goodbye!"
-STILL_THERE = "Are you still there?"
-NOTHING_TO_CONFIRM_YET = (
+ANYTHING_ELSE = fixed("Is there anything else I can help you with?")
+GOODBYE = fixed("Thank you for calling. Goodbye!")
+STILL_THERE = fixed("Are you still there?")
+NOTHING_TO_CONFIRM_YET = fixed(
     "Nothing has changed yet. I'll read the details back to you before anything is done."
 )
 """A confirmation asked for before anything was read back (`call.confirmation`)."""
-ENDING_FOR_SILENCE = (
+ENDING_FOR_SILENCE = fixed(
     "I haven't heard from you, so I'll end the call now. Please call us back any time. Goodbye!"
 )
 
-OFFER_HUMAN = "I can transfer you to a colleague who can help."
+OFFER_HUMAN = fixed("I can transfer you to a colleague who can help.")
 """The offer of a person; every sentence that offers one ends with it."""
 
 END_OR_HELP = ANYTHING_ELSE
@@ -53,29 +55,33 @@ END_OR_HELP = ANYTHING_ELSE
 "no" answers by ending the call and a "yes" by going on. A second closing before it
 ("if that's everything, just say so") would be two questions in a row."""
 
-HANDOFF = (
+HANDOFF = fixed(
     "I've passed your call to a colleague with a summary of what we've covered, so you "
     f"won't have to repeat yourself. They'll contact you as soon as one is free. {END_OR_HELP}"
 )
 
-BOUND_APOLOGY = f"I'm sorry, I'm not able to sort this out for you on this call. {OFFER_HUMAN}"
+BOUND_APOLOGY = fixed(
+    f"I'm sorry, I'm not able to sort this out for you on this call. {OFFER_HUMAN}"
+)
 """A guardrail stopped the work; said once per call, then only the offer."""
 
-RESULT_UNUSABLE = f"I'm sorry, something went wrong on my side while checking that. {OFFER_HUMAN}"
-STORE_APOLOGY = (
+RESULT_UNUSABLE = fixed(
+    f"I'm sorry, something went wrong on my side while checking that. {OFFER_HUMAN}"
+)
+STORE_APOLOGY = fixed(
     "I'm sorry, I can't reach our records right now, so nothing has been changed. You can "
     f"try again in a few minutes. {OFFER_HUMAN}"
 )
-UNEXPECTED_APOLOGY = (
+UNEXPECTED_APOLOGY = fixed(
     f"I'm sorry, something went wrong on my side. Nothing has been changed. {OFFER_HUMAN}"
 )
-REPEATED_CALL = f"I'm sorry, we seem to be going around in circles. {OFFER_HUMAN}"
-LLM_FAILURE_APOLOGY = (
+REPEATED_CALL = fixed(f"I'm sorry, we seem to be going around in circles. {OFFER_HUMAN}")
+LLM_FAILURE_APOLOGY = fixed(
     "I'm sorry, I'm having trouble on my side right now. Could you say that again? "
     f"If it keeps happening, {OFFER_HUMAN}"
 )
 """The whole reply of a turn whose model failed before sending any text or tool call."""
-SAY_AGAIN = "Sorry, could you say that again?"
+SAY_AGAIN = fixed("Sorry, could you say that again?")
 """The whole reply of a turn whose model sent no words and no tool call: never silence
 (`call.empty_replies`)."""
 

@@ -76,6 +76,9 @@ class Settings(BaseSettings):
     `http://localhost:8000/v1`) serving LLM_MODEL with MODEL_PROVIDER=plugins, and the
     evals' judge; empty: OpenAI itself."""
     cartesia_api_key: SecretStr = SecretStr("")
+    speech_cache_dir: Path | None = None
+    """Where the audio of the sentences the agent says word for word is kept, shared by
+    the machine's job processes; unset keeps it in each process's memory only."""
     turn_detection: TurnDetection = TurnDetection.LIVEKIT
     noise_cancellation: NoiseCancellation = NoiseCancellation.AUTO
 
@@ -178,10 +181,11 @@ class Settings(BaseSettings):
             return tuple(part.strip() for part in value.split(",") if part.strip())
         return value
 
-    @field_validator("transcript_dir", "report_dir", mode="before")
+    @field_validator("transcript_dir", "report_dir", "speech_cache_dir", mode="before")
     @classmethod
     def _empty_means_unset(cls, value: object) -> object:
-        # `TRANSCRIPT_DIR=` or `REPORT_DIR=` from .env.example must not mean this directory.
+        # `TRANSCRIPT_DIR=`, `REPORT_DIR=` or `SPEECH_CACHE_DIR=` from .env.example must not
+        # mean this directory.
         return None if value == "" else value
 
     @field_validator("model_prices", mode="before")

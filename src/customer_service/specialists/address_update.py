@@ -25,6 +25,7 @@ from customer_service.call.address_capture import offers_address as offers_addre
 from customer_service.call.confirmation import ConfirmationWording
 from customer_service.call.consent_wording import ConsentTopic
 from customer_service.call.delegation import ResultRejected
+from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.registration import (
@@ -48,8 +49,8 @@ ADDRESS_INSTRUCTIONS = address_instructions("the new delivery address for one or
 WORDING = ConfirmationWording(
     done="changed",
     thing="the address",
-    question="Is the address I read back right?",
-    asking="Is that right?",
+    question=fixed("Is the address I read back right?"),
+    asking=fixed("Is that right?"),
     refused="I haven't changed the address, since I couldn't confirm it with you.",
     unanswered=(
         "Before I change anything, please tell me whether the address I read back is right."
@@ -80,7 +81,7 @@ class AddressUpdateTask(Specialist[AddressUpdateResult]):
     """Captures a new delivery address for one order, reads it back itself and returns it
     only when the caller heard that read-back in full and clearly said it is right."""
 
-    still_there_question = "What's the new delivery address?"
+    still_there_question = fixed("What's the new delivery address?")
 
     def __init__(self, *, order_id: str, chat_ctx: NotGivenOr[ChatContext] = NOT_GIVEN) -> None:
         self._order_id = order_id

@@ -22,8 +22,10 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from customer_service.call.confirmation import ConfirmationWording, ConfirmBeforeActing
 from customer_service.call.delegation import ResultRejected
+from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.order_view import OrderLookupResult
+from customer_service.call.phrase_cache import say
 from customer_service.call.refunds import refunds_said
 from customer_service.call.registration import (
     PASS_ORDER_ID,
@@ -72,11 +74,11 @@ REASON_WORDS = {
     CancelReason.ORDERED_BY_MISTAKE: "it was ordered by mistake",
 }
 """Each reason the store takes, as the caller hears it."""
-REASON_QUESTION = (
+REASON_QUESTION = fixed(
     f"Why would you like to cancel it: because {REASON_WORDS[CancelReason.NO_LONGER_NEEDED]}, "
     f"or because {REASON_WORDS[CancelReason.ORDERED_BY_MISTAKE]}?"
 )
-CLOSER_REASON_QUESTION = (
+CLOSER_REASON_QUESTION = fixed(
     "I can cancel an order only because you no longer need it or because it was ordered "
     "by mistake. Which of those is closer?"
 )
@@ -88,7 +90,7 @@ def wording(order_id: str) -> ConfirmationWording:
     return ConfirmationWording(
         done="cancelled",
         thing=f"order {spoken_order_id(order_id)}",
-        question="Do you want me to cancel this order?",
+        question=fixed("Do you want me to cancel this order?"),
         correctable=False,
     )
 
@@ -176,7 +178,7 @@ class CancellationTask(Specialist[CancellationResult]):
         # The question names the order's items: its disclosure was recorded when the
         # order was read (`cancel_order` reads it with `disclosing`).
         self.session.userdata.record_disclosure(self._order.order_id)
-        self.session.say(opening_question(self._order))
+        say(self.session, opening_question(self._order))
 
     @function_tool()
     @guarded()

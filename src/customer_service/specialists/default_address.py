@@ -25,6 +25,7 @@ from customer_service.call.address_capture import (
 )
 from customer_service.call.confirmation import ConfirmationWording
 from customer_service.call.delegation import ResultRejected
+from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.registration import Desk, supervisor_tool
 from customer_service.call.run_check_write import run_check_write, well_formed
@@ -51,7 +52,7 @@ DEFAULT_ADDRESS_INSTRUCTIONS = (
 WORDING = ConfirmationWording(
     done="changed",
     thing="the address on your account",
-    question="Is that the right address for your account?",
+    question=fixed("Is that the right address for your account?"),
 )
 
 ORDERS_KEEP_THEIRS = (
@@ -65,7 +66,7 @@ ACCOUNT_NOT_FOUND = (
 
 
 def opening_question() -> str:
-    return f"What's the new default address for your account? {ADDRESS_PARTS}"
+    return fixed(f"What's the new default address for your account? {ADDRESS_PARTS}")
 
 
 def read_back_question(address: PostalAddress) -> str:
@@ -87,7 +88,7 @@ class DefaultAddressTask(Specialist[DefaultAddressResult]):
     """Captures the account's new default address, reads it back itself and returns it
     only when the caller heard that read-back in full and clearly said it is right."""
 
-    still_there_question = "What's the new address for your account?"
+    still_there_question = fixed("What's the new address for your account?")
 
     def __init__(self, *, customer_id: str, chat_ctx: NotGivenOr[ChatContext] = NOT_GIVEN) -> None:
         self._capture = AddressCapture(

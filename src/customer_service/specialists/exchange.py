@@ -16,6 +16,7 @@ from textwrap import dedent
 from livekit.agents import RunContext
 
 from customer_service.call.confirmation import ConfirmationWording
+from customer_service.call.fixed_sentences import fixed
 from customer_service.call.item_swap_task import ItemSwapTask, swap_of_callers_order
 from customer_service.call.item_swaps import (
     ItemSwapResult,
@@ -85,12 +86,12 @@ def exchange_refused(order_id: str, refusal: ChangeRefusal) -> str | None:
     return None
 
 
-QUESTION = (
+QUESTION = fixed(
     "Which items would you like to exchange, and for which version? An order can be "
     "exchanged only once, so please tell me every item you'd like to exchange now."
 )
 WORDING = ConfirmationWording(
-    done="requested", thing="an exchange", question="Shall I request this exchange?"
+    done="requested", thing="an exchange", question=fixed("Shall I request this exchange?")
 )
 
 

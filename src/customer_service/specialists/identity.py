@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from customer_service.call import audit
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
+from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.heard import caller_messages
 from customer_service.call.identity_hold import Hold, hold_on
@@ -27,6 +28,7 @@ from customer_service.call.identity_policy import (
     matching_account,
     verified_by,
 )
+from customer_service.call.phrase_cache import say
 from customer_service.call.registration import Desk, supervisor_tool
 from customer_service.call.run_check_write import well_formed
 from customer_service.call.specialist import Specialist
@@ -43,12 +45,12 @@ from customer_service.telephony.caller_id import (
     CallingNumberConfirmation,
 )
 
-OPENING_QUESTION = (
+OPENING_QUESTION = fixed(
     "Before I can help with that, I need to verify your identity. Please tell me your "
     "full name, the postal code on your account, and the phone number or email address "
     "on the account."
 )
-OPENING_QUESTION_ON_A_PHONE = (
+OPENING_QUESTION_ON_A_PHONE = fixed(
     "Before I can help with that, I need to verify your identity. Please tell me your "
     "full name and the postal code on your account."
 )
@@ -137,7 +139,7 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
     """Collects what the call's `IDENTITY_POLICY` checks (name, postal code and phone or
     email; or the email, or the name and postal code) and checks it against the store."""
 
-    still_there_question = (
+    still_there_question = fixed(
         "To verify you, I need your full name, your postal code, and the phone number or "
         "email address on your account."
     )
@@ -178,11 +180,11 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             return
         # A fixed question instead of a generated one saves a round trip of silence.
         if self._policy is IdentityPolicy.EMAIL_OR_NAME_ZIP:
-            self.session.say(OPENING_QUESTION_EMAIL_OR_NAME_ZIP)
+            say(self.session, OPENING_QUESTION_EMAIL_OR_NAME_ZIP)
         elif self._calling_number is None:
-            self.session.say(OPENING_QUESTION)
+            say(self.session, OPENING_QUESTION)
         else:
-            self.session.say(OPENING_QUESTION_ON_A_PHONE)
+            say(self.session, OPENING_QUESTION_ON_A_PHONE)
             self._calling_number_question.ask()
 
     def _check_tool(self) -> CheckTool:

@@ -16,6 +16,7 @@ from textwrap import dedent
 from livekit.agents import RunContext
 
 from customer_service.call.confirmation import ConfirmationWording
+from customer_service.call.fixed_sentences import fixed
 from customer_service.call.item_swap_task import ItemSwapTask, swap_of_callers_order
 from customer_service.call.item_swaps import (
     ItemSwapResult,
@@ -88,12 +89,12 @@ def item_change_refused(order_id: str, refusal: ChangeRefusal) -> str | None:
     return None
 
 
-QUESTION = (
+QUESTION = fixed(
     "Which items would you like to change, and to which version? Please tell me every "
     "item now: after this change, the order can't be changed again or cancelled."
 )
 WORDING = ConfirmationWording(
-    done="changed", thing="the items", question="Shall I make this change?"
+    done="changed", thing="the items", question=fixed("Shall I make this change?")
 )
 
 

@@ -17,8 +17,10 @@ from customer_service.call.disclosed_reads import (
     order_disclosing,
     recent_orders_disclosing,
 )
+from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.order_view import OrderLookupResult as OrderLookupResult
+from customer_service.call.phrase_cache import say
 from customer_service.call.registration import (
     PASS_ORDER_ID,
     CallersOrderId,
@@ -52,8 +54,10 @@ from customer_service.telephony.keypad import (
     digits_from_keypad,
 )
 
-OPENING_QUESTION = "What's the order number? If you don't have it, I can list your recent orders."
-OPENING_QUESTION_ON_A_PHONE = (
+OPENING_QUESTION = fixed(
+    "What's the order number? If you don't have it, I can list your recent orders."
+)
+OPENING_QUESTION_ON_A_PHONE = fixed(
     "What's the order number? You can say it, or say keypad to type it in. If you don't "
     "have it, I can list your recent orders."
 )
@@ -137,7 +141,7 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
     """Asks for an order number (or lists recent orders) and returns the caller's order.
     On a phone line the caller may also type the number on the keypad."""
 
-    still_there_question = "What's the order number?"
+    still_there_question = fixed("What's the order number?")
 
     def __init__(
         self,
@@ -170,13 +174,13 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
     async def opening(self) -> None:
         only = self._only_order
         if self._several_named:
-            self.session.say(SEVERAL_FIT_UNLISTED)
+            say(self.session, SEVERAL_FIT_UNLISTED)
         elif only is not None and await disclosure_recorded(self.session.userdata, only):
             # Heard like a list of one: "that one" then picks it.
             self._listed = [only]
-            self.session.say(one_order_offer(only))
+            say(self.session, one_order_offer(only))
         else:
-            self.session.say(OPENING_QUESTION_ON_A_PHONE if self._on_phone else OPENING_QUESTION)
+            say(self.session, OPENING_QUESTION_ON_A_PHONE if self._on_phone else OPENING_QUESTION)
 
     @function_tool()
     # Its own cap on misses is the stricter bound here.

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from customer_service.call.confirmation import ConfirmationWording, ConfirmBeforeActing
 from customer_service.call.delegation import ResultRejected
+from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.payment_methods import (
@@ -31,6 +32,7 @@ from customer_service.call.payment_methods import (
     spoken_amount,
     spoken_method,
 )
+from customer_service.call.phrase_cache import say
 from customer_service.call.refunds import refund_said
 from customer_service.call.registration import (
     PASS_ORDER_ID,
@@ -71,7 +73,7 @@ MAX_REFUSED_CONFIRMATIONS = 2
 """Confirmations refused for want of a clear yes before the task ends, changing nothing."""
 
 WORDING = ConfirmationWording(
-    done="changed", thing="how the order is paid", question="Shall I make this change?"
+    done="changed", thing="how the order is paid", question=fixed("Shall I make this change?")
 )
 
 
@@ -147,7 +149,7 @@ class PaymentChangeTask(Specialist[PaymentChangeResult]):
     """Learns which other of the caller's methods pays for one order, reads the change
     back itself and returns it only on the caller's clear yes to that read-back."""
 
-    still_there_question = "Which payment method would you like to pay with instead?"
+    still_there_question = fixed("Which payment method would you like to pay with instead?")
 
     def __init__(
         self, *, order: OrderLookupResult, paid: Transaction, methods: Sequence[PaymentMethod]
@@ -183,7 +185,7 @@ class PaymentChangeTask(Specialist[PaymentChangeResult]):
     async def opening(self) -> None:
         # It names the order's amount: its disclosure was recorded when the order was read.
         self.session.userdata.record_disclosure(self._order.order_id)
-        self.session.say(opening_question(self._order, self._paid, self._methods))
+        say(self.session, opening_question(self._order, self._paid, self._methods))
 
     @function_tool()
     @guarded()

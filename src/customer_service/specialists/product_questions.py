@@ -23,6 +23,7 @@ from livekit.agents.types import NOT_GIVEN, NotGivenOr
 from pydantic import BaseModel, ConfigDict, Field
 
 from customer_service.call.delegation import delegate
+from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.registration import Desk, supervisor_tool
 from customer_service.call.speakable import count_word, spoken_list
@@ -46,7 +47,7 @@ INSTRUCTIONS = PERSONA + dedent(
     """
 )
 NOT_VERIFIED = "You know nothing of the caller's orders."
-WHICH_PRODUCT = "Which product would you like to know about?"
+WHICH_PRODUCT = fixed("Which product would you like to know about?")
 NEEDS_VERIFICATION = (
     "I can only look at what you ordered once I've confirmed who you are. I can tell you "
     "about any product in our catalog, though."

@@ -22,9 +22,11 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from customer_service.call.confirmation import ConfirmationWording, ConfirmBeforeActing
 from customer_service.call.delegation import ResultRejected
+from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.payment_methods import methods_listing, refund_timing, spoken_method
+from customer_service.call.phrase_cache import say
 from customer_service.call.registration import (
     PASS_ORDER_ID,
     CallersOrderId,
@@ -74,7 +76,7 @@ MAX_REFUSED_CONFIRMATIONS = 2
 """Confirmations refused for want of a clear yes before the task ends, requesting nothing."""
 
 WORDING = ConfirmationWording(
-    done="requested", thing="a return", question="Shall I request this return?"
+    done="requested", thing="a return", question=fixed("Shall I request this return?")
 )
 REASON_WORDS = {
     ReturnReason.DAMAGED: "{they} arrived damaged",
@@ -174,7 +176,7 @@ class ReturnTask(Specialist[ReturnResult]):
     """Learns which items of one order go back and why, reads the request back itself and
     returns it only when the caller heard that read-back in full and clearly said yes."""
 
-    still_there_question = "Which items would you like to return, and why?"
+    still_there_question = fixed("Which items would you like to return, and why?")
 
     def __init__(self, *, order: OrderLookupResult, choices: Sequence[PaymentMethod]) -> None:
         self._order = order
@@ -208,7 +210,7 @@ class ReturnTask(Specialist[ReturnResult]):
         # The question names the order's items: its disclosure was recorded when the
         # order was read (`request_return` reads it with `disclosing`).
         self.session.userdata.record_disclosure(self._order.order_id)
-        self.session.say(opening_question(self._order, self._choices))
+        say(self.session, opening_question(self._order, self._choices))
 
     def _refund_to(self, refund_method_id: str | None) -> PaymentMethod:
         """The chosen method the refund goes to; a speakable `ToolError` asking where when

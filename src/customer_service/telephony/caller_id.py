@@ -16,6 +16,7 @@ from livekit.agents.llm import ChatMessage
 from livekit.agents.voice import SpeechHandle
 
 from customer_service.call.answers import polarity
+from customer_service.call.fixed_sentences import fixed
 from customer_service.call.heard import SpokenQuestion, caller_messages
 from customer_service.call.state import CallerLine, CallState
 
@@ -65,7 +66,7 @@ async def learn_caller_line(ctx: JobContext, state: CallState) -> None:
     )
 
 
-CALLING_NUMBER_QUESTION = "Are you calling from the number on your account?"
+CALLING_NUMBER_QUESTION = fixed("Are you calling from the number on your account?")
 """Asked on its own, without saying the number or whose it is: the caller is not
 verified yet."""
 

@@ -34,6 +34,7 @@ from livekit.agents.llm import ChatMessage
 from livekit.agents.voice import SpeechHandle
 
 from customer_service.call import audit
+from customer_service.call.phrase_cache import say
 from customer_service.call.state import CallState
 from customer_service.call.wording import GOODBYE
 from customer_service.store import StoreUnavailable
@@ -95,7 +96,7 @@ def start_hang_up(
         # RuntimeError: the session is already closing, and nobody is left to hear one.
         with suppress(RuntimeError):
             # Interruptible: the framework pauses it for noise and cuts it for words.
-            speech = session.say(farewell, allow_interruptions=True)
+            speech = say(session, farewell, allow_interruptions=True)
     ended = asyncio.create_task(_end_the_call(session, speech, audit_event), name="hang up")
     _hang_ups[session] = _HangUp(speech, ended)
     return ended

@@ -39,6 +39,8 @@ from pydantic import JsonValue
 
 from customer_service.call import audit
 from customer_service.call.escalation import briefing, escalate, model_note, summarize
+from customer_service.call.fixed_sentences import fixed
+from customer_service.call.phrase_cache import say
 from customer_service.call.state import CallState
 from customer_service.call.wording import END_OR_HELP
 from customer_service.settings import Settings
@@ -55,13 +57,13 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-PUTTING_YOU_THROUGH = "I'm putting you through to a colleague now. Please stay on the line."
+PUTTING_YOU_THROUGH = fixed("I'm putting you through to a colleague now. Please stay on the line.")
 """The one line before a cold transfer."""
-BRINGING_IN_A_COLLEAGUE = (
+BRINGING_IN_A_COLLEAGUE = fixed(
     "Please hold while I bring in a colleague and tell them what we've covered."
 )
 """The one line before a warm transfer; hold music follows."""
-TRANSFER_FAILED = (
+TRANSFER_FAILED = fixed(
     "I'm sorry, I couldn't reach a colleague just now. One will call you back as soon as "
     f"they can, with a summary of what we've covered. {END_OR_HELP}"
 )
@@ -187,11 +189,11 @@ async def _put_through(
     state = session.userdata
     try:
         if transfer.kind is TransferKind.COLD:
-            await session.say(PUTTING_YOU_THROUGH, allow_interruptions=False)
+            await say(session, PUTTING_YOU_THROUGH, allow_interruptions=False)
             with _caller_unheard(session):
                 await transfer.job.transfer_sip_participant(transfer.caller, transfer.refer_to)
         else:
-            await session.say(BRINGING_IN_A_COLLEAGUE, allow_interruptions=False)
+            await say(session, BRINGING_IN_A_COLLEAGUE, allow_interruptions=False)
             # The task holds the caller, talks with the colleague and merges the calls;
             # a colleague who does not answer, declines or is voicemail is a ToolError.
             await WarmTransferTask(

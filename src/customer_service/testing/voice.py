@@ -65,6 +65,7 @@ from livekit.agents.voice.agent_activity import ActivityClosedError
 
 from customer_service.call import audit
 from customer_service.call.caller_timeline import CallerTimeline
+from customer_service.call.phrase_cache import PhraseCache
 from customer_service.call.state import CallState
 from customer_service.pipeline.resilience import speak_failures
 from customer_service.server import build_session
@@ -373,6 +374,7 @@ async def voice_call_session(
     speech: CallSpeech | None = None,
     latency: LatencyModel | None = None,
     agent: AgentFactory | None = None,
+    phrases: PhraseCache | None = None,
 ) -> AsyncIterator[VoiceCall]:
     """A voice call answered by `CustomerServiceAgent` (or by `agent(state)`), the
     caller following `caller`.
@@ -381,7 +383,8 @@ async def voice_call_session(
     closed when the block ends. The store and `settings` work as in `call_session`: a
     `store` given is used as it is, neither seeded nor closed here. `speech` replaces
     the timed fakes (real speech models run at `speed` 1); `latency` gives the fakes and
-    the model the providers' delays (`latency.LatencyModel`).
+    the model the providers' delays (`latency.LatencyModel`). `phrases`: the phrase cache
+    the call shares with others (`call.phrase_cache`); by default one of its own.
     """
     settings = settings or get_settings()
     async with AsyncExitStack() as scratch:
@@ -391,6 +394,8 @@ async def voice_call_session(
             store = await open_demo_store(database_url)
             scratch.push_async_callback(store.close)
         state = CallState(store=store, settings=settings)
+        if phrases is not None:
+            state.phrases = phrases
         call = VoiceCall(
             state, llm, caller, speed=speed, speech=speech, latency=latency, agent=agent
         )
