@@ -21,10 +21,10 @@ never fails a call.
 A synthesis goes through the framework's own path (`perform_tts_inference` with the
 agent's `tts_node` and the session's text transforms), so a TTS that fails here fails
 the speech as it would without the cache (the session reports the TTS error and the
-call goes on), and the sentence that failed is not kept. Its other pieces were asked for at the same time:
-one that arrived whole is kept, where without the cache the framework would have
-stopped at the failed sentence. The cache is keyed
-by the TTS that speaks (the agent's, else the session's): the one place a fallback
+call goes on), and the sentence that failed is not kept. Its other pieces were asked
+for at the same time: one that arrived whole is kept, where without the cache the
+framework would have stopped at the failed sentence. The cache is keyed by the TTS that
+speaks (the agent's, else the session's): the one place a fallback
 sits is the LLM, and a TTS's own gateway-side fallback (`inference.TTS(fallback=...)`)
 is not configured.
 """
