@@ -44,6 +44,7 @@ from benchmarks.conversation import AgentKind
 from benchmarks.models import bare_model, single_agent_model, supervised_model
 from benchmarks.single_agent import BareAgent, SingleAgent, SingleAgentState
 from benchmarks.tau2.voice_side import VoiceAgent
+from customer_service.call.phrase_cache import PhraseCache
 from customer_service.call.state import CallState
 from customer_service.settings import Settings
 from customer_service.store import Store
@@ -170,8 +171,11 @@ async def play(
     *,
     speed: float = DEFAULT_SPEED,
     settings: Settings | None = None,
+    phrases: PhraseCache | None = None,
 ) -> FlowWaits:
-    """One flow (or, for the bare agent, `BARE_TURNS` questions) over the voice seam."""
+    """One flow (or, for the bare agent, `BARE_TURNS` questions) over the voice seam;
+    this agent's fixed sentences from `phrases` when given (else a cache of the call's
+    own)."""
     caller = demo_caller(intent or Intent.LOOKUP)
     flow = f"{intent.name.lower()}, {variant.value}" if intent and variant else "bare"
     run = FlowWaits(agent, flow)
@@ -189,6 +193,7 @@ async def play(
                     speed=speed,
                     latency=latency,
                     agent=_agent_factory(agent),
+                    phrases=phrases,
                 ) as call:
                     voice = VoiceAgent(call)
                     await voice.hear_greeting()
@@ -249,13 +254,17 @@ async def measure(
     latency: LatencyModel, *, repeats: int = 1, speed: float = DEFAULT_SPEED
 ) -> list[FlowWaits]:
     """Every flow by both agents, interleaved, `repeats` times; and the bare agent's
-    turns once per repeat."""
+    turns once per repeat. This agent's calls share one phrase cache, as a machine's
+    calls share SPEECH_CACHE_DIR: the first saying of a sentence fills it."""
     runs = []
+    phrases = PhraseCache()
     for _ in range(repeats):
         for intent in Intent:
             for variant in Variant:
                 for agent in (AgentKind.SUPERVISED, AgentKind.SINGLE):
-                    runs.append(await play(agent, intent, variant, latency, speed=speed))
+                    runs.append(
+                        await play(agent, intent, variant, latency, speed=speed, phrases=phrases)
+                    )
         runs.append(await play(AgentKind.BARE, None, None, latency, speed=speed))
     return runs
 
