@@ -21,9 +21,9 @@ never fails a call.
 A synthesis goes through the framework's own path (`perform_tts_inference` with the
 agent's `tts_node` and the session's text transforms), so a TTS that fails here fails
 the speech as it would without the cache (the session reports the TTS error and the
-call goes on), and the sentence that failed is not kept. Its other pieces were asked for at the same time:
-one that arrived whole is kept, where without the cache the framework would have
-stopped at the failed sentence. The cache is keyed
+call goes on), and the sentence that failed is not kept. Its other pieces were asked
+for at the same time: one that arrived whole is kept, where without the cache the
+framework would have stopped at the failed sentence. The cache is keyed
 by the TTS that speaks (the agent's, else the session's): the one place a fallback
 sits is the LLM, and a TTS's own gateway-side fallback (`inference.TTS(fallback=...)`)
 is not configured.
@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from livekit import rtc
 from livekit.agents import Agent, AgentSession, ModelSettings, utils
@@ -56,9 +56,6 @@ from customer_service.call.phrase_files import (
     read_phrase,
     write_phrase,
 )
-
-if TYPE_CHECKING:
-    from customer_service.call.state import CallState
 
 __all__ = ["PhraseCache", "say"]
 
@@ -288,14 +285,14 @@ def _speaks_aloud(session: AgentSession[Any]) -> bool:
 
 
 def say(
-    session: AgentSession[CallState],
+    session: AgentSession[Any],
     text: str,
     *,
     allow_interruptions: NotGivenOr[bool] = NOT_GIVEN,
     add_to_chat_ctx: bool = True,
 ) -> SpeechHandle:
     """`session.say(text, ...)`, its fixed sentences played from the call's phrase cache."""
-    cache = session.userdata.phrases
+    cache: PhraseCache = session.userdata.phrases  # the call's `CallState`
     parts = pieces(text)
     if not (cache.enabled and _speaks_aloud(session) and any(part.fixed for part in parts)):
         return session.say(
