@@ -10,14 +10,21 @@ import asyncio
 from typing import Any
 
 from customer_service.call.latency import ONE_MOMENT, SlowStepNotice
+from customer_service.call.phrase_cache import PhraseCache
 
 DELAY_S = 0.01
 LONGER_S = 0.05
 
 
+class StandInState:
+    phrases = PhraseCache(enabled=False)
+    """A call whose sentences are said as they are (`call.phrase_cache.say`)."""
+
+
 class StandInSession:
     def __init__(self) -> None:
         self.agent_state = "thinking"
+        self.userdata = StandInState()
         self.said: list[str] = []
 
     def say(self, text: str, **_: Any) -> None:

@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from livekit import rtc
 from livekit.agents import Agent, AgentSession, ModelSettings, utils
@@ -56,9 +56,6 @@ from customer_service.call.phrase_files import (
     read_phrase,
     write_phrase,
 )
-
-if TYPE_CHECKING:
-    from customer_service.call.state import CallState
 
 __all__ = ["PhraseCache", "say"]
 
@@ -288,14 +285,14 @@ def _speaks_aloud(session: AgentSession[Any]) -> bool:
 
 
 def say(
-    session: AgentSession[CallState],
+    session: AgentSession[Any],
     text: str,
     *,
     allow_interruptions: NotGivenOr[bool] = NOT_GIVEN,
     add_to_chat_ctx: bool = True,
 ) -> SpeechHandle:
     """`session.say(text, ...)`, its fixed sentences played from the call's phrase cache."""
-    cache = session.userdata.phrases
+    cache: PhraseCache = session.userdata.phrases  # the call's `CallState`
     parts = pieces(text)
     if not (cache.enabled and _speaks_aloud(session) and any(part.fixed for part in parts)):
         return session.say(
