@@ -25,21 +25,14 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Any, Never
+from typing import Any
 
 from livekit.agents import Agent, ModelSettings, llm, utils
-from livekit.agents.llm import ChatContext, Tool, ToolChoice
-from livekit.agents.llm.chat_context import MetricsMetadata
-from livekit.agents.metrics import LLMMetrics
-from livekit.agents.types import (
-    DEFAULT_API_CONNECT_OPTIONS,
-    NOT_GIVEN,
-    APIConnectOptions,
-    NotGivenOr,
-)
+from livekit.agents.llm import ChatContext, Tool
 
 from customer_service.call.empty_replies import Reply, ReplyChunk, reaches_the_caller
 from customer_service.call.wording import LLM_FAILURE_APOLOGY
+from customer_service.pipeline.delegating import DelegatingLLM
 
 __all__ = [
     "LLM_FAILURE_APOLOGY",
@@ -70,76 +63,17 @@ def speak_failures(model: llm.LLM[Any], *, response_timeout_s: float | None = No
     return ApologizingLLM(model, response_timeout_s=response_timeout_s)
 
 
-class ApologizingLLM(llm.LLM[Never]):
+class ApologizingLLM(DelegatingLLM):
     """`inner`, marked as a model whose failures the caller hears as an apology.
 
-    Everything that names the model (`model`, `provider`, `label`, metrics metadata)
-    is the inner model's, so logs, traces and session reports show the real provider.
+    Its requests are the inner model's own streams, with their request spans, retries and
+    metrics: a failure surfaces from one as an exception, which the reply turns into the
+    apology (`spoken_failures`).
     """
 
     def __init__(self, inner: llm.LLM[Any], *, response_timeout_s: float | None = None) -> None:
-        super().__init__()
-        self._inner = inner
+        super().__init__(inner)
         self.response_timeout_s = response_timeout_s
-        # The base class reads `_label` directly when it reports errors and metrics.
-        self._label = inner.label
-        # The streams are the inner model's, and so are their metrics, passed on to
-        # whoever listens to the session's LLM.
-        inner.on("metrics_collected", self._forward_metrics)
-
-    @property
-    def inner(self) -> llm.LLM[Any]:
-        """The wrapped model, for its own events (a `FallbackAdapter`'s availability)."""
-        return self._inner
-
-    @property
-    def label(self) -> str:
-        return self._inner.label
-
-    @property
-    def model(self) -> str:
-        return self._inner.model
-
-    @property
-    def provider(self) -> str:
-        return self._inner.provider
-
-    @property
-    def metrics_metadata(self) -> MetricsMetadata:
-        return self._inner.metrics_metadata
-
-    def chat(
-        self,
-        *,
-        chat_ctx: ChatContext,
-        tools: list[Tool] | None = None,
-        conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS,
-        parallel_tool_calls: NotGivenOr[bool] = NOT_GIVEN,
-        tool_choice: NotGivenOr[ToolChoice] = NOT_GIVEN,
-        extra_kwargs: NotGivenOr[dict[str, Any]] = NOT_GIVEN,
-    ) -> llm.LLMStream:
-        # The inner model's own stream: its request span, retries and metrics are the
-        # real ones. A failure surfaces from it as an exception, which the reply turns
-        # into the apology (`spoken_failures`).
-        return self._inner.chat(
-            chat_ctx=chat_ctx,
-            tools=tools,
-            conn_options=conn_options,
-            parallel_tool_calls=parallel_tool_calls,
-            tool_choice=tool_choice,
-            extra_kwargs=extra_kwargs,
-        )
-
-    def prewarm(self, *, loop: asyncio.AbstractEventLoop | None = None) -> None:
-        self._inner.prewarm(loop=loop)
-
-    async def aclose(self) -> None:
-        self._inner.off("metrics_collected", self._forward_metrics)
-        await self._inner.aclose()
-        await super().aclose()
-
-    def _forward_metrics(self, metrics: LLMMetrics) -> None:
-        self.emit("metrics_collected", metrics)
 
     def report_failure(self, error: Exception, *, output_sent: bool) -> None:
         """Logs a failure the reply recovered from, and tells the session's listeners."""

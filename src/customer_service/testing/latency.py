@@ -19,18 +19,18 @@ endpointing delay.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Never
+from collections.abc import AsyncIterable
+from typing import Any
 
 from livekit.agents import llm
-from livekit.agents.llm import ChatContext, Tool, ToolChoice
+from livekit.agents.llm import ChatContext, Tool
 from livekit.agents.types import (
-    DEFAULT_API_CONNECT_OPTIONS,
-    NOT_GIVEN,
     APIConnectOptions,
-    NotGivenOr,
 )
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from customer_service.pipeline.delegating import DelegatingLLM
 
 __all__ = ["CHARS_PER_TOKEN", "LatencyModel", "SlowLLM"]
 
@@ -75,7 +75,7 @@ class LatencyModel(BaseSettings):
         )
 
 
-class SlowLLM(llm.LLM[Never]):
+class SlowLLM(DelegatingLLM):
     """`inner`, answering as slowly as `latency` says: its first chunk after the time to
     first token, then its text and tool calls at the token rate, `speed` times faster.
 
@@ -84,45 +84,21 @@ class SlowLLM(llm.LLM[Never]):
     """
 
     def __init__(self, inner: llm.LLM[Any], latency: LatencyModel, *, speed: float) -> None:
-        super().__init__()
-        self.inner = inner
+        super().__init__(inner)
         self.latency = latency
         self.speed = speed
         self.started: list[float] = []
 
-    @property
-    def model(self) -> str:
-        return self.inner.model
-
-    @property
-    def provider(self) -> str:
-        return self.inner.provider
-
-    def chat(
+    def stream(
         self,
+        inner: llm.LLMStream,
         *,
         chat_ctx: ChatContext,
-        tools: list[Tool] | None = None,
-        conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS,
-        parallel_tool_calls: NotGivenOr[bool] = NOT_GIVEN,
-        tool_choice: NotGivenOr[ToolChoice] = NOT_GIVEN,
-        extra_kwargs: NotGivenOr[dict[str, Any]] = NOT_GIVEN,
+        tools: list[Tool],
+        conn_options: APIConnectOptions,
     ) -> llm.LLMStream:
         self.started.append(asyncio.get_running_loop().time())
-        return _SlowStream(
-            self,
-            self.inner.chat(
-                chat_ctx=chat_ctx,
-                tools=tools,
-                conn_options=conn_options,
-                parallel_tool_calls=parallel_tool_calls,
-                tool_choice=tool_choice,
-                extra_kwargs=extra_kwargs,
-            ),
-            chat_ctx=chat_ctx,
-            tools=tools or [],
-            conn_options=conn_options,
-        )
+        return _SlowStream(self, inner, chat_ctx=chat_ctx, tools=tools, conn_options=conn_options)
 
 
 class _SlowStream(llm.LLMStream):
@@ -149,6 +125,11 @@ class _SlowStream(llm.LLMStream):
                     tokens = _tokens(piece)
                     if tokens:
                         await asyncio.sleep(tokens / latency.llm_tokens_per_s / speed)
+
+    async def _metrics_monitor_task(self, event_aiter: AsyncIterable[llm.ChatChunk]) -> None:
+        # The inner stream reports the request's metrics; this one would count it twice.
+        async for _ in event_aiter:
+            pass
 
 
 def _pieces(chunk: llm.ChatChunk) -> list[llm.ChatChunk]:

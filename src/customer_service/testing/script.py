@@ -1,7 +1,20 @@
 """The caller's side of a voice test: timed lines, and the cues they wait for.
 
 Every duration is in script seconds: seconds of the call as a caller would live it.
-`customer_service.testing.voice` plays the script on a faster clock.
+`customer_service.testing.voice` plays the script on a faster clock, so a line waits on
+a cue, something the agent does:
+
+- `At(s)`: s seconds after the call was answered.
+- `AgentStarts(n)`, `AgentEnds(n)`: the agent's n-th stretch of speech (1 is the
+  greeting) begins to play, or stops (played out or cut off).
+- `AgentSays(words)`: the caller has heard these words (spoken after the cue began).
+- `AgentEndsIn(words, s)`: s seconds before the end of the speech holding `words`.
+- `AgentDone()` (the default): the agent has spoken since the caller's previous line,
+  has stopped, and stayed quiet for a moment.
+- `Immediately()`: once the caller's previous line has ended, whatever the agent does.
+
+`delay` adds script seconds after the cue; `duration` defaults to the words at a
+conversational pace. An empty `text` is a noise (a cough): heard, never transcribed.
 """
 
 from __future__ import annotations

@@ -25,19 +25,7 @@ microphone (`voice_timing.CallSpeech`): real speech models hearing real sound, a
 
 Time: every duration in a script is in script seconds, seconds of the call as a caller
 would live it. The call runs `speed` times faster (10 by default), so never measure
-wall-clock time; cue lines on what the agent does instead:
-
-- `At(s)`: s seconds after the call was answered.
-- `AgentStarts(n)`, `AgentEnds(n)`: the agent's n-th stretch of speech (1 is the
-  greeting) begins to play, or stops (played out or cut off).
-- `AgentSays(words)`: the caller has heard these words (spoken after the cue began).
-- `AgentEndsIn(words, s)`: s seconds before the end of the speech holding `words`.
-- `AgentDone()` (the default): the agent has spoken since the caller's previous line,
-  has stopped, and stayed quiet for a moment.
-- `Immediately()`: once the caller's previous line has ended, whatever the agent does.
-
-`delay` adds script seconds after the cue; `duration` defaults to the words at a
-conversational pace. An empty `text` is a noise (a cough): heard, never transcribed.
+wall-clock time; cue lines on what the agent does instead (`script` lists the cues).
 
 The session runs as in a room, with the framework's default turn handling and timers on
 the script's clock (`voice_timing`): speech must last 0.5 s to interrupt the agent,
