@@ -356,7 +356,10 @@ def report(runs: Sequence[FlowWaits], latency: LatencyModel) -> dict[str, str]:
     ours = means.get(AgentKind.SUPERVISED, float("nan"))
     summary = [[agent.value, f"{mean:.2f}"] for agent, mean in means.items()]
     summary.append(
-        ["the floor (end of turn + first token + first audio)", f"{latency.floor_s:.2f}"]
+        [
+            "the floor (the turn's end or the first token, then the first audio)",
+            f"{latency.floor_s:.2f}",
+        ]
     )
     summary += [[name, f"{seconds:.2f}"] for name, seconds in LEADERBOARD_MEAN_WAIT_S.items()]
     print_table(
@@ -394,7 +397,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     quiet_logs(args.verbose)
     latency = LatencyModel(**{name: getattr(args, name) for name in LatencyModel.model_fields})
-    print(f"Machine: {machine()}")
+    print(f"Machine: {machine()}; calls played at {args.speed:g}x a call's pace")
     targets = report(asyncio.run(measure(latency, repeats=args.repeats, speed=args.speed)), latency)
     print("\n## Targets\n")
     for target, shown in targets.items():

@@ -32,10 +32,12 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from customer_service.pipeline.delegating import DelegatingLLM
 
-__all__ = ["CHARS_PER_TOKEN", "LatencyModel", "SlowLLM"]
+__all__ = ["CHARS_PER_TOKEN", "VAD_SILENCE_S", "LatencyModel", "SlowLLM"]
 
 CHARS_PER_TOKEN = 4
 """English text, as the providers' tokenizers cut it, on average."""
+VAD_SILENCE_S = 0.55
+"""Silero's silence before it hears the end of speech (its default, and the fake VAD's)."""
 
 
 class LatencyModel(BaseSettings):
@@ -58,14 +60,15 @@ class LatencyModel(BaseSettings):
 
     @property
     def floor_s(self) -> float:
-        """The least a cascaded pipeline can make a caller wait after their last word: the
-        end of the turn, one model's first token, one synthesis's first audio. The final
-        transcript arrives within the end-of-turn delay here (it is shorter)."""
-        return (
-            max(self.end_of_turn_s, self.stt_final_s)
-            + self.llm_first_token_s
-            + self.tts_first_audio_s
-        )
+        """The least a cascaded pipeline can make a caller wait after their last word, as
+        livekit-agents orders a turn: the turn ends once the VAD has heard its silence and
+        the endpointing delay (both counted from the last word) have passed; the model's
+        request starts on the final transcript (preemptive generation), so its first token
+        may come before that; the synthesis starts once the turn has ended and the first
+        text has come, and its first audio follows."""
+        turn_over = max(VAD_SILENCE_S, self.end_of_turn_s)
+        first_text = self.stt_final_s + self.llm_first_token_s
+        return max(turn_over, first_text) + self.tts_first_audio_s
 
     def described(self) -> str:
         return (
