@@ -139,6 +139,8 @@ def build_session(
     )
     # A caller who goes quiet is asked once more, then the call ends the way end_call does.
     IdleCaller(session, functools.partial(hang_up, session))
+    # A reply that needs a second model request says a short acknowledgement first.
+    state.first_words.follow(session)
     audit.write_kept_each_turn(session)
     log_metrics(session, call_id=state.call_id)
     return session

@@ -180,7 +180,7 @@ class CustomerServiceAgent(Agent):
             again = reply_from_model if relays_a_tool_result(chat_ctx) else None
             reply = never_empty(reply, ask_again=again)
         asking = owed is not None
-        async for chunk in reply:
+        async for chunk in self.session.userdata.first_words.reply(reply):
             asking = asking and not calls_a_tool(chunk)
             yield chunk
         if asking:

@@ -66,7 +66,7 @@ async def test_a_plain_turn_has_one_model_call_and_one_synthesis_before_its_audi
     assert min(run.waits) >= BASE.floor_s - TOLERANCE_S
 
 
-async def test_a_flow_of_this_agent_counts_only_when_the_store_shows_it(
+async def test_a_flow_of_this_agent_counts_only_when_the_store_shows_it_and_waits_one_call(
     store_backend: str,
 ) -> None:
     run = await play(AgentKind.SUPERVISED, Intent.LOOKUP, Variant.UP_FRONT, BASE)
@@ -74,8 +74,14 @@ async def test_a_flow_of_this_agent_counts_only_when_the_store_shows_it(
     [turn] = run.turns
     assert caller_wait.VERIFICATION in turn.kinds
     assert caller_wait.HAND_OFF in turn.kinds
-    assert turn.store_reads >= 1  # the identity check's and the order's reads
-    assert turn.model_calls >= 1
+    # The specialist's request to read the details starts with an acknowledgement: the
+    # caller hears it after the supervisor's request alone, before the checks' reads.
+    assert turn.model_calls == 1
+    assert turn.store_reads == 0
+    # The reply's own words (the order's status) come after it.
+    assert turn.wait_s is not None
+    assert turn.words_s is not None
+    assert turn.words_s > turn.wait_s
 
 
 def test_the_latency_model_is_read_from_its_settings(monkeypatch: pytest.MonkeyPatch) -> None:

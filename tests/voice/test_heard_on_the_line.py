@@ -13,6 +13,7 @@ from pathlib import Path
 from livekit.agents.llm import ChatMessage
 
 from customer_service.addresses import read_back
+from customer_service.call.latency import ALL_RIGHT
 from customer_service.call.transcripts import save_transcript
 from customer_service.call.wording import ANYTHING_ELSE, WELCOME
 from customer_service.offline_llm import OfflineLLM
@@ -187,7 +188,7 @@ async def test_a_question_over_the_confirmation_is_answered_before_the_text_ques
         # order's status, looked up), and only then was the text question put, whole.
         cut_off = first(lines, "Done. Order")
         assert lines[cut_off][1] is True, lines
-        answered = first(lines, "Order 1 0 0, 1 0 2", after=cut_off)
+        answered = first(lines, f"{ALL_RIGHT} Order 1 0 0, 1 0 2", after=cut_off)
         assert "is processing" in lines[answered][0], lines
         asked = first(lines, SMS_QUESTION, after=answered)
         assert lines[asked] == (SMS_QUESTION, False), lines
@@ -237,7 +238,7 @@ async def test_words_at_pickup_are_answered_before_the_recording_question(
         assert lines[0][0].startswith(WELCOME), lines
         assert lines[0][1] is True, lines
         # ... which got their answer first: the order's status, after verification ...
-        status = first(lines, "Order 1 0 0, 1 0 1")
+        status = first(lines, f"{ALL_RIGHT} Order 1 0 0, 1 0 1")
         # ... and then the recording question, whole, and the thanks for the yes after it.
         asked = first(lines, RECORDING_QUESTION, after=status)
         assert lines[asked] == (RECORDING_QUESTION, False), lines

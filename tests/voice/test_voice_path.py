@@ -19,6 +19,7 @@ from livekit.agents.stt import SpeechEventType
 from livekit.agents.voice import SpeechHandle
 
 from customer_service.call import audit
+from customer_service.call.latency import ALL_RIGHT
 from customer_service.call.state import DelegationOutcome
 from customer_service.call.wording import GREETING, HOW_CAN_I_HELP, STILL_THERE
 from customer_service.offline_llm import OfflineLLM
@@ -227,7 +228,9 @@ async def test_hanging_up_during_a_reply_keeps_exactly_what_was_decided(
     caller = [
         Utterance("Where is my order 100101?"),
         Utterance(JORDAN_SAYS),
-        HangUp(after=AgentStarts(3), delay=2.0),  # while the order status is read out
+        # While the order status is read out, after the acknowledgement that leads it
+        # (flushed to speech on its own, so heard as a speech of its own).
+        HangUp(after=AgentStarts(4), delay=2.0),
     ]
     async with voice_call_session(OfflineLLM(), caller, settings=settings) as call:
         await call.finished()
@@ -237,7 +240,7 @@ async def test_hanging_up_during_a_reply_keeps_exactly_what_was_decided(
         assert call.errors == []
         status = call.messages("assistant")[-1]
         assert status.interrupted
-        assert (status.text_content or "").startswith("Order 1")
+        assert (status.text_content or "").startswith(f"{ALL_RIGHT} Order 1")
 
         state = call.state
         stored = await state.store.audit_events(call_id=state.call_id)

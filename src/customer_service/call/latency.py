@@ -1,4 +1,13 @@
-"""Silence on the line while the agent works: one short "One moment" after about a second.
+"""Silence on the line while the agent works.
+
+A reply that follows a tool call of the caller's turn (a tool's result to put into
+words, or a specialist that reads what the caller already said) would keep the caller
+waiting for a second model request's first token. `FirstWords` starts that reply with a
+short acknowledgement, flushed to speech before the model's words, so the caller hears
+something one speech synthesis after the tool's work; the model's words follow in the
+same speech. It is said only on a voice line, once per caller turn, and only while
+nothing has sounded since the caller began to speak: a reply that already said
+something, or a caller talking, gets none.
 
 A tool that waits on the store (or anything but the caller) past `SLOW_STEP_NOTICE_S`
 has the caller hear `ONE_MOMENT`, once per step. While a specialist runs it speaks for
@@ -9,18 +18,89 @@ goes on to its write.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+import math
+import time
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from livekit.agents import AgentSession
+from livekit.agents import (
+    AgentSession,
+    AgentStateChangedEvent,
+    FlushSentinel,
+    SpeechCreatedEvent,
+    UserStateChangedEvent,
+)
 
+from customer_service.call.code_steps import calls_a_tool
+from customer_service.call.empty_replies import Reply, ReplyChunk
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.phrase_cache import say
 
-__all__ = ["ONE_MOMENT", "SlowStepNotice"]
+__all__ = ["ALL_RIGHT", "ONE_MOMENT", "FirstWords", "SlowStepNotice"]
 
 ONE_MOMENT = fixed("One moment, please.")
+ALL_RIGHT = "All right."
+"""The acknowledgement before a reply that follows a tool call of the caller's turn."""
+
+
+class FirstWords:
+    """Per call (`CallState.first_words`): whether the caller has heard anything since
+    they began to speak, and whether a model's tool call has run since; together they
+    owe an acknowledgement."""
+
+    def __init__(self) -> None:
+        self._session: AgentSession[Any] | None = None
+        self._caller_began = -math.inf
+        """When the caller last began to speak (monotonic); never, on a text-only call."""
+        self._sounded = -math.inf
+        """When the agent last began to speak, or to say a sentence of its own."""
+        self._tool_called = -math.inf
+        """When a model's reply last called a tool."""
+
+    def follow(self, session: AgentSession[Any]) -> None:
+        """Starts following the call's session (`server.build_session` does)."""
+        self._session = session
+        session.on("user_state_changed", self._on_user_state_changed)
+        session.on("agent_state_changed", self._on_agent_state_changed)
+        session.on("speech_created", self._on_speech_created)
+
+    @property
+    def acknowledgement_owed(self) -> bool:
+        """The caller spoke by voice and has stopped; a tool called since has their reply
+        waiting for another model request, and they have heard nothing yet."""
+        session, began = self._session, self._caller_began
+        caller_talking = session is not None and session.user_state == "speaking"
+        return self._tool_called > began > self._sounded and not caller_talking
+
+    async def reply(
+        self, reply: Reply, *, acknowledgement: str = ALL_RIGHT
+    ) -> AsyncIterator[ReplyChunk]:
+        """`reply`, a model's, led by `acknowledgement` when one is owed; its tool calls
+        are noted. The acknowledgement is flushed to speech at once, so it plays while
+        the model writes; one reply with it, so tools run without waiting for its audio."""
+        if self.acknowledgement_owed:
+            self._sounded = time.monotonic()
+            yield f"{acknowledgement} "  # the model's words follow in the same message
+            yield FlushSentinel()
+        async for chunk in reply:
+            if calls_a_tool(chunk):
+                self._tool_called = time.monotonic()
+            yield chunk
+
+    def _on_user_state_changed(self, event: UserStateChangedEvent) -> None:
+        if event.new_state == "speaking":
+            self._caller_began = time.monotonic()
+
+    def _on_agent_state_changed(self, event: AgentStateChangedEvent) -> None:
+        if event.new_state == "speaking":
+            self._sounded = time.monotonic()
+
+    def _on_speech_created(self, event: SpeechCreatedEvent) -> None:
+        # A sentence the code said (`say`) will sound; a model's reply may be tool calls
+        # only, so it counts once its audio begins.
+        if event.source == "say":
+            self._sounded = time.monotonic()
 
 
 class SlowStepNotice:

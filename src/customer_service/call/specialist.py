@@ -28,6 +28,7 @@ from pydantic import JsonValue
 
 from customer_service.call.empty_replies import Reply, never_empty, relays_a_tool_result
 from customer_service.call.guard import guarded
+from customer_service.call.latency import ALL_RIGHT
 from customer_service.call.phrase_cache import say
 from customer_service.call.state import CallState
 from customer_service.call.wording import (
@@ -90,6 +91,10 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
     async def opening(self) -> None:
         """What the specialist says or does first; it speaks before the caller does."""
 
+    acknowledgement = ALL_RIGHT
+    """Said first when the caller would otherwise wait through a second model request in
+    their turn (`call.latency.FirstWords`)."""
+
     still_there_question = ""
     """The specialist's question in short form, for a caller who has gone quiet."""
 
@@ -140,7 +145,9 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
             return model_reply(self, chat_ctx, offered, model_settings)
 
         again = reply if relays_a_tool_result(chat_ctx) else None
-        async for chunk in never_empty(reply(), ask_again=again):
+        first_words = self.session.userdata.first_words  # the call's `CallState`
+        answer = never_empty(reply(), ask_again=again)
+        async for chunk in first_words.reply(answer, acknowledgement=self.acknowledgement):
             yield chunk
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from customer_service.call.duplicates import DuplicateCalls
-from customer_service.call.latency import SlowStepNotice
+from customer_service.call.latency import FirstWords, SlowStepNotice
 from customer_service.call.phrase_cache import PhraseCache
 from customer_service.clock import Clock
 from customer_service.domain import Customer
@@ -143,6 +143,8 @@ class CallState:
     ending: bool = False
     """The agent is saying goodbye, or has said it; no further caller turn belongs to
     this call unless the caller's words cut the goodbye short (`cancel_end`)."""
+    first_words: FirstWords = field(default_factory=FirstWords)
+    """Whether the caller waits in silence for a reply that owes an acknowledgement."""
     slow_steps: SlowStepNotice = field(init=False)
     """Tells a caller waiting in silence on a slow step that the agent is working."""
     audit_backlog: AuditBacklog = field(default_factory=AuditBacklog)

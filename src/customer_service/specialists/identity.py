@@ -45,6 +45,7 @@ from customer_service.telephony.caller_id import (
     CallingNumberConfirmation,
 )
 
+CHECKING_DETAILS = "Thanks, let me check."  # while the model reads them (`FirstWords`)
 OPENING_QUESTION = fixed(
     "Before I can help with that, I need to verify your identity. Please tell me your "
     "full name, the postal code on your account, and the phone number or email address "
@@ -139,6 +140,7 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
     """Collects what the call's `IDENTITY_POLICY` checks (name, postal code and phone or
     email; or the email, or the name and postal code) and checks it against the store."""
 
+    acknowledgement = CHECKING_DETAILS
     still_there_question = fixed(
         "To verify you, I need your full name, your postal code, and the phone number or "
         "email address on your account."

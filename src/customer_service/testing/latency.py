@@ -82,8 +82,9 @@ class SlowLLM(DelegatingLLM):
     """`inner`, answering as slowly as `latency` says: its first chunk after the time to
     first token, then its text and tool calls at the token rate, `speed` times faster.
 
-    `started` holds each request's start (loop time), for counting what stood before a
-    turn's first audio.
+    `started` holds each request's start and `answered` each first chunk's arrival (loop
+    time), for counting what stood before a turn's first audio: a request the caller
+    waited through answered before it; one started beside an acknowledgement did not.
     """
 
     def __init__(self, inner: llm.LLM[Any], latency: LatencyModel, *, speed: float) -> None:
@@ -91,6 +92,7 @@ class SlowLLM(DelegatingLLM):
         self.latency = latency
         self.speed = speed
         self.started: list[float] = []
+        self.answered: list[float] = []
 
     def stream(
         self,
@@ -122,6 +124,7 @@ class _SlowStream(llm.LLMStream):
         latency, speed = self._slow.latency, self._slow.speed
         async with self._inner as chunks:
             await asyncio.sleep(latency.llm_first_token_s / speed)
+            self._slow.answered.append(asyncio.get_running_loop().time())
             async for chunk in chunks:
                 for piece in _pieces(chunk):
                     self._event_ch.send_nowait(piece)

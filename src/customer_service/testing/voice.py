@@ -224,9 +224,12 @@ class VoiceCall:
         return timed_transcript(clock, self.speeches, self.lines, self.session.history.items)
 
     def agent_quiet(self) -> bool:
-        """The agent is listening and none of its speech is playing."""
+        """The agent is listening, and none of its speech is playing or on its way (after
+        a short acknowledgement the state is "listening" while the reply is written)."""
         playing = bool(self.speeches) and not self.speeches[-1].ended
-        return self.session.agent_state == "listening" and not playing
+        pending = self.session.current_speech
+        on_its_way = pending is not None and not pending.done()
+        return self.session.agent_state == "listening" and not playing and not on_its_way
 
     async def until(self, ready: Callable[[], bool], *, deadline: float | None = None) -> None:
         """Waits until `ready()`, the call is closed, or the loop time `deadline`."""
@@ -344,6 +347,8 @@ class VoiceCall:
 
     def _on_speech_created(self, event: SpeechCreatedEvent) -> None:
         self.speech_handles.append(event.speech_handle)
+        # Its end can come after the agent's state turned "listening" (`agent_quiet`).
+        event.speech_handle.add_done_callback(lambda _: self._notify())
 
     def _on_close(self, event: CloseEvent) -> None:
         self.close_event = event

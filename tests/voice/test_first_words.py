@@ -1,0 +1,140 @@
+"""A reply that needs a second model request starts with a short acknowledgement, so the
+caller hears something after one model call, not two (`call.latency.FirstWords`).
+
+The calls run under the providers' latencies (`LatencyModel`): a model request answers
+its first token half a second after it starts, so a request the caller waited through
+is one that answered before the first audio they heard.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from livekit.agents import AgentSession, FlushSentinel, UserStateChangedEvent, llm
+
+from customer_service.call.empty_replies import ReplyChunk
+from customer_service.call.latency import ALL_RIGHT, FirstWords
+from customer_service.offline_llm import OfflineLLM
+from customer_service.specialists.identity import CHECKING_DETAILS
+from customer_service.specialists.order_lookup import OPENING_QUESTION
+from customer_service.testing import call_session
+from customer_service.testing.latency import LatencyModel, SlowLLM
+from customer_service.testing.voice import (
+    AgentSays,
+    HangUp,
+    Utterance,
+    VoiceCall,
+    voice_call_session,
+)
+from support.conversation import JORDAN_SAYS
+
+SHIPPED = "has shipped"
+"""Words of order 100101's status, as the agent reads it."""
+
+
+def requests_waited_through(call: VoiceCall, line: int, speech: int) -> int:
+    """Model requests that answered between the start of the caller's `line` and the
+    first audio of the agent's `speech`."""
+    assert isinstance(call.llm, SlowLLM)
+    began, heard = call.lines[line].began_at, call.speeches[speech].began_at
+    return sum(began <= answered < heard for answered in call.llm.answered)
+
+
+def first_speech_after(call: VoiceCall, line: int) -> int:
+    ended = call.lines[line].ended_at
+    assert ended is not None
+    return next(i for i, speech in enumerate(call.speeches) if speech.began_at >= ended)
+
+
+def speeches_after(call: VoiceCall, line: int) -> list[str]:
+    speeches = call.speeches[first_speech_after(call, line) :]
+    return [" ".join(speech.heard.split()) for speech in speeches]
+
+
+async def test_details_given_up_front_are_acknowledged_while_the_model_reads_them(
+    store_backend: str,
+) -> None:
+    caller = [
+        Utterance(f"{JORDAN_SAYS}. Where is my order 100101?"),
+        HangUp(after=AgentSays(SHIPPED), delay=0.5),
+    ]
+    async with voice_call_session(OfflineLLM(), caller, latency=LatencyModel()) as call:
+        await call.finished()
+    first, *rest = speeches_after(call, 0)
+    assert first == CHECKING_DETAILS
+    assert SHIPPED in " ".join(rest)
+    # Without it the caller waits for the supervisor's request and then the specialist's.
+    assert requests_waited_through(call, 0, first_speech_after(call, 0)) == 1
+    assert ALL_RIGHT not in call.heard  # one acknowledgement in a turn
+    assert CHECKING_DETAILS not in " ".join(rest)
+
+
+async def test_a_tool_result_to_put_into_words_is_acknowledged_first(
+    store_backend: str,
+) -> None:
+    caller = [
+        Utterance("Where is my order?"),
+        Utterance(JORDAN_SAYS),
+        Utterance("It's 100101.", after=AgentSays(OPENING_QUESTION)),
+        HangUp(after=AgentSays(SHIPPED), delay=0.5),
+    ]
+    async with voice_call_session(OfflineLLM(), caller, latency=LatencyModel()) as call:
+        await call.finished()
+    said = " ".join(speeches_after(call, 2))  # the acknowledgement flushed on its own
+    assert said.startswith(f"{ALL_RIGHT} Order")
+    assert SHIPPED in said
+    assert requests_waited_through(call, 2, first_speech_after(call, 2)) == 1
+    # The turns whose first request spoke (the identity question, the order question,
+    # both fixed) had nothing to acknowledge.
+    assert call.heard.count(ALL_RIGHT) == 1
+    assert CHECKING_DETAILS not in call.heard
+
+
+async def test_a_typed_conversation_gets_no_acknowledgement(store_backend: str) -> None:
+    async with call_session(OfflineLLM()) as session:
+        await session.run(user_input="Where is my order?")
+        await session.run(user_input=JORDAN_SAYS)
+        await session.run(user_input="It's 100101.")
+    said = " ".join(
+        message.text_content or ""
+        for message in session.history.messages()
+        if message.role == "assistant"
+    )
+    assert SHIPPED in said
+    assert ALL_RIGHT not in said
+
+
+async def _replied(first_words: FirstWords, *chunks: ReplyChunk) -> list[ReplyChunk]:
+    async def model() -> AsyncIterator[ReplyChunk]:
+        for chunk in chunks:
+            yield chunk
+
+    return [chunk async for chunk in first_words.reply(model())]
+
+
+async def test_an_acknowledgement_is_owed_once_after_a_tool_call_of_a_voice_turn() -> None:
+    session: AgentSession[None] = AgentSession()
+    first_words = FirstWords()
+    first_words.follow(session)
+    tool_call = llm.ChatChunk(
+        id="1",
+        delta=llm.ChoiceDelta(
+            tool_calls=[llm.FunctionToolCall(name="lookup", arguments="{}", call_id="c")]
+        ),
+    )
+    # A typed turn: nobody has spoken by voice.
+    assert await _replied(first_words, tool_call) == [tool_call]
+    assert await _replied(first_words, "Here it is.") == ["Here it is."]
+    session.emit(
+        "user_state_changed", UserStateChangedEvent(old_state="listening", new_state="speaking")
+    )
+    # A voice turn whose first reply speaks owes nothing; one that calls a tool, silently,
+    # has the next reply start with the acknowledgement, flushed, and only that one.
+    assert not first_words.acknowledgement_owed
+    assert await _replied(first_words, tool_call) == [tool_call]
+    assert first_words.acknowledgement_owed
+    acknowledged = await _replied(first_words, "Here it is.")
+    assert acknowledged[0] == f"{ALL_RIGHT} "
+    assert isinstance(acknowledged[1], FlushSentinel)
+    assert acknowledged[2:] == ["Here it is."]
+    assert await _replied(first_words, "More.") == ["More."]
