@@ -25,6 +25,7 @@ from pydantic import SecretStr
 
 from customer_service.call.confirmation import SAY_YES_OR_NO
 from customer_service.call.identity_policy import OPENING_QUESTION_EMAIL_OR_NAME_ZIP
+from customer_service.call.latency import ALL_RIGHT
 from customer_service.call.wording import GOODBYE, GREETING, HANDOFF
 from customer_service.offline_llm import OfflineLLM
 from customer_service.pipeline import PipelineError, providers
@@ -160,7 +161,8 @@ async def test_a_transfer_to_a_person_ends_the_call(store: Store, tau2_settings:
     )
     async with voice_agent(model, store, tau2_settings, speed=DEFAULT_SPEED) as agent:
         turn = await agent.answer("Can I talk to a real person, please?")
-        assert turn.said == HANDOFF
+        # The tool's words follow a tool call, so they come after the acknowledgement.
+        assert turn.said == f"{ALL_RIGHT} {HANDOFF}"
         assert agent.ended
         assert agent.state.escalated
 
