@@ -420,7 +420,8 @@ def report(runs: Sequence[FlowWaits], latency: LatencyModel) -> dict[str, str]:
         + (f" ({len(failures)} flows failed)" if failures else ""),
         CALLS_TARGET: f"{verdict(most_calls <= 1)}: at most {most_calls} in a turn",
         FLOOR_TARGET: f"{verdict(ours <= latency.floor_s * (1 + FLOOR_MARGIN))}: "
-        f"{ours:.2f} s against {latency.floor_s:.2f} s{measured_floor}",
+        f"{ours:.2f} s against {latency.floor_s:.2f} s{measured_floor}; "
+        f"the delays one after another {latency.delays_s:.2f} s",
     }
 
 

@@ -12,10 +12,11 @@ call to a person, end it, and put those questions.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterable, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Sequence
 from dataclasses import dataclass
 from textwrap import dedent
 
+from livekit import rtc
 from livekit.agents import (
     Agent,
     FlushSentinel,
@@ -33,7 +34,8 @@ from customer_service.call.empty_replies import Reply, never_empty, relays_a_too
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.heard import caller_messages
-from customer_service.call.phrase_cache import say
+from customer_service.call.latency import ALL_RIGHT
+from customer_service.call.phrase_cache import reply_audio, say
 from customer_service.call.registration import SpecialistRegistration
 from customer_service.call.specialist import LeftForNewRequest
 from customer_service.call.state import CallState
@@ -185,6 +187,11 @@ class CustomerServiceAgent(Agent):
             yield chunk
         if asking:
             yield step_call(ASK_OWED_QUESTION)
+
+    def tts_node(
+        self, text: AsyncIterable[str], model_settings: ModelSettings
+    ) -> AsyncIterator[rtc.AudioFrame]:
+        return reply_audio(self, text, model_settings, own_sentence=ALL_RIGHT)
 
     @function_tool()
     @code_step

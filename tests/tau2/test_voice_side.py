@@ -37,7 +37,7 @@ from customer_service.testing.timed_transcript import recording_calls
 from customer_service.testing.voice import VoiceCall
 from customer_service.testing.voice_timing import DEFAULT_SPEED
 from support.databases import new_database
-from support.scripted_llm import Call, Say, ScriptedLLM, relay_tool_output
+from support.scripted_llm import Call, Say, ScriptedLLM, Turn, relay_tool_output
 from support.speech_edge import SECONDS_PER_WORD, KnownTranscriptsSTT, VoiceLikeTTS
 
 from .expected import DB, TASKS
@@ -58,6 +58,7 @@ CANCELLATION_TASK = "88"
 """A `train` task whose one write is a cancellation (`cancel_pending_order`)."""
 QUESTION = "Hi, I have a question about an order."
 REPLY = "Of course. What is the order number?"
+
 HELD_FOR = 2.0
 """Script seconds a test holds the agent's speech back before it is synthesized."""
 TIMING_TOLERANCE = 0.3
@@ -67,6 +68,13 @@ SILERO_MIN_SILENCE_S = 0.55
 """The silence Silero waits for, by default, before it says the speech ended."""
 HEARD_BY = 30.0
 """Script seconds a test waits for words it expects to hear: a guard, not a measure."""
+
+
+def always_reply(_: Turn) -> Say:
+    """The model's answer to every request, however many a turn makes: a preemptive
+    request the framework throws away (the caller's turn changed after its final
+    transcript) must not use up the one the caller hears."""
+    return Say(REPLY)
 
 
 @pytest.fixture(autouse=True)
@@ -109,7 +117,7 @@ async def test_the_greeting_is_returned_as_heard_once_it_played(
 async def test_a_reply_is_returned_as_heard_with_the_wait_from_the_end_of_the_line(
     store: Store, tau2_settings: Settings
 ) -> None:
-    model = ScriptedLLM([Say(REPLY)])
+    model = ScriptedLLM(then=always_reply)
     async with voice_agent(model, store, tau2_settings, speed=DEFAULT_SPEED) as agent:
         turn = await agent.answer(QUESTION)
         call = agent.call
@@ -127,7 +135,7 @@ async def test_a_reply_is_returned_as_heard_with_the_wait_from_the_end_of_the_li
 async def test_speech_slower_to_start_lengthens_the_wait_by_as_much(
     store: Store, tau2_settings: Settings
 ) -> None:
-    model = ScriptedLLM([Say(REPLY), Say(REPLY)])
+    model = ScriptedLLM(then=always_reply)
     async with voice_agent(model, store, tau2_settings, speed=DEFAULT_SPEED) as agent:
         prompt = await agent.answer(QUESTION)
 
@@ -292,7 +300,7 @@ async def test_real_speech_hears_the_callers_sound_and_says_what_the_tts_played(
 
     monkeypatch.setattr(providers.deepgram, "STT", recognizer)
     monkeypatch.setattr(providers.cartesia, "TTS", VoiceLikeTTS)
-    model = ScriptedLLM([Say(REPLY)])
+    model = ScriptedLLM(then=always_reply)
     async with voice_agent(model, store, speech_keys, real_speech=True) as agent:
         call = agent.call
         caller_states: list[str] = []

@@ -93,6 +93,8 @@ def test_the_latency_model_is_read_from_its_settings(monkeypatch: pytest.MonkeyP
     # after the turn's end (0.55 s of silence, 0.5 s of endpointing), then the audio.
     assert latency.floor_s == pytest.approx(0.3 + 0.9 + 0.1)
     assert LatencyModel(llm_first_token_s=0.1).floor_s == pytest.approx(0.55 + 0.1)
+    # Without preemptive generation, nothing overlaps the turn's end.
+    assert latency.delays_s == pytest.approx(0.5 + 0.9 + 0.1)
 
 
 def _runs(ours: list[TurnWait], theirs: list[TurnWait]) -> list[FlowWaits]:

@@ -14,6 +14,7 @@ from livekit.agents import AgentSession, FlushSentinel, UserStateChangedEvent, l
 
 from customer_service.call.empty_replies import ReplyChunk
 from customer_service.call.latency import ALL_RIGHT, FirstWords
+from customer_service.call.phrase_cache import PhraseCache
 from customer_service.offline_llm import OfflineLLM
 from customer_service.specialists.identity import CHECKING_DETAILS
 from customer_service.specialists.order_lookup import OPENING_QUESTION
@@ -27,6 +28,7 @@ from customer_service.testing.voice import (
     voice_call_session,
 )
 from support.conversation import JORDAN_SAYS
+from support.scripted_llm import Say, ScriptedLLM
 
 SHIPPED = "has shipped"
 """Words of order 100101's status, as the agent reads it."""
@@ -88,6 +90,49 @@ async def test_a_tool_result_to_put_into_words_is_acknowledged_first(
     # both fixed) had nothing to acknowledge.
     assert call.heard.count(ALL_RIGHT) == 1
     assert CHECKING_DETAILS not in call.heard
+
+
+async def test_an_acknowledgement_is_synthesised_once_per_voice(store_backend: str) -> None:
+    phrases = PhraseCache()
+    calls: list[VoiceCall] = []
+    for _ in range(2):
+        caller = [
+            Utterance("Where is my order?"),
+            Utterance(JORDAN_SAYS),
+            Utterance("It's 100101.", after=AgentSays(OPENING_QUESTION)),
+            HangUp(after=AgentSays(SHIPPED), delay=0.5),
+        ]
+        async with voice_call_session(
+            OfflineLLM(), caller, latency=LatencyModel(), phrases=phrases
+        ) as call:
+            await call.finished()
+        calls.append(call)
+    first, second = calls
+    for call in calls:
+        said = " ".join(speeches_after(call, 2))
+        assert said.startswith(f"{ALL_RIGHT} Order")
+        assert SHIPPED in said
+        assert call.errors == []
+    # Synthesised on its own the first time, the model's words apart; then from memory.
+    assert first.tts.texts.count(ALL_RIGHT) == 1
+    assert not any(ALL_RIGHT in text for text in first.tts.texts if text != ALL_RIGHT)
+    assert not any(ALL_RIGHT in text for text in second.tts.texts)
+    assert any(SHIPPED in text for text in second.tts.texts)
+
+
+async def test_a_model_reply_that_begins_with_the_acknowledgement_is_spoken_whole() -> None:
+    # The agents' speech node holds text that may be the acknowledgement alone; words
+    # after it go to the TTS with it, and nothing of the reply is lost or said twice.
+    reply = f"{ALL_RIGHT} I can help with that."
+    llm = ScriptedLLM([Say(reply), Say(ALL_RIGHT)])
+    caller = [Utterance("Hello?"), Utterance("Thanks.", after=AgentSays("help with that"))]
+    async with voice_call_session(llm, caller) as call:
+        await call.finished()
+    heard = [speech.heard for speech in call.speeches]
+    assert heard[1:] == [reply, ALL_RIGHT]
+    assert all(speech.played_to_end for speech in call.speeches)
+    assert reply in call.tts.texts  # one synthesis, as the framework asked for it
+    assert call.errors == []
 
 
 async def test_a_typed_conversation_gets_no_acknowledgement(store_backend: str) -> None:

@@ -3,11 +3,12 @@
 A reply that follows a tool call of the caller's turn (a tool's result to put into
 words, or a specialist that reads what the caller already said) would keep the caller
 waiting for a second model request's first token. `FirstWords` starts that reply with a
-short acknowledgement, flushed to speech before the model's words, so the caller hears
-something one speech synthesis after the tool's work; the model's words follow in the
-same speech. It is said only on a voice line, once per caller turn, and only while
-nothing has sounded since the caller began to speak: a reply that already said
-something, or a caller talking, gets none.
+short acknowledgement, flushed to speech before the model's words and played from the
+phrase cache (the agents' `tts_node` is `phrase_cache.reply_audio`), so the caller hears
+something as soon as the tool's work is done; the model's words follow in the same
+speech. It is said only on a voice line, once per caller turn, and only while nothing
+has sounded since the caller began to speak: a reply that already said something, or a
+caller talking, gets none.
 
 A tool that waits on the store (or anything but the caller) past `SLOW_STEP_NOTICE_S`
 has the caller hear `ONE_MOMENT`, once per step. While a specialist runs it speaks for
@@ -40,7 +41,7 @@ from customer_service.call.phrase_cache import say
 __all__ = ["ALL_RIGHT", "ONE_MOMENT", "FirstWords", "SlowStepNotice"]
 
 ONE_MOMENT = fixed("One moment, please.")
-ALL_RIGHT = "All right."
+ALL_RIGHT = fixed("All right.")
 """The acknowledgement before a reply that follows a tool call of the caller's turn."""
 
 

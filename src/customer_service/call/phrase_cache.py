@@ -11,6 +11,11 @@ slower; every piece starts synthesising at once, so none waits for the one befor
 Text without a fixed sentence, a call without audio (text chat, tests without a
 voice) and a disabled cache take `session.say` unchanged.
 
+A model's reply is synthesised by its agent's `tts_node`, segment by segment (a
+`FlushSentinel` ends one). `reply_audio` is that node for an agent that flushes a fixed
+sentence of its own ahead of the model's words (`call.latency.FirstWords`): a segment
+that is that sentence alone plays from the cache as well.
+
 Scope: in memory, per process. LiveKit runs each call in a job process of its own, so
 memory alone saves only what one call repeats (its "still there?", its "one moment",
 a second opening). `SPEECH_CACHE_DIR` adds a folder the machine's job processes share
@@ -32,9 +37,10 @@ is not configured.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections import Counter
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,7 +63,7 @@ from customer_service.call.phrase_files import (
     write_phrase,
 )
 
-__all__ = ["PhraseCache", "say"]
+__all__ = ["PhraseCache", "reply_audio", "say"]
 
 logger = logging.getLogger(__name__)
 
@@ -137,8 +143,10 @@ class _Speaker:
         async def text_once() -> AsyncIterator[str]:
             yield text
 
+        # The framework's own node: the agents' `reply_audio` would hand a fixed sentence
+        # back to the cache that is filling it.
         task, data = perform_tts_inference(
-            node=self.agent.tts_node,
+            node=functools.partial(Agent.default.tts_node, self.agent),
             input=text_once(),
             model_settings=ModelSettings(),
             text_transforms=self.session.options.tts_text_transforms,
@@ -249,9 +257,12 @@ class PhraseCache:
         self, session: AgentSession[Any], parts: list[_Piece]
     ) -> AsyncIterator[rtc.AudioFrame]:
         """The audio of `parts` in order; every part starts at once."""
-        speaker = _speaker(session)
-        if speaker is None:
+        try:
+            speaker = _speaker(session, session.current_agent)
+        except RuntimeError:
             return  # the session closed before the speech could play
+        if speaker is None:
+            return
         recordings: list[_Recording] = []
         own: list[asyncio.Task[None]] = []
         for part in parts:
@@ -270,13 +281,42 @@ class PhraseCache:
             await utils.aio.cancel_and_wait(*own)
 
 
-def _speaker(session: AgentSession[Any]) -> _Speaker | None:
-    try:
-        agent = session.current_agent
-    except RuntimeError:
-        return None
+def _speaker(session: AgentSession[Any], agent: Agent) -> _Speaker | None:
     tts = agent.tts if is_given(agent.tts) else session.tts
     return None if tts is None else _Speaker(session, agent, tts)
+
+
+async def reply_audio(
+    agent: Agent, text: AsyncIterable[str], model_settings: ModelSettings, *, own_sentence: str
+) -> AsyncIterator[rtc.AudioFrame]:
+    """`agent`'s `tts_node`: a segment of its reply that is `own_sentence` alone, a fixed
+    sentence the agent flushed ahead of the model's words, plays from the call's phrase
+    cache; any other text is synthesised as the framework does. Text that may still turn
+    out to be that sentence is held until it is or is not; a TTS waits for a whole
+    sentence before it speaks anyway."""
+    chunks = aiter(text)
+    held = ""
+    async for chunk in chunks:
+        held += chunk
+        if not own_sentence.startswith(held.strip()):
+            break  # other words: the model's, or the sentence with more after it
+    else:
+        session: AgentSession[Any] = agent.session
+        cache: PhraseCache = session.userdata.phrases  # the call's `CallState`
+        speaker = _speaker(session, agent)
+        if held.strip() == own_sentence and cache.enabled and speaker is not None:
+            async for frame in cache.sentence(speaker, own_sentence).play():
+                yield frame
+            return
+
+    async def the_text() -> AsyncIterator[str]:
+        if held:
+            yield held
+        async for rest in chunks:
+            yield rest
+
+    async for frame in Agent.default.tts_node(agent, the_text(), model_settings):
+        yield frame
 
 
 def _speaks_aloud(session: AgentSession[Any]) -> bool:

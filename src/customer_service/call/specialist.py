@@ -10,9 +10,10 @@ run one at a time. With that in place, turning them off would only cost round tr
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable
+from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any, Generic, Protocol, TypeVar
 
+from livekit import rtc
 from livekit.agents import (
     AgentTask,
     FlushSentinel,
@@ -29,7 +30,7 @@ from pydantic import JsonValue
 from customer_service.call.empty_replies import Reply, never_empty, relays_a_tool_result
 from customer_service.call.guard import guarded
 from customer_service.call.latency import ALL_RIGHT
-from customer_service.call.phrase_cache import say
+from customer_service.call.phrase_cache import reply_audio, say
 from customer_service.call.state import CallState
 from customer_service.call.wording import (
     LEFT_FOR_SOMETHING_ELSE,
@@ -149,6 +150,11 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
         answer = never_empty(reply(), ask_again=again)
         async for chunk in first_words.reply(answer, acknowledgement=self.acknowledgement):
             yield chunk
+
+    def tts_node(
+        self, text: AsyncIterable[str], model_settings: ModelSettings
+    ) -> AsyncIterator[rtc.AudioFrame]:
+        return reply_audio(self, text, model_settings, own_sentence=self.acknowledgement)
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
     @guarded(count_repeats=False, notice_if_slow=False)

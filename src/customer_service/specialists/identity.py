@@ -45,7 +45,7 @@ from customer_service.telephony.caller_id import (
     CallingNumberConfirmation,
 )
 
-CHECKING_DETAILS = "Thanks, let me check."  # while the model reads them (`FirstWords`)
+CHECKING_DETAILS = fixed("Thanks, let me check.")  # while the model reads them (`FirstWords`)
 OPENING_QUESTION = fixed(
     "Before I can help with that, I need to verify your identity. Please tell me your "
     "full name, the postal code on your account, and the phone number or email address "

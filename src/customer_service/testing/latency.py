@@ -70,6 +70,12 @@ class LatencyModel(BaseSettings):
         first_text = self.stt_final_s + self.llm_first_token_s
         return max(turn_over, first_text) + self.tts_first_audio_s
 
+    @property
+    def delays_s(self) -> float:
+        """The end-of-turn delay, one model's first token and one synthesis's first audio,
+        one after another: the floor of a pipeline that starts nothing early."""
+        return self.end_of_turn_s + self.llm_first_token_s + self.tts_first_audio_s
+
     def described(self) -> str:
         return (
             f"STT final {self.stt_final_s:.2f} s, LLM first token {self.llm_first_token_s:.2f} s "
