@@ -42,7 +42,16 @@ from livekit.agents.llm import AgentHandoff
 from sqlalchemy import event
 
 from benchmarks.callers import Caller, Intent, Variant, check_outcome, demo_caller
-from benchmarks.common import MeasuredLLM, machine, ms, percentile, print_table, quiet_logs, verdict
+from benchmarks.common import (
+    MeasuredLLM,
+    machine,
+    ms,
+    percentile,
+    print_table,
+    quiet_logs,
+    settle_heap,
+    verdict,
+)
 from benchmarks.conversation import AgentKind
 from benchmarks.models import bare_model, single_agent_model, supervised_model
 from benchmarks.single_agent import BareAgent, SingleAgent, SingleAgentState
@@ -296,9 +305,11 @@ async def measure(
         for intent in Intent:
             for variant in Variant:
                 for agent in (AgentKind.SUPERVISED, AgentKind.SINGLE):
+                    settle_heap()
                     runs.append(
                         await play(agent, intent, variant, latency, speed=speed, phrases=phrases)
                     )
+        settle_heap()
         runs.append(await play(AgentKind.BARE, None, None, latency, speed=speed))
     return runs
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import math
@@ -240,6 +241,15 @@ def machine() -> str:
         f"{os.cpu_count()} cores, Python {platform.python_version()}, "
         f"{platform.system()} {platform.release()}, git {git_state()}"
     )
+
+
+def settle_heap() -> None:
+    """Before a call: what a job process does before its one call (`server.prewarm`),
+    collect and freeze what survived. One benchmark process plays many calls; without
+    this, a full collection of what earlier calls left behind lands inside a measured
+    turn, where the voice seam's speed multiplies its pause."""
+    gc.collect()
+    gc.freeze()
 
 
 def rss_bytes() -> int:

@@ -38,6 +38,7 @@ from benchmarks.common import (
     median,
     print_table,
     quiet_logs,
+    settle_heap,
     verdict,
 )
 from benchmarks.models import supervised_model
@@ -147,6 +148,7 @@ async def measure(
                 (Mode.COLD, shared),
                 (Mode.WARM, shared),
             ):
+                settle_heap()
                 calls.append(
                     await one_call(intent, variant, mode, phrases, settings, first_audio_s)
                 )
