@@ -58,7 +58,6 @@ CANCELLATION_TASK = "88"
 """A `train` task whose one write is a cancellation (`cancel_pending_order`)."""
 QUESTION = "Hi, I have a question about an order."
 REPLY = "Of course. What is the order number?"
-
 HELD_FOR = 2.0
 """Script seconds a test holds the agent's speech back before it is synthesized."""
 TIMING_TOLERANCE = 0.3
@@ -71,9 +70,8 @@ HEARD_BY = 30.0
 
 
 def always_reply(_: Turn) -> Say:
-    """The model's answer to every request, however many a turn makes: a preemptive
-    request the framework throws away (the caller's turn changed after its final
-    transcript) must not use up the one the caller hears."""
+    """The model's answer to every request, however many the framework makes in a turn:
+    a preemptive request it throws away must not use up the answer the caller hears."""
     return Say(REPLY)
 
 
