@@ -127,6 +127,10 @@ class CustomerServiceAgent(Agent):
     """The long-lived agent that owns the conversation for the whole call; the `Desk` of
     every specialist's supervisor tool."""
 
+    acknowledgement = ALL_RIGHT
+    """Said first when the caller would otherwise wait through a second model request in
+    their turn (`call.latency.FirstWords`), and played from the phrase cache."""
+
     def __init__(
         self,
         *,
@@ -182,7 +186,8 @@ class CustomerServiceAgent(Agent):
             again = reply_from_model if relays_a_tool_result(chat_ctx) else None
             reply = never_empty(reply, ask_again=again)
         asking = owed is not None
-        async for chunk in self.session.userdata.first_words.reply(reply):
+        first_words = self.session.userdata.first_words  # the call's `CallState`
+        async for chunk in first_words.reply(reply, acknowledgement=self.acknowledgement):
             asking = asking and not calls_a_tool(chunk)
             yield chunk
         if asking:
@@ -191,7 +196,7 @@ class CustomerServiceAgent(Agent):
     def tts_node(
         self, text: AsyncIterable[str], model_settings: ModelSettings
     ) -> AsyncIterator[rtc.AudioFrame]:
-        return reply_audio(self, text, model_settings, own_sentence=ALL_RIGHT)
+        return reply_audio(self, text, model_settings, own_sentence=self.acknowledgement)
 
     @function_tool()
     @code_step

@@ -94,7 +94,7 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
 
     acknowledgement = ALL_RIGHT
     """Said first when the caller would otherwise wait through a second model request in
-    their turn (`call.latency.FirstWords`)."""
+    their turn (`call.latency.FirstWords`), and played from the phrase cache."""
 
     still_there_question = ""
     """The specialist's question in short form, for a caller who has gone quiet."""
