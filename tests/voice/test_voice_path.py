@@ -28,7 +28,7 @@ from customer_service.settings import Settings
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.store import AuditEvent
 from customer_service.supervisor import CustomerServiceAgent
-from customer_service.testing.caller_audio import CallerSpeech, FakeMicrophone
+from customer_service.testing.caller_audio import SPEECH_KEY, CallerSpeech, FakeMicrophone
 from customer_service.testing.speech_models import FakeSTT
 from customer_service.testing.voice import (
     AgentEnds,
@@ -258,15 +258,35 @@ async def test_the_fake_stt_also_transcribes_a_whole_recording() -> None:
     microphone = FakeMicrophone(frame_seconds=0.001)
     frames = []
     for line in ("Where is my order?", "It's 100101."):
-        microphone.speaking = CallerSpeech(text=line, seconds=0.01)
-        frames += [await anext(microphone) for _ in range(3)]
-        microphone.speaking = None
-        frames.append(await anext(microphone))
+        frames += [microphone.voiced_frame(CallerSpeech(text=line, seconds=0.01))] * 3
+        frames.append(microphone.silent_frame())
     event = await FakeSTT().recognize(frames)
     assert event.type is SpeechEventType.FINAL_TRANSCRIPT
     assert event.alternatives[0].text == "Where is my order? It's 100101."
     silent = await FakeSTT().recognize([await anext(microphone)])
     assert silent.alternatives[0].text == ""
+
+
+async def test_frames_read_late_hold_the_line_where_it_was_said() -> None:
+    # A session that falls behind (a loaded machine) reads the frames it missed in a
+    # burst once the caller has finished: they must still carry the line, or its end
+    # would reach the VAD early and the turn end before the caller's silence has.
+    frame_seconds = 0.01
+    microphone = FakeMicrophone(frame_seconds=frame_seconds)
+    await anext(microphone)  # the session starts reading: the clock begins
+    line = CallerSpeech(text="Where is my order?", seconds=5 * frame_seconds)
+    loop = asyncio.get_running_loop()
+    began_at = loop.time()
+    ended_at = await microphone.speak(line)  # nothing read meanwhile
+    assert ended_at == pytest.approx(began_at + line.seconds, abs=frame_seconds)
+    assert loop.time() >= ended_at
+
+    burst = [await anext(microphone) for _ in range(10)]
+    voiced = [index for index, frame in enumerate(burst) if frame.userdata.get(SPEECH_KEY)]
+    assert 4 <= len(voiced) <= 6  # the line's frames, give or take where it began
+    assert voiced == list(range(voiced[0], voiced[0] + len(voiced)))  # in one piece
+    assert all(burst[index].userdata[SPEECH_KEY] is line for index in voiced)
+    assert not any(frame.userdata.get(SPEECH_KEY) for frame in burst[voiced[-1] + 1 :])
 
 
 async def test_a_turns_kept_events_are_written_while_its_reply_plays(

@@ -60,7 +60,12 @@ def is_voiced(frame: rtc.AudioFrame) -> bool:
 
 class Microphone(AudioInput):
     """The caller's microphone: frames in real time, one every `frame_seconds`, silent
-    but while a line is spoken. `close()` ends the audio, as a hang-up does."""
+    but while a line is spoken. `close()` ends the audio, as a hang-up does.
+
+    Each frame has its time on the microphone's clock, and holds what the caller was
+    saying at that time. A session that falls behind reads the frames it missed in a
+    burst; they still hold the line where the caller said it, so the line's end and
+    the silence after it reach the session in the order and length they were spoken."""
 
     def __init__(self, *, label: str, sample_rate: int, frame_seconds: float = 0.01) -> None:
         super().__init__(label=label)
@@ -75,15 +80,19 @@ class Microphone(AudioInput):
         """`text` made ready to say, lasting about `seconds`."""
 
     @abstractmethod
-    async def speak(self, line: CallerSpeech) -> None:
-        """Says `line` now; returns once it has been said."""
+    async def speak(self, line: CallerSpeech) -> float:
+        """Says `line` now; returns once it has been said, with the loop time its sound
+        ended on the microphone's clock."""
 
     @abstractmethod
-    def _frame(self) -> rtc.AudioFrame | None:
-        """The frame to send now; None for silence."""
+    def _frame(self, at: float) -> rtc.AudioFrame | None:
+        """The frame of the loop time `at`; None for silence."""
 
     def close(self) -> None:
         self._closed = True
+
+    def silent_frame(self) -> rtc.AudioFrame:
+        return rtc.AudioFrame.create(self._sample_rate, 1, self._samples)
 
     async def __anext__(self) -> rtc.AudioFrame:
         now = asyncio.get_running_loop().time()
@@ -92,41 +101,55 @@ class Microphone(AudioInput):
             await asyncio.sleep(self._next_at - now)
         if self._closed:
             raise StopAsyncIteration
-        frame = self._frame()
-        return frame or rtc.AudioFrame.create(self._sample_rate, 1, self._samples)
+        return self._frame(self._next_at) or self.silent_frame()
+
+
+@dataclass(frozen=True)
+class _Spoken:
+    """A line as the microphone's clock has it: said from `began_at` to `ended_at`."""
+
+    line: CallerSpeech
+    began_at: float
+    ended_at: float
 
 
 class FakeMicrophone(Microphone):
     """A microphone whose frames say nothing: those of a line hold a steady sound, and
-    are marked with its `CallerSpeech` (under `SPEECH_KEY`) while `speaking` holds it."""
+    are marked with its `CallerSpeech` (under `SPEECH_KEY`)."""
 
     def __init__(self, *, frame_seconds: float = 0.01) -> None:
         super().__init__(
             label="FakeMicrophone", sample_rate=SAMPLE_RATE, frame_seconds=frame_seconds
         )
-        self.speaking: CallerSpeech | None = None
+        self._spoken: deque[_Spoken] = deque()
+        """Lines whose frames may not all have been read yet, oldest first."""
 
     async def prepare(self, text: str, seconds: float) -> CallerSpeech:
         return CallerSpeech(text, seconds)
 
-    async def speak(self, line: CallerSpeech) -> None:
-        self.speaking = line
-        try:
-            await asyncio.sleep(line.seconds)
-        finally:
-            self.speaking = None
+    async def speak(self, line: CallerSpeech) -> float:
+        began_at = asyncio.get_running_loop().time()
+        spoken = _Spoken(line, began_at, began_at + line.seconds)
+        self._spoken.append(spoken)
+        await asyncio.sleep(line.seconds)
+        return spoken.ended_at
 
-    def _frame(self) -> rtc.AudioFrame | None:
-        speech = self.speaking
-        if speech is None:
-            return None
+    def voiced_frame(self, line: CallerSpeech) -> rtc.AudioFrame:
+        """A frame of `line`: a steady sound, marked with it."""
         return rtc.AudioFrame(
             data=_VOICED_SAMPLE * self._samples,
             sample_rate=SAMPLE_RATE,
             num_channels=1,
             samples_per_channel=self._samples,
-            userdata={SPEECH_KEY: speech},
+            userdata={SPEECH_KEY: line},
         )
+
+    def _frame(self, at: float) -> rtc.AudioFrame | None:
+        while self._spoken and self._spoken[0].ended_at <= at:
+            self._spoken.popleft()  # the clock only moves on
+        if not self._spoken or at < self._spoken[0].began_at:
+            return None
+        return self.voiced_frame(self._spoken[0].line)
 
 
 class AudioMicrophone(Microphone):
@@ -140,6 +163,7 @@ class AudioMicrophone(Microphone):
         self._voice = voice
         self._playing: deque[rtc.AudioFrame] = deque()
         self._said = asyncio.Event()
+        self._ended_at = 0.0  # the loop time the last line's last frame ended
 
     async def prepare(self, text: str, seconds: float) -> CallerSpeech:
         # The voice sets the pace: `seconds` is what the words take in its mouth.
@@ -155,21 +179,23 @@ class AudioMicrophone(Microphone):
         frames = [rtc.AudioFrame(piece, self._sample_rate, 1, len(piece) // 2) for piece in pieces]
         return CallerSpeech(text, sound.duration, audio=frames)
 
-    async def speak(self, line: CallerSpeech) -> None:
+    async def speak(self, line: CallerSpeech) -> float:
         self._said = asyncio.Event()
         self._playing = deque(line.audio)
         if not self._playing:
-            return
+            return asyncio.get_running_loop().time()
         try:
             await self._said.wait()
         finally:
             self._playing.clear()
+        return self._ended_at
 
-    def _frame(self) -> rtc.AudioFrame | None:
+    def _frame(self, at: float) -> rtc.AudioFrame | None:
         if not self._playing:
             return None
         frame = self._playing.popleft()
         if not self._playing:
+            self._ended_at = at + self._frame_seconds
             self._said.set()
         return frame
 

@@ -274,9 +274,10 @@ class VoiceCall:
         self.lines.append(said)
         self._notify()
         try:
-            await self.microphone.speak(line)
+            said.ended_at = await self.microphone.speak(line)
         finally:
-            said.ended_at = loop.time()
+            if said.ended_at is None:  # cut short: the caller hung up
+                said.ended_at = loop.time()
             self._notify()
         return said
 
