@@ -68,6 +68,7 @@ async def _call(ctx: Any, agent: AgentKind) -> None:
         "cpu_s": time.process_time() - cpu_before,
         "wall_s": time.perf_counter() - wall_before,
         "turns": len(run.turn_seconds),
+        "turn_s": run.turn_seconds,
         "longest_full_gc_s": collections.longest,
         "failure": run.failure or await check_outcome(shared, run.call_id, caller, intent),
     }

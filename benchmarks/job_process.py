@@ -1,6 +1,6 @@
 """Job processes as the server runs them: start-up, memory, CPU per call, calls per machine.
 
-    .venv/bin/python -m benchmarks.job_process [--rounds 6] [--pause 3]
+    .venv/bin/python -m benchmarks.job_process [--rounds 6] [--pause 3] [--without-rehearsal]
 
 Each agent is measured in driver processes of its own (`--kind`), because the
 forkserver that job processes are forked from is one per process: the driver builds the
@@ -22,6 +22,11 @@ warm-up and its `gc.freeze`), and the same set-up function as the server (`prewa
   machine completes 0.7 x cores x 3600 / (CPU per call + idle CPU per process-second x
   a call's duration) calls per hour. Memory would bind first where USS x calls passes
   the machine's RAM: both are printed.
+- **The rehearsal**: the server's forkserver plays rehearsal calls before it forks any
+  job process (`customer_service.rehearsal`), so calls start with its first-use work
+  done; `--without-rehearsal` measures both agents without it, to compare. Each call's
+  reply time in its first turn and over all its turns (zero-latency scripted models)
+  shows what that work cost the caller's wait.
 - **Judged**: CPU per call and calls per hour against the single agent's, each as a
   ratio with a 95 % bootstrap interval (calls resampled flow by flow). A target is met
   or missed only when the whole interval says so; otherwise the run cannot tell the
@@ -58,6 +63,7 @@ LOAD_THRESHOLD = 0.7
 """`AgentServer`'s default `load_threshold` in production."""
 MEMORY_TARGET = "job process unique memory at most 1.5x a bare worker's"
 STARTUP_TARGET = "job process launch-to-ready at most 1.5x a bare worker's"
+REHEARSAL_MODULE = "customer_service.forkserver_rehearsal"
 CPU_LIMIT = 1.1
 CPU_TARGET = f"CPU per call in a job process: at most {CPU_LIMIT}x the single agent's"
 CAPACITY_TARGET = (
@@ -80,14 +86,19 @@ async def bare_entrypoint(ctx: Any) -> None:
     ctx.shutdown(reason="done")
 
 
-def pool_functions(kind: str) -> tuple[Any, Any, list[str]]:
-    """The set-up function, job entrypoint and forkserver preload modules for `kind`."""
+def pool_functions(kind: str, *, rehearsal: bool = True) -> tuple[Any, Any, list[str]]:
+    """The set-up function, job entrypoint and forkserver preload modules for `kind`;
+    without `rehearsal`, the server's preloads but the rehearsal calls."""
     if kind == "bare":
         return bare_prewarm, bare_entrypoint, []
     from benchmarks import job_call
     from customer_service import server
 
-    preload = list(server.server._preload_modules)
+    preload = [
+        module
+        for module in server.server._preload_modules
+        if rehearsal or module != REHEARSAL_MODULE
+    ]
     entry = job_call.supervised_call if kind == "this agent" else job_call.single_agent_call
     return server.prewarm, entry, preload
 
@@ -104,11 +115,11 @@ def forkserver_context(preload: list[str]) -> multiprocessing.context.BaseContex
     return context
 
 
-def new_pool(kind: str, idle: int) -> Any:
+def new_pool(kind: str, idle: int, *, rehearsal: bool) -> Any:
     from livekit.agents.ipc.proc_pool import ProcPool
     from livekit.agents.job import JobExecutorType
 
-    prewarm, entry, preload = pool_functions(kind)
+    prewarm, entry, preload = pool_functions(kind, rehearsal=rehearsal)
     return ProcPool(
         initialize_process_fnc=prewarm,
         job_entrypoint_fnc=entry,
@@ -128,10 +139,10 @@ def new_pool(kind: str, idle: int) -> Any:
     )
 
 
-async def startup_and_memory(kind: str) -> dict[str, Any]:
+async def startup_and_memory(kind: str, *, rehearsal: bool) -> dict[str, Any]:
     created: dict[int, float] = {}
     ready: list[tuple[float, int]] = []
-    pool = new_pool(kind, IDLE_PROCESSES)
+    pool = new_pool(kind, IDLE_PROCESSES, rehearsal=rehearsal)
     pool.on("process_created", lambda proc: created.__setitem__(id(proc), time.perf_counter()))
 
     all_ready = asyncio.Event()
@@ -163,14 +174,16 @@ def finished_calls(results: Path) -> list[Path]:
     return list(results.glob("call-*.json"))
 
 
-async def calls_in_pool(kind: str, calls: int, pause_s: float, results: Path) -> dict[str, Any]:
+async def calls_in_pool(
+    kind: str, calls: int, pause_s: float, results: Path, *, rehearsal: bool
+) -> dict[str, Any]:
     from livekit.agents.job import JobAcceptArguments, RunningJobInfo
     from livekit.protocol import agent, models
 
     from benchmarks import job_call
 
     database = await job_call.prepare_store(results, calls)
-    pool = new_pool(kind, calls)
+    pool = new_pool(kind, calls, rehearsal=rehearsal)
     await pool.start()
     samples: list[float] = []
     psutil.cpu_percent(None)
@@ -200,23 +213,31 @@ async def calls_in_pool(kind: str, calls: int, pause_s: float, results: Path) ->
     return {"calls": reports, "machine_load": samples, "wall_s": wall}
 
 
-def drive(kind: str, calls: int, pause_s: float, *, startup: bool) -> dict[str, Any]:
+def drive(
+    kind: str, calls: int, pause_s: float, *, startup: bool, rehearsal: bool = True
+) -> dict[str, Any]:
     """One agent's figures, measured in this process (run by `--kind`): start-up and
     memory when `startup`, then `calls` calls through a pool of its own."""
     figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="cs-bench-jobs-") as scratch:
         if startup:
-            figures |= asyncio.run(startup_and_memory(kind))
+            figures |= asyncio.run(startup_and_memory(kind, rehearsal=rehearsal))
         if kind != "bare" and calls:
-            figures |= asyncio.run(calls_in_pool(kind, calls, pause_s, Path(scratch)))
+            figures |= asyncio.run(
+                calls_in_pool(kind, calls, pause_s, Path(scratch), rehearsal=rehearsal)
+            )
     return figures
 
 
-def _driver(kind: str, calls: int, pause_s: float, *, startup: bool) -> dict[str, Any]:
+def _driver(
+    kind: str, calls: int, pause_s: float, *, startup: bool, rehearsal: bool
+) -> dict[str, Any]:
     command = [sys.executable, "-m", "benchmarks.job_process", "--kind", kind]
     command += ["--calls", str(calls), "--pause", str(pause_s)]
     if not startup:
         command.append("--no-startup")
+    if not rehearsal:
+        command.append("--without-rehearsal")
     completed = subprocess.run(
         command, cwd=PROJECT_ROOT, capture_output=True, text=True, check=False
     )
@@ -226,18 +247,20 @@ def _driver(kind: str, calls: int, pause_s: float, *, startup: bool) -> dict[str
     return figures
 
 
-def measure(rounds: int, pause_s: float) -> dict[str, dict[str, Any]]:
+def measure(rounds: int, pause_s: float, *, rehearsal: bool = True) -> dict[str, dict[str, Any]]:
     """Start-up and memory of each kind, then `rounds` rounds of one call of every flow
     per agent, the agents taking turns to go first, each round in fresh driver processes:
     a slow minute of the machine falls on both agents, not on one."""
-    measured = {kind: _driver(kind, 0, pause_s, startup=True) for kind in KINDS}
+    measured = {
+        kind: _driver(kind, 0, pause_s, startup=True, rehearsal=rehearsal) for kind in KINDS
+    }
     agents = [kind for kind in KINDS if kind != "bare"]
     for kind in agents:
         measured[kind] |= {"calls": [], "machine_load": [], "wall_s": 0.0}
     for round_index in range(rounds):
         order = agents if round_index % 2 == 0 else agents[::-1]
         for kind in order:
-            figures = _driver(kind, len(FLOWS), pause_s, startup=False)
+            figures = _driver(kind, len(FLOWS), pause_s, startup=False, rehearsal=rehearsal)
             measured[kind]["calls"] += figures["calls"]
             measured[kind]["machine_load"] += figures["machine_load"]
             measured[kind]["wall_s"] += figures["wall_s"]
@@ -348,6 +371,8 @@ def report(measured: dict[str, dict[str, Any]]) -> dict[str, str]:
                 f"{len(done)}/{len(figures['calls'])}",
                 f"{mean_cpu(done) * 1000:.0f}",
                 f"{statistics.fmean(call['wall_s'] for call in done):.1f}",
+                f"{statistics.fmean(call['turn_s'][0] for call in done) * 1000:.0f}",
+                f"{statistics.fmean(s for call in done for s in call['turn_s']) * 1000:.0f}",
                 f"{max((c['longest_full_gc_s'] for c in done), default=0) * 1000:.1f}",
                 f"{statistics.mean(load):.2f}" if load else "n/a",
                 f"{concurrent_calls(done, idle):.0f}",
@@ -355,7 +380,7 @@ def report(measured: dict[str, dict[str, Any]]) -> dict[str, str]:
                 f"{by_memory:.0f}",
             ]
         else:
-            row += ["-"] * 8
+            row += ["-"] * 10
         rows.append(row)
     print_table(
         "Job processes as the server runs them (forkserver, the server's preloads)",
@@ -368,6 +393,8 @@ def report(measured: dict[str, dict[str, Any]]) -> dict[str, str]:
             "calls done",
             "CPU ms/call (mean)",
             "call s (mean)",
+            "first turn ms (mean)",
+            "turn ms (mean)",
             "longest full GC ms",
             "machine load",
             "calls at 0.7 load",
@@ -412,16 +439,29 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--rounds", type=int, default=6, help="rounds of one call of every flow per agent (6)"
     )
     parser.add_argument("--pause", type=float, default=3.0, help="mean caller pause, s (3)")
+    parser.add_argument(
+        "--without-rehearsal",
+        action="store_true",
+        help="job processes forked without the server's rehearsal calls, to compare",
+    )
     parser.add_argument("--kind", choices=KINDS, help=argparse.SUPPRESS)
     parser.add_argument("--calls", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--no-startup", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.kind:
-        figures = drive(args.kind, args.calls, args.pause, startup=not args.no_startup)
+        figures = drive(
+            args.kind,
+            args.calls,
+            args.pause,
+            startup=not args.no_startup,
+            rehearsal=not args.without_rehearsal,
+        )
         print(json.dumps(figures))
         return
     print(f"Machine: {machine()}; load average {os.getloadavg()[0]:.2f} at the start")
-    targets = report(measure(args.rounds, args.pause))
+    if args.without_rehearsal:
+        print("Without the rehearsal calls in the forkserver (--without-rehearsal)")
+    targets = report(measure(args.rounds, args.pause, rehearsal=not args.without_rehearsal))
     print("\n## Targets\n")
     for target, shown in targets.items():
         print(f"- {target}: {shown}")

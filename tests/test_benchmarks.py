@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import random
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -280,6 +281,7 @@ def _job_calls(cpu_by_flow: dict[int, list[float]], wall_s: float = 10.0) -> lis
             "cpu_s": cpu,
             "wall_s": wall_s,
             "longest_full_gc_s": 0.0,
+            "turn_s": [0.03, 0.01, 0.02],
             "failure": None,
         }
         for flow, cpus in cpu_by_flow.items()
@@ -336,4 +338,19 @@ def test_one_round_of_job_calls_is_reported_not_judged(capsys: pytest.CaptureFix
     targets = job_process.report(measured)
     assert targets[job_process.CPU_TARGET].startswith("not judged")
     assert targets[job_process.CAPACITY_TARGET].startswith("not judged")
-    assert "8/8" in capsys.readouterr().out
+    header, _, *rows = capsys.readouterr().out.split("## ")[1].splitlines()[2:]
+    columns = re.split(r"\s{2,}", header.strip())
+    ours = dict(zip(columns, re.split(r"\s{2,}", rows[0].strip()), strict=True))
+    assert ours["calls done"] == "8/8"
+    # What the caller waited for the first reply, and for every reply.
+    assert ours["first turn ms (mean)"] == "30"
+    assert ours["turn ms (mean)"] == "20"
+
+
+def test_the_rehearsal_can_be_left_out_of_the_forkserver_to_compare() -> None:
+    for kind in ("this agent", "single agent"):
+        _, _, preloads = job_process.pool_functions(kind)
+        assert job_process.REHEARSAL_MODULE in preloads
+        _, _, without = job_process.pool_functions(kind, rehearsal=False)
+        assert without == [module for module in preloads if module != job_process.REHEARSAL_MODULE]
+        assert without

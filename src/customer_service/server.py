@@ -49,11 +49,16 @@ VAD_KEY = "vad"
 PHRASES_KEY = "phrases"
 
 
-PRELOADED_MODULES = ["customer_service.server", "customer_service.addresses.every_country"]
+PRELOADED_MODULES = [
+    "customer_service.server",
+    "customer_service.addresses.every_country",
+    "customer_service.forkserver_rehearsal",
+]
 """Imported once in the forkserver that job processes are forked from (Linux), so every
 job process shares their pages instead of importing them again: less memory per call
-and a shorter start, and every country's address rules read before any call. The
-framework freezes them there (`gc.freeze`)."""
+and a shorter start, every country's address rules read before any call, and the
+rehearsal calls' first-use work done (`customer_service.rehearsal`). The framework
+freezes them there (`gc.freeze`)."""
 
 
 def prewarm(proc: JobProcess) -> None:

@@ -1,0 +1,79 @@
+"""Rehearsal calls where job processes are forked from (`customer_service.rehearsal`):
+they run the paths calls take, leave nothing running, and never stop the server."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from customer_service import rehearsal, server
+from customer_service.rehearsal import rehearse
+from customer_service.settings import Settings
+
+EVERY_PATH = {
+    "check_identity",
+    "lookup_order",
+    "update_address",
+    "cancel_order",
+    "request_consent",
+}
+"""A tool of each path the rehearsal is for: identity, an order read, an address change,
+a cancellation and a consent."""
+
+
+def test_a_rehearsal_runs_every_path_and_leaves_nothing_running(settings: Settings) -> None:
+    threads = set(threading.enumerate())
+    done = rehearse(settings)
+    assert done.failure is None
+    assert set(done.tools_called) >= EVERY_PATH
+    # The forkserver forks job processes from here: no thread or loop may be left.
+    assert set(threading.enumerate()) == threads
+    with pytest.raises(RuntimeError):
+        asyncio.get_running_loop()
+    assert logging.root.manager.disable == logging.NOTSET
+
+
+def test_a_rehearsal_that_fails_says_what_kind_of_failure_and_goes_no_further(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(rehearsal, "MEMORY_STORE", "mysql://nobody@nowhere/store")
+    with caplog.at_level(logging.WARNING, logger=rehearsal.__name__):
+        done = rehearse(settings)
+    assert done.failure == "StoreMisconfigured"
+    assert done.tools_called == []
+    (record,) = caplog.records
+    assert record.levelno == logging.WARNING
+    assert record.__dict__["failure"] == "StoreMisconfigured"
+    assert "mysql" not in record.getMessage()  # the kind, never the exception's text
+    assert logging.root.manager.disable == logging.NOTSET  # logging is back on
+
+
+@pytest.mark.subprocess
+def test_the_forkserver_rehearses_after_importing_the_agent(tmp_path: Path) -> None:
+    preloads = server.PRELOADED_MODULES
+    assert preloads.index("customer_service.forkserver_rehearsal") > preloads.index(
+        "customer_service.server"
+    )
+    # As the forkserver imports it, in a fresh interpreter of its own environment.
+    environment = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "MODEL_PROVIDER": "offline"}
+    check = (
+        "from customer_service.forkserver_rehearsal import REHEARSAL as done; "
+        "assert done.failure is None, done.failure; print(sorted(set(done.tools_called)))"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", check],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+        env=environment,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert all(tool in completed.stdout for tool in EVERY_PATH)
