@@ -23,7 +23,7 @@ warm-up and its `gc.freeze`), and the same set-up function as the server (`prewa
   a call's duration) calls per hour. Memory would bind first where USS x calls passes
   the machine's RAM: both are printed.
 - **The rehearsal**: the server's forkserver plays rehearsal calls before it forks any
-  job process (`customer_service.rehearsal`), so calls start with its first-use work
+  job process (`customer_service.simulation.rehearsal`), so calls start with its first-use work
   done; `--without-rehearsal` measures both agents without it, to compare. Each call's
   reply time in its first turn and over all its turns (zero-latency scripted models)
   shows what that work cost the caller's wait.
@@ -63,7 +63,7 @@ LOAD_THRESHOLD = 0.7
 """`AgentServer`'s default `load_threshold` in production."""
 MEMORY_TARGET = "job process unique memory at most 1.5x a bare worker's"
 STARTUP_TARGET = "job process launch-to-ready at most 1.5x a bare worker's"
-REHEARSAL_MODULE = "customer_service.forkserver_rehearsal"
+REHEARSAL_MODULE = "customer_service.simulation.forkserver_rehearsal"
 CPU_LIMIT = 1.1
 CPU_TARGET = f"CPU per call in a job process: at most {CPU_LIMIT}x the single agent's"
 CAPACITY_TARGET = (

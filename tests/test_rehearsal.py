@@ -1,4 +1,4 @@
-"""Rehearsal calls where job processes are forked from (`customer_service.rehearsal`):
+"""Rehearsal calls where job processes are forked from (`customer_service.simulation.rehearsal`):
 they run the paths calls take, leave nothing running, and never stop the server."""
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from customer_service import rehearsal, server
-from customer_service.rehearsal import rehearse
+from customer_service import server
 from customer_service.settings import Settings
+from customer_service.simulation import rehearsal
+from customer_service.simulation.rehearsal import rehearse
 
 EVERY_PATH = {
     "check_identity",
@@ -58,13 +59,13 @@ def test_a_rehearsal_that_fails_says_what_kind_of_failure_and_goes_no_further(
 @pytest.mark.subprocess
 def test_the_forkserver_rehearses_after_importing_the_agent(tmp_path: Path) -> None:
     preloads = server.PRELOADED_MODULES
-    assert preloads.index("customer_service.forkserver_rehearsal") > preloads.index(
+    assert preloads.index("customer_service.simulation.forkserver_rehearsal") > preloads.index(
         "customer_service.server"
     )
     # As the forkserver imports it, in a fresh interpreter of its own environment.
     environment = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "MODEL_PROVIDER": "offline"}
     check = (
-        "from customer_service.forkserver_rehearsal import REHEARSAL as done; "
+        "from customer_service.simulation.forkserver_rehearsal import REHEARSAL as done; "
         "assert done.failure is None, done.failure; print(sorted(set(done.tools_called)))"
     )
     completed = subprocess.run(

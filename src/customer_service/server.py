@@ -52,12 +52,12 @@ PHRASES_KEY = "phrases"
 PRELOADED_MODULES = [
     "customer_service.server",
     "customer_service.addresses.every_country",
-    "customer_service.forkserver_rehearsal",
+    "customer_service.simulation.forkserver_rehearsal",
 ]
 """Imported once in the forkserver that job processes are forked from (Linux), so every
 job process shares their pages instead of importing them again: less memory per call
 and a shorter start, every country's address rules read before any call, and the
-rehearsal calls' first-use work done (`customer_service.rehearsal`). The framework
+rehearsal calls' first-use work done (`customer_service.simulation.rehearsal`). The framework
 freezes them there (`gc.freeze`)."""
 
 

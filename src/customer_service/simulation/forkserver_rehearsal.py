@@ -2,11 +2,11 @@
 
 `server.PRELOADED_MODULES` lists it, so the forkserver (Linux) imports it once, after the
 agent's own modules and before the framework freezes what it loaded; every job process
-then starts with the rehearsal's first-use work done (`customer_service.rehearsal`).
+then starts with the rehearsal's first-use work done (`customer_service.simulation.rehearsal`).
 Nothing else imports it.
 """
 
-from customer_service.rehearsal import Rehearsal, rehearse
+from customer_service.simulation.rehearsal import Rehearsal, rehearse
 
 REHEARSAL: Rehearsal = rehearse()
 """What the rehearsal in this process did."""
