@@ -57,8 +57,8 @@ PRELOADED_MODULES = [
 """Imported once in the forkserver that job processes are forked from (Linux), so every
 job process shares their pages instead of importing them again: less memory per call
 and a shorter start, every country's address rules read before any call, and the
-rehearsal calls' first-use work done (`customer_service.simulation.rehearsal`). The framework
-freezes them there (`gc.freeze`)."""
+rehearsal calls' first-use work done (`simulation.rehearsal`). The framework freezes
+them there (`gc.freeze`)."""
 
 
 def prewarm(proc: JobProcess) -> None:

@@ -289,6 +289,24 @@ async def test_frames_read_late_hold_the_line_where_it_was_said() -> None:
     assert not any(frame.userdata.get(SPEECH_KEY) for frame in burst[voiced[-1] + 1 :])
 
 
+async def test_a_line_cut_short_ends_where_it_stopped() -> None:
+    # The caller hangs up mid-line: frames read afterwards hold silence, not the rest.
+    frame_seconds = 0.01
+    microphone = FakeMicrophone(frame_seconds=frame_seconds)
+    await anext(microphone)
+    line = CallerSpeech(text="Where is my order?", seconds=100 * frame_seconds)
+    speaking = asyncio.create_task(microphone.speak(line))
+    await asyncio.sleep(3 * frame_seconds)
+    speaking.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await speaking
+
+    burst = [await anext(microphone) for _ in range(40)]
+    voiced = [frame.userdata.get(SPEECH_KEY) is line for frame in burst]
+    assert any(voiced)  # what was said before the cut
+    assert not any(voiced[-10:])  # and nothing of the rest of the line
+
+
 async def test_a_turns_kept_events_are_written_while_its_reply_plays(
     settings: Settings,
 ) -> None:

@@ -2,8 +2,8 @@
 
 `server.PRELOADED_MODULES` lists it, so the forkserver (Linux) imports it once, after the
 agent's own modules and before the framework freezes what it loaded; every job process
-then starts with the rehearsal's first-use work done (`customer_service.simulation.rehearsal`).
-Nothing else imports it.
+then starts with the rehearsal's first-use work done (`simulation.rehearsal`). Nothing
+else imports it.
 """
 
 from customer_service.simulation.rehearsal import Rehearsal, rehearse

@@ -104,7 +104,7 @@ class Microphone(AudioInput):
         return self._frame(self._next_at) or self.silent_frame()
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Spoken:
     """A line as the microphone's clock has it: said from `began_at` to `ended_at`."""
 
@@ -131,7 +131,11 @@ class FakeMicrophone(Microphone):
         began_at = asyncio.get_running_loop().time()
         spoken = _Spoken(line, began_at, began_at + line.seconds)
         self._spoken.append(spoken)
-        await asyncio.sleep(line.seconds)
+        try:
+            await asyncio.sleep(line.seconds)
+        except asyncio.CancelledError:
+            spoken.ended_at = asyncio.get_running_loop().time()  # cut short: it ends here
+            raise
         return spoken.ended_at
 
     def voiced_frame(self, line: CallerSpeech) -> rtc.AudioFrame:
