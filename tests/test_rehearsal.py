@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -54,6 +55,42 @@ def test_a_rehearsal_that_fails_says_what_kind_of_failure_and_goes_no_further(
     assert record.__dict__["failure"] == "StoreMisconfigured"
     assert "mysql" not in record.getMessage()  # the kind, never the exception's text
     assert logging.root.manager.disable == logging.NOTSET  # logging is back on
+
+
+def test_a_thread_the_rehearsal_started_has_ended_when_it_returns(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As a closed SQLite connection's driver thread does: it ends a moment after the close.
+    async def play_leaving_a_thread(*_: object) -> None:
+        threading.Thread(target=time.sleep, args=(0.2,), daemon=True).start()
+
+    monkeypatch.setattr(rehearsal, "_play", play_leaving_a_thread)
+    threads = set(threading.enumerate())
+    assert rehearse(settings).failure is None
+    assert set(threading.enumerate()) == threads
+
+
+def test_a_thread_that_outlives_the_wait_is_reported(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    release = threading.Event()
+    started: list[threading.Thread] = []
+
+    async def play_leaving_a_thread(*_: object) -> None:
+        started.append(threading.Thread(target=release.wait, daemon=True))
+        started[0].start()
+
+    monkeypatch.setattr(rehearsal, "_play", play_leaving_a_thread)
+    monkeypatch.setattr(rehearsal, "THREAD_END_WAIT_S", 0.01)
+    try:
+        with caplog.at_level(logging.WARNING, logger=rehearsal.__name__):
+            rehearse(settings)
+    finally:
+        release.set()
+        started[0].join()
+    (record,) = caplog.records
+    assert record.getMessage() == "the rehearsal left threads running"
+    assert record.__dict__["threads"] == 1
 
 
 @pytest.mark.subprocess

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -27,6 +28,9 @@ __all__ = ["REHEARSED_CALLS", "Rehearsal", "rehearse"]
 logger = logging.getLogger(__name__)
 
 MEMORY_STORE = "sqlite+aiosqlite:///:memory:"
+THREAD_END_WAIT_S = 5.0
+"""How long the rehearsal waits for a thread it started to end: the driver's thread of a
+closed SQLite connection resolves the close and ends a moment later."""
 
 REHEARSED_CALLS: tuple[tuple[str, ...], ...] = (
     (
@@ -62,6 +66,7 @@ def rehearse(settings: Settings | None = None) -> Rehearsal:
     aside). Runs its own event loop, so call it where none is running."""
     started = time.perf_counter()
     rehearsal = Rehearsal()
+    threads_before = set(threading.enumerate())
     previous = logging.root.manager.disable
     logging.disable(logging.CRITICAL)  # the demo callers' words stay out of every log
     try:
@@ -70,12 +75,18 @@ def rehearse(settings: Settings | None = None) -> Rehearsal:
         rehearsal.failure = type(problem).__name__
     finally:
         logging.disable(previous)
+        # The forkserver forks job processes next: nothing of the rehearsal may still run.
+        for thread in set(threading.enumerate()) - threads_before:
+            thread.join(THREAD_END_WAIT_S)
     rehearsal.seconds = time.perf_counter() - started
     if rehearsal.failure is not None:
         logger.warning(
             "the rehearsal call stopped early; calls pay their first-use work themselves",
             extra={"failure": rehearsal.failure},
         )
+    running = len(set(threading.enumerate()) - threads_before)
+    if running:
+        logger.warning("the rehearsal left threads running", extra={"threads": running})
     return rehearsal
 
 
