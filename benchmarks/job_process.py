@@ -56,6 +56,7 @@ import psutil
 from benchmarks.callers import Intent, Variant
 from benchmarks.common import PROJECT_ROOT, machine, print_table, verdict
 from benchmarks.concurrency import plan
+from customer_service.simulation.rehearsal import FORKSERVER_MODULE
 
 KINDS = ("this agent", "single agent", "bare")
 IDLE_PROCESSES = 4
@@ -63,7 +64,6 @@ LOAD_THRESHOLD = 0.7
 """`AgentServer`'s default `load_threshold` in production."""
 MEMORY_TARGET = "job process unique memory at most 1.5x a bare worker's"
 STARTUP_TARGET = "job process launch-to-ready at most 1.5x a bare worker's"
-REHEARSAL_MODULE = "customer_service.simulation.forkserver_rehearsal"
 CPU_LIMIT = 1.1
 CPU_TARGET = f"CPU per call in a job process: at most {CPU_LIMIT}x the single agent's"
 CAPACITY_TARGET = (
@@ -97,7 +97,7 @@ def pool_functions(kind: str, *, rehearsal: bool = True) -> tuple[Any, Any, list
     preload = [
         module
         for module in server.server._preload_modules
-        if rehearsal or module != REHEARSAL_MODULE
+        if rehearsal or module != FORKSERVER_MODULE
     ]
     entry = job_call.supervised_call if kind == "this agent" else job_call.single_agent_call
     return server.prewarm, entry, preload

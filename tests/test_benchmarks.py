@@ -34,6 +34,7 @@ from benchmarks.store_scale import namesakes_in_store, population, store_fingerp
 
 from customer_service.domain import Customer
 from customer_service.normalize import name_key
+from customer_service.simulation.rehearsal import FORKSERVER_MODULE
 from customer_service.store import AuditEvent, Store
 from customer_service.testing import open_demo_store, sqlite_url
 from customer_service.testing.database_work import recording
@@ -350,7 +351,7 @@ def test_one_round_of_job_calls_is_reported_not_judged(capsys: pytest.CaptureFix
 def test_the_rehearsal_can_be_left_out_of_the_forkserver_to_compare() -> None:
     for kind in ("this agent", "single agent"):
         _, _, preloads = job_process.pool_functions(kind)
-        assert job_process.REHEARSAL_MODULE in preloads
+        assert FORKSERVER_MODULE in preloads
         _, _, without = job_process.pool_functions(kind, rehearsal=False)
-        assert without == [module for module in preloads if module != job_process.REHEARSAL_MODULE]
+        assert without == [module for module in preloads if module != FORKSERVER_MODULE]
         assert without

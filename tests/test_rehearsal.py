@@ -17,7 +17,7 @@ import pytest
 from customer_service import server
 from customer_service.settings import Settings
 from customer_service.simulation import rehearsal
-from customer_service.simulation.rehearsal import rehearse
+from customer_service.simulation.rehearsal import FORKSERVER_MODULE, rehearse
 
 EVERY_PATH = {
     "check_identity",
@@ -96,9 +96,8 @@ def test_a_thread_that_outlives_the_wait_is_reported(
 @pytest.mark.subprocess
 def test_the_forkserver_rehearses_after_importing_the_agent(tmp_path: Path) -> None:
     preloads = server.PRELOADED_MODULES
-    assert preloads.index("customer_service.simulation.forkserver_rehearsal") > preloads.index(
-        "customer_service.server"
-    )
+    assert FORKSERVER_MODULE == "customer_service.simulation.forkserver_rehearsal"
+    assert preloads.index(FORKSERVER_MODULE) > preloads.index("customer_service.server")
     # As the forkserver imports it, in a fresh interpreter of its own environment.
     environment = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "MODEL_PROVIDER": "offline"}
     check = (

@@ -34,6 +34,7 @@ from customer_service.reports.collect import report_job
 from customer_service.reports.live import log_metrics
 from customer_service.settings import RecordingConsent, Settings, get_settings
 from customer_service.simulation.grading import on_simulation_end, simulation_store
+from customer_service.simulation.rehearsal import FORKSERVER_MODULE
 from customer_service.store import StoreMisconfigured, StoreUnavailable
 from customer_service.store.errors import store_problem
 from customer_service.store.shared import StoreConfig, shared_store
@@ -52,7 +53,7 @@ PHRASES_KEY = "phrases"
 PRELOADED_MODULES = [
     "customer_service.server",
     "customer_service.addresses.every_country",
-    "customer_service.simulation.forkserver_rehearsal",
+    FORKSERVER_MODULE,
 ]
 """Imported once in the forkserver that job processes are forked from (Linux), so every
 job process shares their pages instead of importing them again: less memory per call

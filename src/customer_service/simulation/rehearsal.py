@@ -18,15 +18,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-import time
 from dataclasses import dataclass, field
 
 from customer_service.settings import Settings
 
-__all__ = ["REHEARSED_CALLS", "Rehearsal", "rehearse"]
+__all__ = ["FORKSERVER_MODULE", "REHEARSED_CALLS", "Rehearsal", "rehearse"]
 
 logger = logging.getLogger(__name__)
 
+FORKSERVER_MODULE = f"{__package__}.forkserver_rehearsal"
+"""The module the forkserver imports to rehearse (`server.PRELOADED_MODULES`)."""
 MEMORY_STORE = "sqlite+aiosqlite:///:memory:"
 THREAD_END_WAIT_S = 5.0
 """How long the rehearsal waits for a thread it started to end: the driver's thread of a
@@ -52,10 +53,9 @@ order, change an address, cancel an order and record consent, the paths most cal
 
 @dataclass
 class Rehearsal:
-    """What a rehearsal did: its calls' tool calls, and how long it took."""
+    """What a rehearsal did: its calls' tool calls, and what stopped it, if anything."""
 
     tools_called: list[str] = field(default_factory=list)
-    seconds: float = 0.0
     failure: str | None = None
     """The kind of what stopped it (an exception's class name), if anything did."""
 
@@ -64,7 +64,6 @@ def rehearse(settings: Settings | None = None) -> Rehearsal:
     """Plays `REHEARSED_CALLS` to the end, each as a text call on the offline model and a
     demo store in memory, with `settings` (by default the environment's, unread files
     aside). Runs its own event loop, so call it where none is running."""
-    started = time.perf_counter()
     rehearsal = Rehearsal()
     threads_before = set(threading.enumerate())
     previous = logging.root.manager.disable
@@ -78,7 +77,6 @@ def rehearse(settings: Settings | None = None) -> Rehearsal:
         # The forkserver forks job processes next: nothing of the rehearsal may still run.
         for thread in set(threading.enumerate()) - threads_before:
             thread.join(THREAD_END_WAIT_S)
-    rehearsal.seconds = time.perf_counter() - started
     if rehearsal.failure is not None:
         logger.warning(
             "the rehearsal call stopped early; calls pay their first-use work themselves",
