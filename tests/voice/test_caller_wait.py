@@ -5,6 +5,7 @@ targets are judged from the figures. The calls' stores are on the test's backend
 
 from __future__ import annotations
 
+import asyncio
 import statistics
 
 import pytest
@@ -20,8 +21,10 @@ from benchmarks.caller_wait import (
 )
 from benchmarks.callers import Intent, Variant
 from benchmarks.conversation import AgentKind
+from livekit.agents.llm import ChatContext
 
-from customer_service.testing.latency import LatencyModel
+from customer_service.testing.latency import CHARS_PER_TOKEN, LatencyModel, SlowLLM
+from support.scripted_llm import Call, Say, ScriptedLLM
 
 BASE = LatencyModel(
     stt_final_s=0.3,
@@ -34,6 +37,42 @@ SLOWER_BY_S = 1.0
 TOLERANCE_S = 0.3
 """The application's own CPU time, counted `speed` times over in script seconds, moves a
 turn's wait by a little; a provider's second more is far above it."""
+
+
+async def _arrivals(decision: Say | Call, latency: LatencyModel) -> list[tuple[float, str]]:
+    """Each chunk of one slowed request, in seconds after the request started, with its
+    text or its tool calls' names."""
+    slow = SlowLLM(ScriptedLLM([decision]), latency, speed=1.0)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    arrivals = []
+    async with slow.chat(chat_ctx=ChatContext.empty()) as stream:
+        async for chunk in stream:
+            assert chunk.delta is not None
+            said = chunk.delta.content or " ".join(c.name for c in chunk.delta.tool_calls)
+            arrivals.append((loop.time() - started, said))
+    return arrivals
+
+
+async def test_a_tool_call_reaches_the_framework_only_once_its_arguments_have_streamed() -> None:
+    # As the provider plugins hand it on: whole, after its name and arguments, so the
+    # framework cannot start the tool at the first token.
+    latency = BASE.model_copy(update={"llm_first_token_s": 0.05, "llm_tokens_per_s": 400.0})
+    call = Call("check_identity", {"full_name": "Jordan Lee", "postal_code": "94107"})
+    [(arrived, name)] = await _arrivals(call, latency)
+    characters = len(call.name) + len('{"full_name": "Jordan Lee", "postal_code": "94107"}')
+    streaming_s = characters / CHARS_PER_TOKEN / latency.llm_tokens_per_s
+    assert name == "check_identity"
+    assert arrived >= latency.llm_first_token_s + streaming_s
+
+
+async def test_words_reach_the_framework_one_at_a_time_from_the_first_token() -> None:
+    latency = BASE.model_copy(update={"llm_first_token_s": 0.05, "llm_tokens_per_s": 40.0})
+    arrivals = await _arrivals(Say("It has shipped today."), latency)
+    assert [said for _, said in arrivals] == ["It ", "has ", "shipped ", "today."]
+    # The first word comes with the first token; each next one once its tokens streamed.
+    assert arrivals[0][0] >= latency.llm_first_token_s
+    assert arrivals[-1][0] - arrivals[0][0] >= len("It has shipped ") / CHARS_PER_TOKEN / 40.0
 
 
 async def _bare_waits(latency: LatencyModel) -> list[float]:

@@ -88,6 +88,11 @@ class SlowLLM(DelegatingLLM):
     """`inner`, answering as slowly as `latency` says: its first chunk after the time to
     first token, then its text and tool calls at the token rate, `speed` times faster.
 
+    Text comes a word at a time, each word as its tokens arrive. A tool call comes whole,
+    once its name and arguments have streamed: the provider plugins (`inference.LLM`,
+    `openai.LLM`) gather a call's argument deltas and hand the framework the call only
+    when it is complete, and the framework runs a tool only from then.
+
     `started` holds each request's start and `answered` each first chunk's arrival (loop
     time), for counting what stood before a turn's first audio: a request the caller
     waited through answered before it; one started beside an acknowledgement did not.
@@ -133,10 +138,13 @@ class _SlowStream(llm.LLMStream):
             self._slow.answered.append(asyncio.get_running_loop().time())
             async for chunk in chunks:
                 for piece in _pieces(chunk):
+                    streaming_s = _tokens(piece) / latency.llm_tokens_per_s / speed
+                    whole = _calls_tools(piece)  # handed on complete, once streamed
+                    if whole and streaming_s:
+                        await asyncio.sleep(streaming_s)
                     self._event_ch.send_nowait(piece)
-                    tokens = _tokens(piece)
-                    if tokens:
-                        await asyncio.sleep(tokens / latency.llm_tokens_per_s / speed)
+                    if not whole and streaming_s:
+                        await asyncio.sleep(streaming_s)  # the next word's tokens
 
     async def _metrics_monitor_task(self, event_aiter: AsyncIterable[llm.ChatChunk]) -> None:
         # The inner stream reports the request's metrics; this one would count it twice.
@@ -156,6 +164,10 @@ def _pieces(chunk: llm.ChatChunk) -> list[llm.ChatChunk]:
         for text in texts
         if text
     ]
+
+
+def _calls_tools(chunk: llm.ChatChunk) -> bool:
+    return chunk.delta is not None and bool(chunk.delta.tool_calls)
 
 
 def _tokens(chunk: llm.ChatChunk) -> float:
