@@ -183,3 +183,51 @@ async def test_an_acknowledgement_is_owed_once_after_a_tool_call_of_a_voice_turn
     assert isinstance(acknowledged[1], FlushSentinel)
     assert acknowledged[2:] == ["Here it is."]
     assert await _replied(first_words, "More.") == ["More."]
+
+
+async def test_a_sentence_the_code_composes_after_a_silent_tool_call_is_acknowledged_first() -> (
+    None
+):
+    session: AgentSession[None] = AgentSession()
+    first_words = FirstWords()
+    first_words.follow(session)
+    tool_call = llm.ChatChunk(
+        id="1",
+        delta=llm.ChoiceDelta(
+            tool_calls=[llm.FunctionToolCall(name="record_address", arguments="{}", call_id="c")]
+        ),
+    )
+    read_back = "I have 1 Market Street. Is that right?"
+    session.emit(
+        "user_state_changed", UserStateChangedEvent(old_state="listening", new_state="speaking")
+    )
+    assert first_words.leading(read_back) == read_back  # nothing called yet
+    await _replied(first_words, tool_call)
+    # A fixed first sentence plays from the cache at once: nothing to cover.
+    assert first_words.leading(OPENING_QUESTION) == OPENING_QUESTION
+    assert first_words.leading(read_back) == f"{ALL_RIGHT} {read_back}"
+    # Once a turn, whoever speaks next: the code again, or the model.
+    assert first_words.leading(read_back) == read_back
+    assert await _replied(first_words, "Here it is.") == ["Here it is."]
+
+
+async def test_a_read_back_plays_after_an_acknowledgement_from_the_cache(
+    store_backend: str,
+) -> None:
+    caller = [
+        Utterance("I need to change the delivery address for order 100102"),
+        Utterance(JORDAN_SAYS),
+        Utterance("1 Market Street, Suite 5, San Francisco, CA 94105"),
+        HangUp(after=AgentSays("Is that right"), delay=0.5),
+    ]
+    async with voice_call_session(OfflineLLM(), caller, latency=LatencyModel()) as call:
+        await call.finished()
+    [read_back] = speeches_after(call, 2)
+    assert read_back.startswith(f"{ALL_RIGHT} I have 1 Market Street")
+    assert read_back.endswith("Is that right?")
+    # The acknowledgement is a piece of its own, kept in the phrase cache; the read-back
+    # is synthesised without it (`say` asks for every piece at once).
+    assert call.tts.texts.count(ALL_RIGHT) == 1
+    assert any(text.startswith("I have 1 Market Street") for text in call.tts.texts)
+    assert requests_waited_through(call, 2, first_speech_after(call, 2)) == 1
+    assert call.errors == []

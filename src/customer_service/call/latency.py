@@ -6,9 +6,12 @@ waiting for a second model request's first token. `FirstWords` starts that reply
 short acknowledgement, flushed to speech before the model's words and played from the
 phrase cache (the agents' `tts_node` is `phrase_cache.reply_audio`), so the caller hears
 something as soon as the tool's work is done; the model's words follow in the same
-speech. It is said only on a voice line, once per caller turn, and only while nothing
-has sounded since the caller began to speak: a reply that already said something, or a
-caller talking, gets none.
+speech. A sentence the code composes after such a tool call (a read-back, a result put
+into words by the tool itself) would keep them waiting for its synthesis instead:
+`phrase_cache.say` leads it with the same acknowledgement (`FirstWords.leading`), which
+plays from the cache while the sentence synthesises. It is said only on a voice line,
+once per caller turn, and only while nothing has sounded since the caller began to
+speak: a reply that already said something, or a caller talking, gets none.
 
 A tool that waits on the store (or anything but the caller) past `SLOW_STEP_NOTICE_S`
 has the caller hear `ONE_MOMENT`, once per step. While a specialist runs it speaks for
@@ -35,7 +38,7 @@ from livekit.agents import (
 
 from customer_service.call.code_steps import calls_a_tool
 from customer_service.call.empty_replies import Reply, ReplyChunk
-from customer_service.call.fixed_sentences import fixed
+from customer_service.call.fixed_sentences import fixed, is_fixed, sentences
 from customer_service.call.phrase_cache import say
 
 __all__ = ["ALL_RIGHT", "ONE_MOMENT", "FirstWords", "SlowStepNotice"]
@@ -74,14 +77,29 @@ class FirstWords:
         caller_talking = session is not None and session.user_state == "speaking"
         return self._tool_called > began > self._sounded and not caller_talking
 
+    def _acknowledged(self) -> bool:
+        """Whether an acknowledgement is owed; if so, it counts as said from now."""
+        if not self.acknowledgement_owed:
+            return False
+        self._sounded = time.monotonic()
+        return True
+
+    def leading(self, text: str) -> str:
+        """`text`, about to be said by the code, led by the acknowledgement when one is
+        owed and `text` starts with a sentence to synthesise (a fixed one plays from the
+        cache at once, and needs none)."""
+        first = next(iter(sentences(text)), None)
+        if first is None or is_fixed(first) or not self._acknowledged():
+            return text
+        return f"{ALL_RIGHT} {text}"
+
     async def reply(
         self, reply: Reply, *, acknowledgement: str = ALL_RIGHT
     ) -> AsyncIterator[ReplyChunk]:
         """`reply`, a model's, led by `acknowledgement` when one is owed; its tool calls
         are noted. The acknowledgement is flushed to speech at once, so it plays while
         the model writes; one reply with it, so tools run without waiting for its audio."""
-        if self.acknowledgement_owed:
-            self._sounded = time.monotonic()
+        if self._acknowledged():
             yield f"{acknowledgement} "  # the model's words follow in the same message
             yield FlushSentinel()
         async for chunk in reply:

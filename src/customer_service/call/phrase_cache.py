@@ -331,8 +331,12 @@ def say(
     allow_interruptions: NotGivenOr[bool] = NOT_GIVEN,
     add_to_chat_ctx: bool = True,
 ) -> SpeechHandle:
-    """`session.say(text, ...)`, its fixed sentences played from the call's phrase cache."""
-    cache: PhraseCache = session.userdata.phrases  # the call's `CallState`
+    """`session.say(text, ...)`, its fixed sentences played from the call's phrase cache;
+    led by an acknowledgement the caller is owed (`call.latency.FirstWords.leading`)."""
+    state = session.userdata  # the call's `CallState`
+    cache: PhraseCache = state.phrases
+    if _speaks_aloud(session):
+        text = state.first_words.leading(text)
     parts = pieces(text)
     if not (cache.enabled and _speaks_aloud(session) and any(part.fixed for part in parts)):
         return session.say(
