@@ -157,16 +157,21 @@ async def _replied(first_words: FirstWords, *chunks: ReplyChunk) -> list[ReplyCh
     return [chunk async for chunk in first_words.reply(model())]
 
 
-async def test_an_acknowledgement_is_owed_once_after_a_tool_call_of_a_voice_turn() -> None:
+def _followed() -> tuple[AgentSession[None], FirstWords]:
     session: AgentSession[None] = AgentSession()
     first_words = FirstWords()
     first_words.follow(session)
-    tool_call = llm.ChatChunk(
-        id="1",
-        delta=llm.ChoiceDelta(
-            tool_calls=[llm.FunctionToolCall(name="lookup", arguments="{}", call_id="c")]
-        ),
-    )
+    return session, first_words
+
+
+def _tool_call(name: str) -> llm.ChatChunk:
+    call = llm.FunctionToolCall(name=name, arguments="{}", call_id="c")
+    return llm.ChatChunk(id="1", delta=llm.ChoiceDelta(tool_calls=[call]))
+
+
+async def test_an_acknowledgement_is_owed_once_after_a_tool_call_of_a_voice_turn() -> None:
+    session, first_words = _followed()
+    tool_call = _tool_call("lookup")
     # A typed turn: nobody has spoken by voice.
     assert await _replied(first_words, tool_call) == [tool_call]
     assert await _replied(first_words, "Here it is.") == ["Here it is."]
@@ -188,21 +193,13 @@ async def test_an_acknowledgement_is_owed_once_after_a_tool_call_of_a_voice_turn
 async def test_a_sentence_the_code_composes_after_a_silent_tool_call_is_acknowledged_first() -> (
     None
 ):
-    session: AgentSession[None] = AgentSession()
-    first_words = FirstWords()
-    first_words.follow(session)
-    tool_call = llm.ChatChunk(
-        id="1",
-        delta=llm.ChoiceDelta(
-            tool_calls=[llm.FunctionToolCall(name="record_address", arguments="{}", call_id="c")]
-        ),
-    )
+    session, first_words = _followed()
     read_back = "I have 1 Market Street. Is that right?"
     session.emit(
         "user_state_changed", UserStateChangedEvent(old_state="listening", new_state="speaking")
     )
     assert first_words.leading(read_back) == read_back  # nothing called yet
-    await _replied(first_words, tool_call)
+    await _replied(first_words, _tool_call("record_address"))
     # A fixed first sentence plays from the cache at once: nothing to cover.
     assert first_words.leading(OPENING_QUESTION) == OPENING_QUESTION
     assert first_words.leading(read_back) == f"{ALL_RIGHT} {read_back}"
