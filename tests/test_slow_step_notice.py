@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from customer_service.call.latency import ONE_MOMENT, SlowStepNotice
+from customer_service.call.latency import ONE_MOMENT, FirstWords, SlowStepNotice
 from customer_service.call.phrase_cache import PhraseCache
 
 DELAY_S = 0.01
@@ -19,6 +19,8 @@ LONGER_S = 0.05
 class StandInState:
     phrases = PhraseCache(enabled=False)
     """A call whose sentences are said as they are (`call.phrase_cache.say`)."""
+    first_words = FirstWords()
+    """Nobody has spoken by voice: no acknowledgement is owed."""
 
 
 class StandInSession:

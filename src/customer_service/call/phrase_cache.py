@@ -335,8 +335,7 @@ def say(
     led by an acknowledgement the caller is owed (`call.latency.FirstWords.leading`)."""
     state = session.userdata  # the call's `CallState`
     cache: PhraseCache = state.phrases
-    if _speaks_aloud(session):
-        text = state.first_words.leading(text)
+    text = state.first_words.leading(text)  # owed only on a voice line
     parts = pieces(text)
     if not (cache.enabled and _speaks_aloud(session) and any(part.fixed for part in parts)):
         return session.say(
