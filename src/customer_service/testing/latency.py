@@ -30,6 +30,7 @@ from livekit.agents.types import (
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from customer_service.call.code_steps import calls_a_tool
 from customer_service.pipeline.delegating import DelegatingLLM
 
 __all__ = ["CHARS_PER_TOKEN", "VAD_SILENCE_S", "LatencyModel", "SlowLLM"]
@@ -139,7 +140,7 @@ class _SlowStream(llm.LLMStream):
             async for chunk in chunks:
                 for piece in _pieces(chunk):
                     streaming_s = _tokens(piece) / latency.llm_tokens_per_s / speed
-                    whole = _calls_tools(piece)  # handed on complete, once streamed
+                    whole = calls_a_tool(piece)  # handed on complete, once streamed
                     if whole and streaming_s:
                         await asyncio.sleep(streaming_s)
                     self._event_ch.send_nowait(piece)
@@ -164,10 +165,6 @@ def _pieces(chunk: llm.ChatChunk) -> list[llm.ChatChunk]:
         for text in texts
         if text
     ]
-
-
-def _calls_tools(chunk: llm.ChatChunk) -> bool:
-    return chunk.delta is not None and bool(chunk.delta.tool_calls)
 
 
 def _tokens(chunk: llm.ChatChunk) -> float:
