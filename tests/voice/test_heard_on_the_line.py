@@ -185,7 +185,10 @@ async def test_a_question_over_the_confirmation_is_answered_before_the_text_ques
         Utterance("no thanks", after=AgentSays("Please say yes or no"), delay=ANSWER_PAUSE),
         HangUp(after=AgentSays(CONSENT_CONFIRMATIONS[(SMS, False)]), delay=0.3),
     ]
-    async with voice_call_session(OfflineLLM(), caller, settings=settings) as call:
+    # A loaded machine can slow the order's lookup past the "one moment" notice's
+    # second (0.1 s at the call's pace), which would then be the acknowledgement.
+    patient = settings.model_copy(update={"slow_step_notice_s": 60})
+    async with voice_call_session(OfflineLLM(), caller, settings=patient) as call:
         await call.finished()
         lines = said(call)
         # The confirmation was cut off by the question, which got a real answer (the
