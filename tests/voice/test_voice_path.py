@@ -13,6 +13,7 @@ import time
 from collections.abc import Sequence
 
 import pytest
+from livekit import rtc
 from livekit.agents import AgentFalseInterruptionEvent, UserStateChangedEvent
 from livekit.agents.llm import ChatMessage
 from livekit.agents.stt import SpeechEventType
@@ -28,8 +29,14 @@ from customer_service.settings import Settings
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.store import AuditEvent
 from customer_service.supervisor import CustomerServiceAgent
-from customer_service.testing.caller_audio import SPEECH_KEY, CallerSpeech, FakeMicrophone
-from customer_service.testing.speech_models import FakeSTT
+from customer_service.testing.caller_audio import (
+    SAMPLE_RATE,
+    SPEECH_KEY,
+    CallerSpeech,
+    FakeMicrophone,
+    FakeSpeaker,
+)
+from customer_service.testing.speech_models import FakeSTT, FakeTTS
 from customer_service.testing.voice import (
     AgentEnds,
     AgentSays,
@@ -172,6 +179,34 @@ async def test_a_held_up_event_loop_before_the_question_plays_is_no_second_silen
         assert not call.closed
 
 
+async def test_a_greeting_slow_to_start_is_not_taken_for_the_callers_silence(
+    settings: Settings,
+) -> None:
+    # The away timer runs from the session's start: a greeting whose synthesis is slower
+    # than the timeout must not be followed at once by "are you still there?".
+    llm = ScriptedLLM([Say(REPLY)])
+    async with voice_call_session(llm, [Utterance(QUESTION)], settings=settings, speed=20) as call:
+        user_states: list[UserStateChangedEvent] = []
+        timer_ran_out = asyncio.Event()
+
+        def note(event: UserStateChangedEvent) -> None:
+            user_states.append(event)
+            if event.new_state == "away":
+                timer_ran_out.set()
+
+        async def until_the_timer_ran_out(text: str) -> None:
+            await timer_ran_out.wait()
+
+        call.session.on("user_state_changed", note)
+        call.tts.hold = until_the_timer_ran_out
+        await call.finished()
+        assert next(event.new_state for event in user_states) == "away"  # as the test means
+        assert [m.text_content for m in call.messages("assistant")] == [GREETING, REPLY]
+        assert len(call.speeches) == 2
+        assert [turn.last_user_text for turn in llm.turns] == [QUESTION]
+        assert not call.closed
+
+
 async def test_a_silent_caller_is_asked_once_and_the_call_goes_on_when_they_speak(
     settings: Settings,
 ) -> None:
@@ -305,6 +340,53 @@ async def test_a_line_cut_short_ends_where_it_stopped() -> None:
     voiced = [frame.userdata.get(SPEECH_KEY) is line for frame in burst]
     assert any(voiced)  # what was said before the cut
     assert not any(voiced[-10:])  # and nothing of the rest of the line
+
+
+async def test_an_earpiece_run_dry_plays_the_late_audio_when_it_comes() -> None:
+    # A synthesis slower than playback leaves the earpiece silent mid-speech: what comes
+    # late plays after the silence, not in the time the silence took.
+    speaker = FakeSpeaker()
+    finished: list[float] = []
+    speaker.on("playback_finished", lambda event: finished.append(event.playback_position))
+    loop = asyncio.get_running_loop()
+    first_half = rtc.AudioFrame.create(SAMPLE_RATE, 1, SAMPLE_RATE // 10)  # 0.1 s
+    await speaker.capture_frame(first_half)
+    began_at = loop.time()
+    await asyncio.sleep(0.3)  # nothing more comes for a while
+    await speaker.capture_frame(rtc.AudioFrame.create(SAMPLE_RATE, 1, SAMPLE_RATE // 10))
+    speaker.flush()
+    await speaker.wait_for_playout()
+
+    speech = speaker.speeches[0]
+    assert finished == [pytest.approx(0.2)]
+    assert speech.played_to_end
+    assert speech.played == pytest.approx(0.2)
+    assert speech.waited_for_audio >= 0.3 - 0.1  # the gap, less the first frame's play
+    # It ended the second frame's length after that frame came, not at once.
+    assert speech.ended_at is not None
+    assert speech.ended_at - began_at >= 0.3 + 0.1
+
+
+async def test_a_synthesis_held_halfway_sends_its_first_half_first() -> None:
+    voice = FakeTTS(seconds_per_word=0.1)
+    whole = sum([audio.frame.duration async for audio in voice.synthesize("one two three four")])
+    released = asyncio.Event()
+    held: list[str] = []
+
+    async def hold_halfway(text: str) -> None:
+        held.append(text)
+        await released.wait()
+
+    voice.hold_halfway = hold_halfway
+    received, before_release = 0.0, 0.0
+    async for audio in voice.synthesize("one two three four"):
+        received += audio.frame.duration
+        if received >= 0.2 - 0.02 and not released.is_set():  # all but a held-back frame
+            before_release = received
+            released.set()
+    assert held == ["one two three four"]
+    assert before_release == pytest.approx(0.18, abs=0.021)
+    assert received == pytest.approx(whole)
 
 
 async def test_a_turns_kept_events_are_written_while_its_reply_plays(

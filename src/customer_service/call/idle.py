@@ -6,7 +6,8 @@ agent listens (`user_away_timeout`). The first time, whoever holds the conversat
 framework's away timer starts over; a second silence, measured once the question has
 begun to play, ends the call through the same hang-up path as `end_call`, so words
 over that farewell keep the call open too. Any word from the caller starts the count
-again.
+again. Time that runs out before the greeting or the question asked again has begun to
+play is not the caller's silence: the timer starts over, once.
 """
 
 from __future__ import annotations
@@ -47,8 +48,11 @@ class IdleCaller:
         self._hang_up = hang_up
         self._silences = 0
         self._ending: asyncio.Task[None] | None = None
-        self._asked_unplayed = False
-        """Asked again, and the question has not started playing yet."""
+        self._asked_unplayed = True
+        """Asked again, and the question has not started playing yet. True from the
+        start: the greeting is the call's first question, and a greeting slow to start
+        playing (a loaded machine, a slow synthesis) leaves the caller no silence of
+        theirs to count."""
         session.on("user_state_changed", self._on_user_state_changed)
         session.on("agent_state_changed", self._on_agent_state_changed)
 

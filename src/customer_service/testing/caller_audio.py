@@ -225,6 +225,8 @@ class AgentSpeech:
     """Loop time it stopped: played out or cut off."""
     pauses: list[tuple[float, float | None]] = field(default_factory=list)
     """Loop times it was paused (a false interruption) and resumed (None: never)."""
+    waited_for_audio: float = 0.0
+    """Seconds it stood silent mid-speech, every frame played and the next not yet come."""
 
     @property
     def heard(self) -> str:
@@ -236,7 +238,8 @@ class AgentSpeech:
 
 
 class FakeSpeaker(AudioOutput):
-    """The caller's earpiece: plays captured audio in real time and can be paused.
+    """The caller's earpiece: plays captured audio in real time and can be paused. Run
+    dry mid-speech, it waits for the next frame and plays on from there.
 
     Each flushed segment ends with `on_playback_finished` once its audio has played, or
     at once with the position reached when `clear_buffer` cuts it off. `on_change` is
@@ -280,11 +283,23 @@ class FakeSpeaker(AudioOutput):
 
     async def capture_frame(self, frame: rtc.AudioFrame) -> None:
         await super().capture_frame(frame)
+        self._play_on_after_running_dry()
         self._pushed += frame.duration
         if self._current is not None:
             self._current.length = self._pushed
         if self._started_at is None and self._paused_at is None:
             self._start_playing()
+
+    def _play_on_after_running_dry(self) -> None:
+        # A speaker that has played all it was given waits for the next frame and plays
+        # it then: the position never runs ahead of the audio.
+        if self._started_at is None or self._paused_at is not None:
+            return
+        waited = self._now() - self._started_at - self._paused_for - self._pushed
+        if waited > 0:
+            self._started_at += waited
+            if self._current is not None:
+                self._current.waited_for_audio += waited
 
     def flush(self) -> None:
         super().flush()

@@ -155,7 +155,7 @@ class AgentEndsIn(Cue):
         await AgentSays(self.words).wait(call, since)
         speech = call.speeches[-1]
         held = sum(resumed - paused for paused, resumed in speech.pauses if resumed)
-        ends_at = speech.began_at + speech.length + held
+        ends_at = speech.began_at + speech.length + held + speech.waited_for_audio
         await call.until(lambda: False, deadline=ends_at - call.real(self.seconds))
 
 

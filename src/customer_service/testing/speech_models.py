@@ -231,6 +231,9 @@ class FakeTTS(tts.TTS[Never]):
         self.hold: Callable[[str], Awaitable[None]] | None = None
         """Awaited with each text before it is synthesized: a test makes a speech slow to
         start by construction, not by the clock."""
+        self.hold_halfway: Callable[[str], Awaitable[None]] | None = None
+        """Awaited with each text once the first half of its audio is out: a test keeps
+        a speech playing until something has happened on the line, by construction."""
 
     @property
     def model(self) -> str:
@@ -269,5 +272,11 @@ class _SilentSpeech(tts.ChunkedStream):
             mime_type="audio/pcm",
             frame_size_ms=20,
         )
-        output_emitter.push(b"\x00\x00" * self._samples)
+        if self._voice.hold_halfway is None:
+            output_emitter.push(b"\x00\x00" * self._samples)
+        else:
+            first_half = self._samples // 2
+            output_emitter.push(b"\x00\x00" * first_half)
+            await self._voice.hold_halfway(self.input_text)
+            output_emitter.push(b"\x00\x00" * (self._samples - first_half))
         output_emitter.flush()

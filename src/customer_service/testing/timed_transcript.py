@@ -94,6 +94,8 @@ def _agent_row(clock: CallClock, speech: AgentSpeech) -> str:
         + ("" if resumed is None else f" to {clock.from_loop(resumed):.2f}")
         for paused, resumed in speech.pauses
     ]
+    if speech.waited_for_audio:
+        notes.append(f"waited {speech.waited_for_audio * clock.speed:.2f} s for audio")
     if not speech.ended:
         notes.append("still playing")
     elif speech.interrupted:
