@@ -15,6 +15,7 @@ import pytest
 from livekit.agents import AgentSession, llm
 
 from customer_service.addresses import read_back
+from customer_service.call.identity_policy import offers_contact_detail
 from customer_service.call.state import CallState
 from customer_service.call.wording import GREETING
 from customer_service.offline_llm import OfflineLLM, OfflineLLMStream
@@ -34,7 +35,6 @@ from customer_service.specialists.identity import (
     OPENING_QUESTION,
     VERIFICATION_DECLINED,
     mismatch_message,
-    offers_contact_detail,
 )
 from customer_service.testing import call_session
 from customer_service.testing.voice import Utterance, voice_call_session

@@ -87,9 +87,35 @@ async def test_a_tool_result_to_put_into_words_is_acknowledged_first(
     assert SHIPPED in said
     assert requests_waited_through(call, 2, first_speech_after(call, 2)) == 1
     # The turns whose first request spoke (the identity question, the order question,
-    # both fixed) had nothing to acknowledge.
+    # both fixed) had nothing to acknowledge; the details, one acknowledgement of their own.
     assert call.heard.count(ALL_RIGHT) == 1
-    assert CHECKING_DETAILS not in call.heard
+    assert call.heard.count(CHECKING_DETAILS) == 1
+
+
+async def test_details_given_to_the_identity_question_are_acknowledged_before_the_model_reads_them(
+    store_backend: str,
+) -> None:
+    caller = [
+        Utterance("Where is my order?"),
+        Utterance(JORDAN_SAYS),
+        HangUp(after=AgentSays(OPENING_QUESTION), delay=0.5),
+    ]
+    async with voice_call_session(OfflineLLM(), caller, latency=LatencyModel()) as call:
+        await call.finished()
+    first, *rest = speeches_after(call, 1)
+    assert first == CHECKING_DETAILS
+    assert OPENING_QUESTION in " ".join(rest)
+    # It played before the model had written out the check: the caller waited for the
+    # end of their turn, not for the model's reading.
+    check = next(
+        item
+        for item in call.session.history.items
+        if item.type == "function_call" and item.name == "check_identity"
+    )
+    heard_at = call.speeches[first_speech_after(call, 1)].began_at - call.started_at
+    assert heard_at < check.created_at - call.wall_started_at
+    assert call.heard.count(CHECKING_DETAILS) == 1
+    assert ALL_RIGHT not in call.heard
 
 
 async def test_an_acknowledgement_is_synthesised_once_per_voice(store_backend: str) -> None:
@@ -149,12 +175,14 @@ async def test_a_typed_conversation_gets_no_acknowledgement(store_backend: str) 
     assert ALL_RIGHT not in said
 
 
-async def _replied(first_words: FirstWords, *chunks: ReplyChunk) -> list[ReplyChunk]:
+async def _replied(
+    first_words: FirstWords, *chunks: ReplyChunk, at_once: bool = False
+) -> list[ReplyChunk]:
     async def model() -> AsyncIterator[ReplyChunk]:
         for chunk in chunks:
             yield chunk
 
-    return [chunk async for chunk in first_words.reply(model())]
+    return [chunk async for chunk in first_words.reply(model(), at_once=at_once)]
 
 
 def _followed() -> tuple[AgentSession[None], FirstWords]:
@@ -188,6 +216,23 @@ async def test_an_acknowledgement_is_owed_once_after_a_tool_call_of_a_voice_turn
     assert isinstance(acknowledged[1], FlushSentinel)
     assert acknowledged[2:] == ["Here it is."]
     assert await _replied(first_words, "More.") == ["More."]
+
+
+async def test_an_acknowledgement_at_once_needs_no_tool_call_and_comes_once_a_turn() -> None:
+    session, first_words = _followed()
+    tool_call = _tool_call("check_identity")
+    assert await _replied(first_words, tool_call, at_once=True) == [tool_call]  # typed
+    session.emit(
+        "user_state_changed", UserStateChangedEvent(old_state="listening", new_state="speaking")
+    )
+    acknowledged = await _replied(first_words, tool_call, at_once=True)
+    assert acknowledged[0] == f"{ALL_RIGHT} "
+    assert isinstance(acknowledged[1], FlushSentinel)
+    assert acknowledged[2:] == [tool_call]
+    # The tool call's reply, and any other request of the turn, owe nothing more.
+    assert not first_words.acknowledgement_owed
+    assert await _replied(first_words, "Thanks.", at_once=True) == ["Thanks."]
+    assert first_words.leading("I have 1 Market Street.") == "I have 1 Market Street."
 
 
 async def test_a_sentence_the_code_composes_after_a_silent_tool_call_is_acknowledged_first() -> (

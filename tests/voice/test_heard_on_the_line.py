@@ -23,6 +23,7 @@ from customer_service.specialists.consent import (
     CONSENT_WORDING,
     ConsentTopic,
 )
+from customer_service.specialists.identity import CHECKING_DETAILS
 from customer_service.testing.voice import (
     AgentSays,
     AgentStarts,
@@ -244,8 +245,10 @@ async def test_words_at_pickup_are_answered_before_the_recording_question(
         # Cut off at pickup, so never answered by the words said over it ...
         assert lines[0][0].startswith(WELCOME), lines
         assert lines[0][1] is True, lines
-        # ... which got their answer first: the order's status, after verification ...
-        status = first(lines, f"{ALL_RIGHT} Order 1 0 0, 1 0 1")
+        # ... which got their answer first: the order's status, after verification (its
+        # details acknowledged as soon as they were given) ...
+        checking = first(lines, CHECKING_DETAILS)
+        status = first(lines, "Order 1 0 0, 1 0 1", after=checking)
         # ... and then the recording question, whole, and the thanks for the yes after it.
         asked = first(lines, RECORDING_QUESTION, after=status)
         assert lines[asked] == (RECORDING_QUESTION, False), lines

@@ -20,12 +20,12 @@ from livekit.agents.stt import SpeechEventType
 from livekit.agents.voice import SpeechHandle
 
 from customer_service.call import audit
-from customer_service.call.latency import ALL_RIGHT
 from customer_service.call.state import DelegationOutcome
 from customer_service.call.wording import GREETING, HOW_CAN_I_HELP, STILL_THERE
 from customer_service.offline_llm import OfflineLLM
 from customer_service.pipeline.resilience import speak_failures
 from customer_service.settings import Settings
+from customer_service.specialists.identity import CHECKING_DETAILS
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.store import AuditEvent
 from customer_service.supervisor import CustomerServiceAgent
@@ -263,7 +263,7 @@ async def test_hanging_up_during_a_reply_keeps_exactly_what_was_decided(
     caller = [
         Utterance("Where is my order 100101?"),
         Utterance(JORDAN_SAYS),
-        # While the order status is read out, after the acknowledgement that leads it
+        # While the order status is read out, after the acknowledgement of the details
         # (flushed to speech on its own, so heard as a speech of its own).
         HangUp(after=AgentStarts(4), delay=2.0),
     ]
@@ -275,7 +275,8 @@ async def test_hanging_up_during_a_reply_keeps_exactly_what_was_decided(
         assert call.errors == []
         status = call.messages("assistant")[-1]
         assert status.interrupted
-        assert (status.text_content or "").startswith(f"{ALL_RIGHT} Order 1")
+        assert (status.text_content or "").startswith("Order 1")
+        assert call.speech(3).heard.strip() == CHECKING_DETAILS
 
         state = call.state
         stored = await state.store.audit_events(call_id=state.call_id)
@@ -397,7 +398,8 @@ async def test_a_turns_kept_events_are_written_while_its_reply_plays(
     caller = [
         Utterance("Where is my order 200201?"),
         Utterance(JORDAN_SAYS),
-        Utterance("Okay, thanks.", after=AgentEnds(3)),  # the miss was heard
+        # The miss was heard (after the acknowledgement of the details, a speech of its own).
+        Utterance("Okay, thanks.", after=AgentEnds(4)),
     ]
     async with voice_call_session(OfflineLLM(), caller, settings=settings) as call:
         state = call.state
@@ -413,11 +415,12 @@ async def test_a_turns_kept_events_are_written_while_its_reply_plays(
         await audit.background_write_done(state)
 
         assert not call.closed
-        # The verification at once; the miss once it (the agent's third speech) began
-        # to play, with no write of the call's own to ride on.
+        # The verification at once (while the acknowledgement of the details plays); the
+        # miss once it (the agent's fourth speech) began to play, with no write of the
+        # call's own to ride on.
         assert writes == [
-            (["identity_verified"], "thinking", 2),
-            (["order_not_found"], "speaking", 3),
+            (["identity_verified"], "speaking", 3),
+            (["order_not_found"], "speaking", 4),
         ]
         stored = await state.store.audit_events(call_id=state.call_id)
         assert [event.kind for event in stored] == [

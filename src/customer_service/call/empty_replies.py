@@ -18,7 +18,14 @@ from livekit.agents import FlushSentinel, llm
 
 from customer_service.call.wording import SAY_AGAIN
 
-__all__ = ["Reply", "ReplyChunk", "never_empty", "reaches_the_caller", "relays_a_tool_result"]
+__all__ = [
+    "Reply",
+    "ReplyChunk",
+    "answers_the_caller",
+    "never_empty",
+    "reaches_the_caller",
+    "relays_a_tool_result",
+]
 
 ReplyChunk = llm.ChatChunk | str | FlushSentinel
 Reply = AsyncIterable[ReplyChunk]
@@ -37,6 +44,13 @@ def reaches_the_caller(chunk: ReplyChunk) -> bool:
 def relays_a_tool_result(chat_ctx: llm.ChatContext) -> bool:
     """Whether the reply asked for follows a tool's result."""
     return bool(chat_ctx.items) and chat_ctx.items[-1].type == "function_call_output"
+
+
+def answers_the_caller(chat_ctx: llm.ChatContext) -> bool:
+    """Whether the reply asked for answers the caller's words: the first request of
+    their turn."""
+    last = chat_ctx.items[-1] if chat_ctx.items else None
+    return isinstance(last, llm.ChatMessage) and last.role == "user"
 
 
 async def never_empty(

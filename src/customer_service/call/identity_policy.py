@@ -31,12 +31,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from textwrap import dedent
 
+from livekit.agents.llm import ChatContext
+
 from customer_service.call.fixed_sentences import fixed
+from customer_service.call.heard import caller_messages
 from customer_service.call.identity_hold import matching_candidate
 from customer_service.call.state import CallState
 from customer_service.call.wording import PERSONA
 from customer_service.domain import Customer
-from customer_service.normalize import emails_match, names_match
+from customer_service.normalize import emails_match, holds_contact_detail, names_match
 from customer_service.settings import IdentityPolicy
 from customer_service.store import AuditEvent, IdentityCandidate
 
@@ -48,6 +51,7 @@ __all__ = [
     "GivenDetails",
     "count_failed_check",
     "matching_account",
+    "offers_contact_detail",
     "verified_by",
 ]
 
@@ -149,3 +153,12 @@ def verified_by(given: GivenDetails, customer: Customer, policy: IdentityPolicy)
     if policy is IdentityPolicy.EMAIL_OR_NAME_ZIP:
         return "email_alone" if given.contact.strip() else "name_and_postal_code"
     return "email" if emails_match(given.contact, customer.email) else "phone"
+
+
+def offers_contact_detail(history: ChatContext, *, latest: bool = False) -> bool:
+    """Whether the caller's words in `history` (`latest`: their last message only) hold
+    something shaped like an email or a phone number: they are giving their details.
+    (A name alone cannot be told apart from other words here.)"""
+    messages = caller_messages(history)
+    said = messages[-1:] if latest else messages
+    return any(holds_contact_detail(message.text_content or "") for message in said)

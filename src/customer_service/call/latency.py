@@ -6,8 +6,11 @@ waiting for a second model request's first token. `FirstWords` starts that reply
 short acknowledgement, flushed to speech before the model's words and played from the
 phrase cache (the agents' `tts_node` is `phrase_cache.reply_audio`), so the caller hears
 something as soon as the tool's work is done; the model's words follow in the same
-speech. A sentence the code composes after such a tool call (a read-back, a result put
-into words by the tool itself) would keep them waiting for its synthesis instead:
+speech. Where the code can tell from the caller's words that the reply will start work
+on them (the identity specialist hearing details to check), the acknowledgement comes
+at the start of the reply's first request, before the model has read them. A sentence
+the code composes after such a tool call (a read-back, a result put into words by the
+tool itself) would keep them waiting for its synthesis instead:
 `phrase_cache.say` leads it with the same acknowledgement (`FirstWords.leading`), which
 plays from the cache while the sentence synthesises. It is said only on a voice line,
 once per caller turn, and only while nothing has sounded since the caller began to
@@ -41,11 +44,23 @@ from customer_service.call.empty_replies import Reply, ReplyChunk
 from customer_service.call.fixed_sentences import fixed, is_fixed, sentences
 from customer_service.call.phrase_cache import say
 
-__all__ = ["ALL_RIGHT", "ONE_MOMENT", "FirstWords", "SlowStepNotice"]
+__all__ = [
+    "ALL_RIGHT",
+    "CHECKING_DETAILS",
+    "HOLDING_PHRASES",
+    "ONE_MOMENT",
+    "FirstWords",
+    "SlowStepNotice",
+]
 
 ONE_MOMENT = fixed("One moment, please.")
 ALL_RIGHT = fixed("All right.")
 """The acknowledgement before a reply that follows a tool call of the caller's turn."""
+CHECKING_DETAILS = fixed("Thanks, let me check.")
+"""The identity specialist's acknowledgement, while the details it heard are checked."""
+HOLDING_PHRASES = frozenset({ALL_RIGHT, CHECKING_DETAILS, ONE_MOMENT})
+"""What the agent says to hold the line: heard alone, the caller's answer is still to
+come."""
 
 
 class FirstWords:
@@ -77,9 +92,13 @@ class FirstWords:
         caller_talking = session is not None and session.user_state == "speaking"
         return self._tool_called > began > self._sounded and not caller_talking
 
-    def _acknowledged(self) -> bool:
-        """Whether an acknowledgement is owed; if so, it counts as said from now."""
-        if not self.acknowledgement_owed:
+    def _acknowledged(self, *, at_once: bool = False) -> bool:
+        """Whether an acknowledgement is owed; if so, it counts as said from now.
+        `at_once`: owed without a tool call, to a voice turn that has heard nothing yet,
+        even while the caller is still finishing it: the reply may be written ahead
+        (preemptive generation), and its audio waits for the turn's end."""
+        unanswered = self._caller_began > self._sounded
+        if not (self.acknowledgement_owed or (at_once and unanswered)):
             return False
         self._sounded = time.monotonic()
         return True
@@ -94,12 +113,14 @@ class FirstWords:
         return f"{ALL_RIGHT} {text}"
 
     async def reply(
-        self, reply: Reply, *, acknowledgement: str = ALL_RIGHT
+        self, reply: Reply, *, acknowledgement: str = ALL_RIGHT, at_once: bool = False
     ) -> AsyncIterator[ReplyChunk]:
         """`reply`, a model's, led by `acknowledgement` when one is owed; its tool calls
         are noted. The acknowledgement is flushed to speech at once, so it plays while
-        the model writes; one reply with it, so tools run without waiting for its audio."""
-        if self._acknowledged():
+        the model writes; one reply with it, so tools run without waiting for its audio.
+        `at_once`: the code knows this reply starts work on the caller's words (a check
+        of the details they gave), so it is owed before any tool call."""
+        if self._acknowledged(at_once=at_once):
             yield f"{acknowledgement} "  # the model's words follow in the same message
             yield FlushSentinel()
         async for chunk in reply:

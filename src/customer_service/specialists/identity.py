@@ -14,9 +14,9 @@ from pydantic import BaseModel, ConfigDict
 
 from customer_service.call import audit
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
+from customer_service.call.empty_replies import answers_the_caller
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
-from customer_service.call.heard import caller_messages
 from customer_service.call.identity_hold import Hold, hold_on
 from customer_service.call.identity_policy import (
     DETAILS_TOO_LONG_EMAIL_OR_NAME_ZIP,
@@ -26,8 +26,10 @@ from customer_service.call.identity_policy import (
     GivenDetails,
     count_failed_check,
     matching_account,
+    offers_contact_detail,
     verified_by,
 )
+from customer_service.call.latency import CHECKING_DETAILS
 from customer_service.call.phrase_cache import say
 from customer_service.call.registration import Desk, supervisor_tool
 from customer_service.call.run_check_write import well_formed
@@ -35,7 +37,6 @@ from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallerLine, CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
 from customer_service.domain import Customer
-from customer_service.normalize import holds_contact_detail
 from customer_service.privacy import mask_name
 from customer_service.settings import IdentityPolicy
 from customer_service.store import AuditEvent
@@ -45,7 +46,6 @@ from customer_service.telephony.caller_id import (
     CallingNumberConfirmation,
 )
 
-CHECKING_DETAILS = fixed("Thanks, let me check.")  # while the model reads them (`FirstWords`)
 OPENING_QUESTION = fixed(
     "Before I can help with that, I need to verify your identity. Please tell me your "
     "full name, the postal code on your account, and the phone number or email address "
@@ -96,15 +96,6 @@ MISSING_DETAILS = (
     "I need all three details to verify you: your full name, the postal code on the "
     "account, and the phone number or email address on the account."
 )
-
-
-def offers_contact_detail(history: ChatContext) -> bool:
-    """Whether the caller's words in `history` hold something shaped like an email or a
-    phone number: they have begun giving their details. (A name alone cannot be told
-    apart from other words here; the caller is then asked, as before.)"""
-    return any(
-        holds_contact_detail(message.text_content or "") for message in caller_messages(history)
-    )
 
 
 def mismatch_message(attempts_left: int) -> str:
@@ -188,6 +179,11 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
         else:
             say(self.session, OPENING_QUESTION_ON_A_PHONE)
             self._calling_number_question.ask()
+
+    def starts_work_on_the_callers_words(self, chat_ctx: ChatContext) -> bool:
+        # Details just given will be checked: "let me check" need not wait for the model
+        # to read them and write out the check's arguments.
+        return answers_the_caller(chat_ctx) and offers_contact_detail(chat_ctx, latest=True)
 
     def _check_tool(self) -> CheckTool:
         """`check_identity`, taking what the policy checks."""

@@ -10,7 +10,8 @@ a cue, something the agent does:
 - `AgentSays(words)`: the caller has heard these words (spoken after the cue began).
 - `AgentEndsIn(words, s)`: s seconds before the end of the speech holding `words`.
 - `AgentDone()` (the default): the agent has spoken since the caller's previous line,
-  has stopped, and stayed quiet for a moment.
+  has stopped, and stayed quiet for a moment, after more than a phrase that holds the
+  line ("One moment, please.").
 - `Immediately()`: once the caller's previous line has ended, whatever the agent does.
 
 `delay` adds script seconds after the cue; `duration` defaults to the words at a
@@ -25,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from customer_service.call.latency import HOLDING_PHRASES
 from customer_service.testing.caller_audio import AgentSpeech
 
 __all__ = [
@@ -127,6 +129,10 @@ class AgentEnds(Cue):
         )
 
 
+def _holds_the_line(speech: AgentSpeech) -> bool:
+    return speech.heard.strip() in HOLDING_PHRASES
+
+
 def _normalized(text: str) -> str:
     return " ".join(text.split()).casefold()
 
@@ -162,11 +168,13 @@ class AgentEndsIn(Cue):
 @dataclass(frozen=True, slots=True)
 class AgentDone(Cue):
     """The agent has spoken since the cue began (after the caller's previous line), has
-    stopped, and has stayed quiet for `RESPONSE_PAUSE`: its reply is over."""
+    stopped, and has stayed quiet for `RESPONSE_PAUSE`: its reply is over. A speech that
+    only holds the line ("Thanks, let me check.") is not a reply: the caller waits on."""
 
     async def wait(self, call: CallView, since: Moment) -> None:
         def done() -> bool:
-            return len(call.speeches) > since.speeches and call.agent_quiet()
+            spoke = len(call.speeches) > since.speeches
+            return spoke and call.agent_quiet() and not _holds_the_line(call.speeches[-1])
 
         while not call.closed:
             await call.until(done)
