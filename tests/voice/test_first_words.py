@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from livekit.agents import AgentSession, FlushSentinel, UserStateChangedEvent, llm
 
 from customer_service.call.empty_replies import ReplyChunk
-from customer_service.call.latency import ALL_RIGHT, FirstWords
+from customer_service.call.latency import ALL_RIGHT, THANKS, FirstWords
 from customer_service.call.phrase_cache import PhraseCache
 from customer_service.offline_llm import OfflineLLM
 from customer_service.specialists.identity import CHECKING_DETAILS
@@ -89,7 +89,7 @@ async def test_a_tool_result_to_put_into_words_is_acknowledged_first(
     # The turns whose first request spoke (the identity question, the order question,
     # both fixed) had nothing to acknowledge; the details, one acknowledgement of their own.
     assert call.heard.count(ALL_RIGHT) == 1
-    assert call.heard.count(CHECKING_DETAILS) == 1
+    assert call.heard.count(THANKS) == 1
 
 
 async def test_details_given_to_the_identity_question_are_acknowledged_before_the_model_reads_them(
@@ -103,7 +103,7 @@ async def test_details_given_to_the_identity_question_are_acknowledged_before_th
     async with voice_call_session(OfflineLLM(), caller, latency=LatencyModel()) as call:
         await call.finished()
     first, *rest = speeches_after(call, 1)
-    assert first == CHECKING_DETAILS
+    assert first == THANKS
     assert OPENING_QUESTION in " ".join(rest)
     # It played before the model had written out the check: the caller waited for the
     # end of their turn, not for the model's reading.
@@ -114,7 +114,8 @@ async def test_details_given_to_the_identity_question_are_acknowledged_before_th
     )
     heard_at = call.speeches[first_speech_after(call, 1)].began_at - call.started_at
     assert heard_at < check.created_at - call.wall_started_at
-    assert call.heard.count(CHECKING_DETAILS) == 1
+    assert call.heard.count(THANKS) == 1
+    assert CHECKING_DETAILS not in call.heard
     assert ALL_RIGHT not in call.heard
 
 
@@ -176,7 +177,7 @@ async def test_a_typed_conversation_gets_no_acknowledgement(store_backend: str) 
 
 
 async def _replied(
-    first_words: FirstWords, *chunks: ReplyChunk, at_once: bool = False
+    first_words: FirstWords, *chunks: ReplyChunk, at_once: str | None = None
 ) -> list[ReplyChunk]:
     async def model() -> AsyncIterator[ReplyChunk]:
         for chunk in chunks:
@@ -221,17 +222,17 @@ async def test_an_acknowledgement_is_owed_once_after_a_tool_call_of_a_voice_turn
 async def test_an_acknowledgement_at_once_needs_no_tool_call_and_comes_once_a_turn() -> None:
     session, first_words = _followed()
     tool_call = _tool_call("check_identity")
-    assert await _replied(first_words, tool_call, at_once=True) == [tool_call]  # typed
+    assert await _replied(first_words, tool_call, at_once=THANKS) == [tool_call]  # typed
     session.emit(
         "user_state_changed", UserStateChangedEvent(old_state="listening", new_state="speaking")
     )
-    acknowledged = await _replied(first_words, tool_call, at_once=True)
-    assert acknowledged[0] == f"{ALL_RIGHT} "
+    acknowledged = await _replied(first_words, tool_call, at_once=THANKS)
+    assert acknowledged[0] == f"{THANKS} "
     assert isinstance(acknowledged[1], FlushSentinel)
     assert acknowledged[2:] == [tool_call]
     # The tool call's reply, and any other request of the turn, owe nothing more.
     assert not first_words.acknowledgement_owed
-    assert await _replied(first_words, "Thanks.", at_once=True) == ["Thanks."]
+    assert await _replied(first_words, "Here it is.", at_once=THANKS) == ["Here it is."]
     assert first_words.leading("I have 1 Market Street.") == "I have 1 Market Street."
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from livekit.agents.llm import ChatMessage
 
 from customer_service.addresses import read_back
-from customer_service.call.latency import ALL_RIGHT
+from customer_service.call.latency import ALL_RIGHT, THANKS
 from customer_service.call.transcripts import save_transcript
 from customer_service.call.wording import ANYTHING_ELSE, WELCOME
 from customer_service.offline_llm import OfflineLLM
@@ -23,7 +23,6 @@ from customer_service.specialists.consent import (
     CONSENT_WORDING,
     ConsentTopic,
 )
-from customer_service.specialists.identity import CHECKING_DETAILS
 from customer_service.testing.voice import (
     AgentSays,
     AgentStarts,
@@ -247,7 +246,7 @@ async def test_words_at_pickup_are_answered_before_the_recording_question(
         assert lines[0][1] is True, lines
         # ... which got their answer first: the order's status, after verification (its
         # details acknowledged as soon as they were given) ...
-        checking = first(lines, CHECKING_DETAILS)
+        checking = first(lines, THANKS)
         status = first(lines, "Order 1 0 0, 1 0 1", after=checking)
         # ... and then the recording question, whole, and the thanks for the yes after it.
         asked = first(lines, RECORDING_QUESTION, after=status)

@@ -13,6 +13,7 @@ import pytest
 from livekit.agents import APIConnectionError
 
 from customer_service.call.fixed_sentences import is_fixed, sentences
+from customer_service.call.latency import THANKS
 from customer_service.call.phrase_cache import PhraseCache
 from customer_service.call.phrase_files import Voice, phrase_path
 from customer_service.call.wording import (
@@ -25,7 +26,6 @@ from customer_service.call.wording import (
 from customer_service.offline_llm import OfflineLLM
 from customer_service.settings import Settings
 from customer_service.specialists.cancellation import REASON_QUESTION
-from customer_service.specialists.identity import CHECKING_DETAILS
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.testing.voice import (
     AgentSays,
@@ -114,7 +114,7 @@ async def test_a_sentence_with_the_callers_data_is_synthesised_every_time_and_ne
         # The details were acknowledged as soon as they were given, from the cache, so
         # the opening that follows the identity check is not led again.
         texts = [(text or "").strip() for text in said(call)]
-        opening = texts.index(CHECKING_DETAILS) + 1
+        opening = texts.index(THANKS) + 1
         assert texts[opening].startswith(f"Order {ORDER_SAID} contains")
         assert synthesised(call, ORDER_SAID) == 2  # the opening, and the read-back
         assert call.errors == []

@@ -20,12 +20,12 @@ from livekit.agents.stt import SpeechEventType
 from livekit.agents.voice import SpeechHandle
 
 from customer_service.call import audit
+from customer_service.call.latency import THANKS
 from customer_service.call.state import DelegationOutcome
 from customer_service.call.wording import GREETING, HOW_CAN_I_HELP, STILL_THERE
 from customer_service.offline_llm import OfflineLLM
 from customer_service.pipeline.resilience import speak_failures
 from customer_service.settings import Settings
-from customer_service.specialists.identity import CHECKING_DETAILS
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.store import AuditEvent
 from customer_service.supervisor import CustomerServiceAgent
@@ -276,7 +276,7 @@ async def test_hanging_up_during_a_reply_keeps_exactly_what_was_decided(
         status = call.messages("assistant")[-1]
         assert status.interrupted
         assert (status.text_content or "").startswith("Order 1")
-        assert call.speech(3).heard.strip() == CHECKING_DETAILS
+        assert call.speech(3).heard.strip() == THANKS
 
         state = call.state
         stored = await state.store.audit_events(call_id=state.call_id)

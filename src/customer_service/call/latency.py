@@ -7,8 +7,8 @@ short acknowledgement, flushed to speech before the model's words and played fro
 phrase cache (the agents' `tts_node` is `phrase_cache.reply_audio`), so the caller hears
 something as soon as the tool's work is done; the model's words follow in the same
 speech. Where the code can tell from the caller's words that the reply will start work
-on them (the identity specialist hearing details to check), the acknowledgement comes
-at the start of the reply's first request, before the model has read them. A sentence
+on them (the identity specialist hearing details to check), a short acknowledgement
+comes at the start of the reply's first request, before the model has read them. A sentence
 the code composes after such a tool call (a read-back, a result put into words by the
 tool itself) would keep them waiting for its synthesis instead:
 `phrase_cache.say` leads it with the same acknowledgement (`FirstWords.leading`), which
@@ -49,6 +49,7 @@ __all__ = [
     "CHECKING_DETAILS",
     "HOLDING_PHRASES",
     "ONE_MOMENT",
+    "THANKS",
     "FirstWords",
     "SlowStepNotice",
 ]
@@ -58,7 +59,10 @@ ALL_RIGHT = fixed("All right.")
 """The acknowledgement before a reply that follows a tool call of the caller's turn."""
 CHECKING_DETAILS = fixed("Thanks, let me check.")
 """The identity specialist's acknowledgement, while the details it heard are checked."""
-HOLDING_PHRASES = frozenset({ALL_RIGHT, CHECKING_DETAILS, ONE_MOMENT})
+THANKS = fixed("Thanks.")
+"""The identity specialist's acknowledgement of details the caller has just given, said
+as their turn ends: short, so the answer that follows is not held back by it."""
+HOLDING_PHRASES = frozenset({ALL_RIGHT, CHECKING_DETAILS, ONE_MOMENT, THANKS})
 """What the agent says to hold the line: heard alone, the caller's answer is still to
 come."""
 
@@ -113,15 +117,21 @@ class FirstWords:
         return f"{ALL_RIGHT} {text}"
 
     async def reply(
-        self, reply: Reply, *, acknowledgement: str = ALL_RIGHT, at_once: bool = False
+        self, reply: Reply, *, acknowledgement: str = ALL_RIGHT, at_once: str | None = None
     ) -> AsyncIterator[ReplyChunk]:
         """`reply`, a model's, led by `acknowledgement` when one is owed; its tool calls
         are noted. The acknowledgement is flushed to speech at once, so it plays while
         the model writes; one reply with it, so tools run without waiting for its audio.
         `at_once`: the code knows this reply starts work on the caller's words (a check
-        of the details they gave), so it is owed before any tool call."""
-        if self._acknowledged(at_once=at_once):
-            yield f"{acknowledgement} "  # the model's words follow in the same message
+        of the details they gave), so this acknowledgement is owed before any tool call."""
+        if self._acknowledged():
+            said: str | None = acknowledgement
+        elif at_once is not None and self._acknowledged(at_once=True):
+            said = at_once
+        else:
+            said = None
+        if said is not None:
+            yield f"{said} "  # the model's words follow in the same message
             yield FlushSentinel()
         async for chunk in reply:
             if calls_a_tool(chunk):

@@ -96,11 +96,11 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
     """Said first when the caller would otherwise wait through a second model request in
     their turn (`call.latency.FirstWords`), and played from the phrase cache."""
 
-    def starts_work_on_the_callers_words(self, chat_ctx: llm.ChatContext) -> bool:
-        """Whether the reply asked for with `chat_ctx` will start work the caller is owed
-        an acknowledgement for, as code can tell from their words: it is then said at
-        the reply's start. None by default."""
-        return False
+    def acknowledgement_at_once(self, chat_ctx: llm.ChatContext) -> str | None:
+        """The acknowledgement owed at the start of the reply asked for with `chat_ctx`,
+        when code can tell from the caller's words that it starts work on them; None by
+        default."""
+        return None
 
     still_there_question = ""
     """The specialist's question in short form, for a caller who has gone quiet."""
@@ -154,7 +154,7 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
         again = reply if relays_a_tool_result(chat_ctx) else None
         first_words = self.session.userdata.first_words  # the call's `CallState`
         answer = never_empty(reply(), ask_again=again)
-        at_once = self.starts_work_on_the_callers_words(chat_ctx)
+        at_once = self.acknowledgement_at_once(chat_ctx)
         async for chunk in first_words.reply(
             answer, acknowledgement=self.acknowledgement, at_once=at_once
         ):

@@ -29,7 +29,7 @@ from customer_service.call.identity_policy import (
     offers_contact_detail,
     verified_by,
 )
-from customer_service.call.latency import CHECKING_DETAILS
+from customer_service.call.latency import CHECKING_DETAILS, THANKS
 from customer_service.call.phrase_cache import say
 from customer_service.call.registration import Desk, supervisor_tool
 from customer_service.call.run_check_write import well_formed
@@ -180,10 +180,11 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             say(self.session, OPENING_QUESTION_ON_A_PHONE)
             self._calling_number_question.ask()
 
-    def starts_work_on_the_callers_words(self, chat_ctx: ChatContext) -> bool:
-        # Details just given will be checked: "let me check" need not wait for the model
-        # to read them and write out the check's arguments.
-        return answers_the_caller(chat_ctx) and offers_contact_detail(chat_ctx, latest=True)
+    def acknowledgement_at_once(self, chat_ctx: ChatContext) -> str | None:
+        # Details just given will be checked: the thanks need not wait for the model to
+        # read them and write out the check's arguments.
+        giving = answers_the_caller(chat_ctx) and offers_contact_detail(chat_ctx, latest=True)
+        return THANKS if giving else None
 
     def _check_tool(self) -> CheckTool:
         """`check_identity`, taking what the policy checks."""
