@@ -23,6 +23,7 @@ from customer_service.testing.latency import LatencyModel, SlowLLM
 from customer_service.testing.voice import (
     AgentSays,
     HangUp,
+    Line,
     Utterance,
     VoiceCall,
     voice_call_session,
@@ -32,6 +33,13 @@ from support.scripted_llm import Say, ScriptedLLM
 
 SHIPPED = "has shipped"
 """Words of order 100101's status, as the agent reads it."""
+
+
+async def played_under_latency(caller: list[Line]) -> VoiceCall:
+    """`caller`'s call with the offline model, under the default latency model."""
+    async with voice_call_session(OfflineLLM(), caller, latency=LatencyModel()) as call:
+        await call.finished()
+    return call
 
 
 def requests_waited_through(call: VoiceCall, line: int, speech: int) -> int:
@@ -60,8 +68,7 @@ async def test_details_given_up_front_are_acknowledged_while_the_model_reads_the
         Utterance(f"{JORDAN_SAYS}. Where is my order 100101?"),
         HangUp(after=AgentSays(SHIPPED), delay=0.5),
     ]
-    async with voice_call_session(OfflineLLM(), caller, latency=LatencyModel()) as call:
-        await call.finished()
+    call = await played_under_latency(caller)
     first, *rest = speeches_after(call, 0)
     assert first == CHECKING_DETAILS
     assert SHIPPED in " ".join(rest)
@@ -80,8 +87,7 @@ async def test_a_tool_result_to_put_into_words_is_acknowledged_first(
         Utterance("It's 100101.", after=AgentSays(OPENING_QUESTION)),
         HangUp(after=AgentSays(SHIPPED), delay=0.5),
     ]
-    async with voice_call_session(OfflineLLM(), caller, latency=LatencyModel()) as call:
-        await call.finished()
+    call = await played_under_latency(caller)
     said = " ".join(speeches_after(call, 2))  # the acknowledgement flushed on its own
     assert said.startswith(f"{ALL_RIGHT} Order")
     assert SHIPPED in said
@@ -100,8 +106,7 @@ async def test_details_given_to_the_identity_question_are_acknowledged_before_th
         Utterance(JORDAN_SAYS),
         HangUp(after=AgentSays(OPENING_QUESTION), delay=0.5),
     ]
-    async with voice_call_session(OfflineLLM(), caller, latency=LatencyModel()) as call:
-        await call.finished()
+    call = await played_under_latency(caller)
     first, *rest = speeches_after(call, 1)
     assert first == THANKS
     assert OPENING_QUESTION in " ".join(rest)
@@ -263,8 +268,7 @@ async def test_a_read_back_plays_after_an_acknowledgement_from_the_cache(
         Utterance("1 Market Street, Suite 5, San Francisco, CA 94105"),
         HangUp(after=AgentSays("Is that right"), delay=0.5),
     ]
-    async with voice_call_session(OfflineLLM(), caller, latency=LatencyModel()) as call:
-        await call.finished()
+    call = await played_under_latency(caller)
     [read_back] = speeches_after(call, 2)
     assert read_back.startswith(f"{ALL_RIGHT} I have 1 Market Street")
     assert read_back.endswith("Is that right?")
