@@ -8,9 +8,9 @@ phrase cache (the agents' `tts_node` is `phrase_cache.reply_audio`), so the call
 something as soon as the tool's work is done; the model's words follow in the same
 speech. Where the code can tell from the caller's words that the reply will start work
 on them (the identity specialist hearing details to check), a short acknowledgement
-comes at the start of the reply's first request, before the model has read them. A sentence
-the code composes after such a tool call (a read-back, a result put into words by the
-tool itself) would keep them waiting for its synthesis instead:
+comes at the start of the reply's first request, before the model has read them. A
+sentence the code composes after such a tool call (a read-back, a result put into words
+by the tool itself) would keep them waiting for its synthesis instead:
 `phrase_cache.say` leads it with the same acknowledgement (`FirstWords.leading`), which
 plays from the cache while the sentence synthesises. It is said only on a voice line,
 once per caller turn, and only while nothing has sounded since the caller began to
