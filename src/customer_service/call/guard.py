@@ -139,6 +139,11 @@ def guarded(
                 raise ToolError(UNEXPECTED_APOLOGY) from None
 
         # functools.wraps keeps the signature and docstring the tool schema is built from.
+        # The framework asks for that signature whenever the tool is read from an agent
+        # (every agent and task discovers its tools as it is built): stored on `method`,
+        # the answer is found there instead of rebuilt from its code each time. Not on
+        # `run`, whose attributes a tool made from a bound `run` copies as its own.
+        method.__signature__ = signature  # type: ignore[attr-defined]
         return cast("ToolMethod[SelfT, P, R]", run)
 
     return decorate
