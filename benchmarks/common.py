@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import logging
@@ -66,6 +67,14 @@ def apologies_in(lines: Iterable[str]) -> list[str]:
 def bench_settings(**overrides: Any) -> Settings:
     """The defaults with the offline model, whatever the developer's environment says."""
     return Settings.model_validate({"model_provider": ModelProvider.OFFLINE, **overrides})
+
+
+@functools.cache
+def process_bench_settings() -> Settings:
+    """`bench_settings()` read once per process, as the server reads its own
+    (`get_settings`, cached, and read before the forkserver forks any job process): a
+    call's figures then hold the call's work, not the settings' parsing."""
+    return bench_settings()
 
 
 # --- the measuring model ---------------------------------------------------------------

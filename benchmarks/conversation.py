@@ -24,7 +24,7 @@ from livekit.agents import AgentSession
 from livekit.agents.llm import AgentHandoff
 
 from benchmarks.callers import Caller, Intent, Variant, check_outcome
-from benchmarks.common import MeasuredLLM, apologies_in, bench_settings, spoken_lines
+from benchmarks.common import MeasuredLLM, apologies_in, process_bench_settings, spoken_lines
 from benchmarks.models import bare_model, single_agent_model, supervised_model
 from benchmarks.single_agent import bare_session, single_agent_session
 from customer_service.settings import Settings
@@ -189,7 +189,7 @@ async def run_flow(
                     before_close=before_close,
                     count_database=count_database,
                 )
-    settings = settings or bench_settings()
+    settings = settings or process_bench_settings()
     run = FlowRun(agent=agent, intent=intent, variant=variant)
     model = _model(agent, caller, intent, measure=measure)
     counted: AbstractContextManager[DatabaseWork | None] = (

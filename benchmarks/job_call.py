@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.callers import BenchPopulation, add_population, check_outcome
-from benchmarks.common import quiet_logs
+from benchmarks.common import process_bench_settings, quiet_logs
 from benchmarks.concurrency import plan
 from benchmarks.conversation import AgentKind, run_flow
 from benchmarks.load import full_collections
@@ -51,6 +51,8 @@ async def _call(ctx: Any, agent: AgentKind) -> None:
     shared = await _process_store(ctx, job["database"])
     caller = BenchPopulation(customers=index + 1).caller(index)
     intent, variant = plan(index)
+    # Read before the call, as a job process of the server finds its settings read.
+    settings = process_bench_settings()
     cpu_before, wall_before = time.process_time(), time.perf_counter()
     with full_collections() as collections:
         run = await run_flow(
@@ -59,6 +61,7 @@ async def _call(ctx: Any, agent: AgentKind) -> None:
             intent,
             variant,
             store=shared,
+            settings=settings,
             measure=False,
             check=False,
             pause_s=float(job["pause_s"]),
