@@ -19,6 +19,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
+from customer_service.call.listeners import listen
 from customer_service.call.state import CallState
 from customer_service.store import AuditEvent, StoreUnavailable
 
@@ -144,7 +145,7 @@ def write_kept_each_turn(session: AgentSession[CallState]) -> None:
         if event.new_state in ("speaking", "listening"):
             write_kept_soon(state)
 
-    session.on("agent_state_changed", on_agent_state)
+    listen(session, "agent_state_changed", on_agent_state)
 
 
 def write_kept_soon(state: CallState) -> None:

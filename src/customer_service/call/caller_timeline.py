@@ -28,6 +28,8 @@ from typing import Any
 
 from livekit.agents import AgentSession, UserInputTranscribedEvent, UserStateChangedEvent
 
+from customer_service.call.listeners import listen
+
 __all__ = ["KEPT_FOR_S", "CallerTimeline", "words_began"]
 
 KEPT_FOR_S = 30 * 60.0
@@ -85,8 +87,8 @@ class CallerTimeline:
         if session in _followed:
             raise RuntimeError("this session's caller is already followed")
         timeline = cls(time_scale=time_scale)
-        session.on("user_state_changed", timeline._on_user_state_changed)
-        session.on("user_input_transcribed", timeline._on_user_input_transcribed)
+        listen(session, "user_state_changed", timeline._on_user_state_changed)
+        listen(session, "user_input_transcribed", timeline._on_user_input_transcribed)
         _followed[session] = timeline
         return timeline
 

@@ -19,6 +19,7 @@ from typing import Protocol
 
 from livekit.agents import AgentSession, AgentStateChangedEvent, AgentTask, UserStateChangedEvent
 
+from customer_service.call.listeners import listen
 from customer_service.call.phrase_cache import say
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
@@ -53,8 +54,8 @@ class IdleCaller:
         start: the greeting is the call's first question, and a greeting slow to start
         playing (a loaded machine, a slow synthesis) leaves the caller no silence of
         theirs to count."""
-        session.on("user_state_changed", self._on_user_state_changed)
-        session.on("agent_state_changed", self._on_agent_state_changed)
+        listen(session, "user_state_changed", self._on_user_state_changed)
+        listen(session, "agent_state_changed", self._on_agent_state_changed)
 
     def _on_agent_state_changed(self, event: AgentStateChangedEvent) -> None:
         if event.new_state == "speaking":

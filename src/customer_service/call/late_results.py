@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from livekit.agents import FunctionToolsExecutedEvent, RunContext
 
+from customer_service.call.listeners import listen
 from customer_service.call.phrase_cache import say
 from customer_service.call.state import CallState
 from customer_service.call.wording import ANYTHING_ELSE, unquoted
@@ -30,11 +31,11 @@ def say_if_cut_off(context: RunContext[CallState]) -> None:
         )
         if output is None:
             return
-        session.off("function_tools_executed", on_executed)
+        session.off("function_tools_executed", listener)
         # Stored text arrives quoted, as data; a caller hears it without the marks.
         text = unquoted(output.output).strip()
         if text:
             closing = "" if text.endswith("?") else f" {ANYTHING_ELSE}"
             say(session, f"{text}{closing}")
 
-    session.on("function_tools_executed", on_executed)
+    listener = listen(session, "function_tools_executed", on_executed)

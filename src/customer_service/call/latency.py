@@ -42,6 +42,7 @@ from livekit.agents import (
 from customer_service.call.code_steps import calls_a_tool
 from customer_service.call.empty_replies import Reply, ReplyChunk
 from customer_service.call.fixed_sentences import fixed, is_fixed, sentences
+from customer_service.call.listeners import listen
 from customer_service.call.phrase_cache import say
 
 __all__ = [
@@ -84,9 +85,9 @@ class FirstWords:
     def follow(self, session: AgentSession[Any]) -> None:
         """Starts following the call's session (`server.build_session` does)."""
         self._session = session
-        session.on("user_state_changed", self._on_user_state_changed)
-        session.on("agent_state_changed", self._on_agent_state_changed)
-        session.on("speech_created", self._on_speech_created)
+        listen(session, "user_state_changed", self._on_user_state_changed)
+        listen(session, "agent_state_changed", self._on_agent_state_changed)
+        listen(session, "speech_created", self._on_speech_created)
 
     @property
     def acknowledgement_owed(self) -> bool:

@@ -17,6 +17,8 @@ from livekit.agents.types import (
     NotGivenOr,
 )
 
+from customer_service.call.listeners import listen
+
 __all__ = ["DelegatingLLM"]
 
 
@@ -33,7 +35,7 @@ class DelegatingLLM(llm.LLM[Never]):
         self._inner = inner
         # The base class reads `_label` directly when it reports errors and metrics.
         self._label = inner.label
-        inner.on("metrics_collected", self._forward_metrics)
+        self._metrics_listener = listen(inner, "metrics_collected", self._forward_metrics)
 
     @property
     def inner(self) -> llm.LLM[Any]:
@@ -92,7 +94,7 @@ class DelegatingLLM(llm.LLM[Never]):
         self._inner.prewarm(loop=loop)
 
     async def aclose(self) -> None:
-        self._inner.off("metrics_collected", self._forward_metrics)
+        self._inner.off("metrics_collected", self._metrics_listener)
         await self._inner.aclose()
         await super().aclose()
 

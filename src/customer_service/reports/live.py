@@ -15,6 +15,8 @@ from livekit.agents import AgentSession, ConversationItemAddedEvent, llm
 from livekit.agents.metrics import LLMMetrics, STTMetrics, TTSMetrics
 from livekit.rtc import EventEmitter
 
+from customer_service.call.listeners import listen
+
 logger = logging.getLogger(__name__)
 
 _TURN_METRICS = (
@@ -52,15 +54,14 @@ def log_metrics(session: AgentSession[Any], *, call_id: str) -> None:
         for model in (session.llm, session.stt, session.tts)
         if isinstance(model, EventEmitter)
     ]
-    for model in models:
-        model.on("metrics_collected", model_metrics)
-    session.on("conversation_item_added", turn_metrics)
+    listeners = [listen(model, "metrics_collected", model_metrics) for model in models]
+    listen(session, "conversation_item_added", turn_metrics)
 
     def stop(_: object) -> None:
-        for model in models:
-            model.off("metrics_collected", model_metrics)
+        for model, listener in zip(models, listeners, strict=True):
+            model.off("metrics_collected", listener)
 
-    session.once("close", stop)
+    listen(session, "close", stop, once=True)
 
 
 def _model_fields(metrics: object) -> dict[str, object] | None:
