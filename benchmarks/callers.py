@@ -17,7 +17,14 @@ from typing import Any
 from sqlalchemy import insert
 
 from customer_service.addresses import validated_address
-from customer_service.domain import Customer, Order, OrderItem, OrderStatus, PostalAddress
+from customer_service.domain import (
+    CancelReason,
+    Customer,
+    Order,
+    OrderItem,
+    OrderStatus,
+    PostalAddress,
+)
 from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
 from customer_service.store import Store
 from customer_service.store.customers import CustomerRow, customer_to_row
@@ -167,6 +174,8 @@ async def check_outcome(store: Store, call_id: str, caller: Caller, intent: Inte
         order = await store.get_order(caller.order_id)
         if order is None or order.status is not OrderStatus.CANCELLED:
             return "order not cancelled"
+        if order.cancel_reason is not CancelReason.NO_LONGER_NEEDED:
+            return "the caller's reason for cancelling not stored"
         if "order_cancelled" not in kinds:
             return "no order_cancelled audit event"
         return None

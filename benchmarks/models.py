@@ -10,6 +10,8 @@ specialists' instructions; the single agent's rule follows its one prompt
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from livekit.agents import llm
 
 from benchmarks.callers import (
@@ -35,6 +37,24 @@ VERIFIED = "Thank you, you're verified."
 
 def ask_address(order_id: str) -> str:
     return f"What's the new delivery address for order {spoken_order_id(order_id)}?"
+
+
+def ask_cancel_reason(order_id: str) -> str:
+    return (
+        f"Why would you like to cancel order {spoken_order_id(order_id)}: because you no "
+        "longer need it, or because it was ordered by mistake?"
+    )
+
+
+def cancel_reason(heard: Sequence[str]) -> str | None:
+    """The reason the caller gave for cancelling, in the words the tools take."""
+    for words in reversed(heard):
+        said = normalise(words)
+        if "by mistake" in said:
+            return "ordered by mistake"
+        if "need it" in said:
+            return "no longer needed"
+    return None
 
 
 def order_number(text: str) -> str | None:
@@ -163,11 +183,15 @@ def single_agent_model(caller: Caller, intent: Intent) -> Rule:
         if number is None:
             return Say(f"{lead}{ASK_ORDER}")
         if intent is Intent.CANCEL:
+            reason = cancel_reason(heard)
+            if reason is None:
+                return Say(f"{lead}{ask_cancel_reason(number)}")
+            cancelling = {"order_id": number, "reason": reason}
             if not _succeeded(turn, "cancel_order"):
-                return Call("cancel_order", {"order_id": number})
+                return Call("cancel_order", cancelling)
             if not _outputs(turn, "confirm_cancellation"):
                 return (
-                    Call("confirm_cancellation", {"order_id": number})
+                    Call("confirm_cancellation", cancelling)
                     if said_yes(last)
                     else (Say(f"All right, I haven't cancelled order {spoken_order_id(number)}."))
                 )

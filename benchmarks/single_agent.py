@@ -3,13 +3,13 @@
 It does the same store work as the supervised agent through the same `Store` methods
 (the identity match with the per-account failure count, `identity_candidates`; a failed
 check, `record_failed_identity_check`; the order read and its disclosure audit, the
-address change with its read-back, the cancellation, the consent record with its
-wording version), and keeps the same visible policy: verify
-first, read an address or a cancellation back before the write, ask consent in the
-fixed wording. What it lacks by design is what the supervised agent adds: fixed
-questions spoken without the model, checks in code of the caller's own words, scoped
-history. Tools return facts; the model relays them. Its audit events are plain: each
-one written at once in a transaction of its own.
+address change with its read-back, the cancellation with the caller's reason, the
+consent record with its wording version), and keeps the same visible policy: verify
+first, ask why an order is to be cancelled, read an address or a cancellation back
+before the write, ask consent in the fixed wording. What it lacks by design is what the
+supervised agent adds: fixed questions spoken without the model, checks in code of the
+caller's own words, scoped history. Tools return facts; the model relays them. Its
+audit events are plain: each one written at once in a transaction of its own.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from livekit.agents import Agent, AgentSession, RunContext, ToolError, function_
 
 from customer_service.addresses import AddressProblem, read_back, validated_address
 from customer_service.call.wording import GREETING, OFFER_HUMAN, PERSONA
-from customer_service.domain import Customer, Order, OrderStatus, PostalAddress
+from customer_service.domain import CancelReason, Customer, Order, OrderStatus, PostalAddress
 from customer_service.normalize import (
     emails_match,
     names_match,
@@ -56,8 +56,10 @@ SINGLE_AGENT_INSTRUCTIONS = PERSONA + dedent(
     call lookup_order; if the caller does not know the number, call list_recent_orders.
     To change a delivery address, get the order number and the new address and call
     change_address: it returns a read-back; say it, and call confirm_address_change only
-    after the caller clearly says it is right. To cancel, call cancel_order: it returns
-    a read-back; call confirm_cancellation only after a clear yes. For text updates ask
+    after the caller clearly says it is right. To cancel, ask why unless the caller said:
+    because they no longer need it, or because it was ordered by mistake. Then call
+    cancel_order with the reason: it returns a read-back; call confirm_cancellation with
+    the same reason only after a clear yes. For text updates ask
     exactly "{CONSENT_WORDING[SMS].question}" and call record_consent with the answer.
     Relay what tools say briefly; never state details no tool returned.
     """
@@ -86,6 +88,16 @@ def _summary(order: Order) -> str:
     else:
         progress = f"is {order.status.value}"
     return f"Order {order.order_id} {progress}. It contains {items}."
+
+
+def _cancel_reason(said: str) -> CancelReason:
+    try:
+        return CancelReason(said.strip().lower())
+    except ValueError:
+        raise ToolError(
+            "Please tell me why: because you no longer need it, or because it was ordered "
+            "by mistake."
+        ) from None
 
 
 class SingleAgent(Agent):
@@ -245,37 +257,42 @@ class SingleAgent(Agent):
         return done if stored is not None else f"{done} {CONSENT_WORDING[SMS].question}"
 
     @function_tool()
-    async def cancel_order(self, context: RunContext[SingleAgentState], order_id: str) -> str:
+    async def cancel_order(
+        self, context: RunContext[SingleAgentState], order_id: str, reason: str
+    ) -> str:
         """Prepare the cancellation of an order that has not shipped; returns the read-back.
 
         Args:
             order_id: The six-digit order number.
+            reason: "no longer needed" or "ordered by mistake", as the caller said.
         """
         state = self.state
+        _cancel_reason(reason)
         order = await self._callers_order(state, order_id)
         if order.status is not OrderStatus.PENDING:
             raise ToolError(f"Order {spoken_order_id(order.order_id)} can't be cancelled any more.")
         items = "; ".join(item.name for item in order.items)
         return (
-            f"Order {spoken_order_id(order.order_id)} contains {items}. Do you want me to cancel "
-            "this order? Please say yes or no."
+            f"Order {spoken_order_id(order.order_id)} contains {items}, cancelled as "
+            f"{reason}. Do you want me to cancel this order? Please say yes or no."
         )
 
     @function_tool()
     async def confirm_cancellation(
-        self, context: RunContext[SingleAgentState], order_id: str
+        self, context: RunContext[SingleAgentState], order_id: str, reason: str
     ) -> str:
         """Cancel the order read back, after the caller clearly said yes.
 
         Args:
             order_id: The six-digit order number.
+            reason: The reason read back.
         """
         state = self.state
         customer = self._verified(state)
         outcome, _ = await state.store.cancel_order(
             order_id=normalize_order_id(order_id) or order_id,
             customer_id=customer.customer_id,
-            reason=None,
+            reason=_cancel_reason(reason),
             call_id=state.call_id,
         )
         if outcome not in (CancellationOutcome.CANCELLED, CancellationOutcome.ALREADY_CANCELLED):
