@@ -35,7 +35,7 @@ from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.heard import caller_messages
 from customer_service.call.identity_policy import gives_details
-from customer_service.call.latency import ALL_RIGHT, HOLDING_PHRASES, THANKS
+from customer_service.call.latency import ALL_RIGHT, THANKS
 from customer_service.call.phrase_cache import reply_audio, say
 from customer_service.call.registration import SpecialistRegistration
 from customer_service.call.specialist import LeftForNewRequest
@@ -268,13 +268,9 @@ class CustomerServiceAgent(Agent):
         self._answer_first(OwedQuestion(topic, puts=1))
 
     def recent_history(self) -> ChatContext:
-        history = self.chat_ctx.copy(
+        return self.chat_ctx.copy(
             exclude_instructions=True, exclude_function_call=True, exclude_handoff=True
-        )
-        # An acknowledgement alone ("Thanks.") tells a specialist nothing, and would stand
-        # between the caller's words and the specialist's first reply to them.
-        history.items = [item for item in history.items if not _holds_the_line(item)]
-        return history.truncate(max_items=HISTORY_FOR_SPECIALISTS)
+        ).truncate(max_items=HISTORY_FOR_SPECIALISTS)
 
     async def _put(self, owed: OwedQuestion, *, closing: str, lead_in: str = "") -> bool:
         """Puts an owed consent question to the caller now and says what was decided.
@@ -324,14 +320,6 @@ class CustomerServiceAgent(Agent):
         if owed is not None:
             self._owed.insert(0, owed)
         self.session.generate_reply(tool_choice="auto")
-
-
-def _holds_the_line(item: llm.ChatItem) -> bool:
-    return (
-        isinstance(item, llm.ChatMessage)
-        and item.role == "assistant"
-        and (item.text_content or "").strip() in HOLDING_PHRASES
-    )
 
 
 def _relays_only(chat_ctx: ChatContext, call_id: str | None) -> bool:

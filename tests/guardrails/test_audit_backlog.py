@@ -327,11 +327,10 @@ async def test_an_address_change_carries_the_kept_events_and_leaves_none_for_the
             assert state.audit_backlog.events == []
             during_the_call = len(seen.writes_committed)
 
-    # Verification (the new address's postal code has the caller's shape: the identity
-    # specialist checks); the identity specialist's run, written as the read-back starts
-    # playing; the change (with the address specialist's run) and the text-update answer
-    # (with the consent specialist's run); nothing at the end.
-    assert during_the_call == len(seen.writes_committed) == 4
+    # Verification (from the details given with the request: no identity specialist);
+    # the change (with the address specialist's run) and the text-update answer (with the
+    # consent specialist's run); nothing at the end.
+    assert during_the_call == len(seen.writes_committed) == 3
     kinds = await stored_kinds(store, state.call_id)
-    assert kinds.count("delegation") == 3
+    assert kinds.count("delegation") == 2
     assert {"identity_verified", "address_changed", "consent_recorded"} <= set(kinds)

@@ -90,11 +90,10 @@ def instructions_seen(turn: Turn) -> str:
 
 FIGURES = {
     # Up front: one caller turn for a lookup, three for an address change (the read-back's
-    # yes and the text-update answer). The lookup takes one round trip fewer than when
-    # asked: code checks the details said with the request. The new address's postal code
-    # has the shape of the caller's, so the identity specialist checks those.
+    # yes and the text-update answer), and one round trip fewer than when asked: code
+    # checks the details said with the request, with no identity specialist's turn.
     "lookup, all up front": ([LOOKUP_UP_FRONT], 1, 2, False),
-    "address change, all up front": ([CHANGE_UP_FRONT, "yes", "no"], 3, 5, False),
+    "address change, all up front": ([CHANGE_UP_FRONT, "yes", "no"], 3, 4, False),
     # A phone number is read by the identity specialist's model: the round trips of asked.
     "lookup, up front with a phone number": ([LOOKUP_UP_FRONT_BY_PHONE], 1, 3, False),
     # When asked (and with only a name up front): exactly as before this change.

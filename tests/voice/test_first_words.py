@@ -70,12 +70,12 @@ async def test_details_given_up_front_are_thanked_at_once_and_checked_in_code(
     ]
     call = await played_under_latency(caller)
     first, *rest = speeches_after(call, 0)
-    # The thanks starts the supervisor's reply, played as the turn ends: at most that
-    # request (begun on the final transcript) has answered; not the check's reads nor
-    # the second request, which puts the order into words.
+    # The thanks starts the supervisor's reply before the model answers; its request
+    # calls the lookup, code checks the details and reads the order, and the second
+    # request puts it into words.
     assert first == THANKS
     assert SHIPPED in " ".join(rest)
-    assert requests_waited_through(call, 0, first_speech_after(call, 0)) <= 1
+    assert requests_waited_through(call, 0, first_speech_after(call, 0)) == 0
     assert isinstance(call.llm, SlowLLM)
     assert len(call.llm.answered) == 2  # the supervisor's two; no identity specialist's
     assert call.heard.count(THANKS) == 1  # one acknowledgement in a turn

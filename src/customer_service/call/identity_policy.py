@@ -33,6 +33,7 @@ from textwrap import dedent
 
 from livekit.agents.llm import ChatContext
 
+from customer_service.call import audit
 from customer_service.call.empty_replies import answers_the_caller
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.heard import caller_messages
@@ -54,6 +55,7 @@ __all__ = [
     "gives_details",
     "matching_account",
     "offers_contact_detail",
+    "record_verification",
     "verified_by",
 ]
 
@@ -147,6 +149,19 @@ async def count_failed_check(
     return await state.store.record_failed_email_or_name_zip_check(
         given.contact, given.full_name, given.postal_code, state.call_id, events
     )
+
+
+async def record_verification(
+    state: CallState, customer: Customer, *, by: str, passed_hold: bool
+) -> None:
+    """The caller is verified as `customer`: recorded first, because a verification that
+    cannot be recorded does not happen. A hold passed is named, for the operator who later
+    reads why it let them in."""
+    passed = {"passed_hold": "line_is_phone_on_file"} if passed_hold else {}
+    await audit.record(
+        state, "identity_verified", customer_id=customer.customer_id, by=by, **passed
+    )
+    state.mark_verified(customer)
 
 
 def verified_by(given: GivenDetails, customer: Customer, policy: IdentityPolicy) -> str:

@@ -57,9 +57,6 @@ class IdentityState:
     """Held for the whole of one identity check: checks in one call run one at a time,
     so a lock tripped by earlier guesses is seen by every later one, however many the
     model sends in one reply."""
-    messages_read: set[str] = field(default_factory=set)
-    """The caller's messages whose details code has read for a check
-    (`call.identity_from_words`): each is checked once."""
 
 
 class DelegationOutcome(enum.StrEnum):

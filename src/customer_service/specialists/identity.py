@@ -3,41 +3,33 @@
 from __future__ import annotations
 
 import enum
-import json
-import uuid
 from collections.abc import Coroutine
 from textwrap import dedent
 from typing import Any
 
 from livekit.agents import RunContext, ToolError, function_tool
-from livekit.agents.llm import (
-    ChatContext,
-    FunctionCall,
-    FunctionCallOutput,
-    FunctionTool,
-    ToolFlag,
-)
+from livekit.agents.llm import ChatContext, FunctionTool, ToolFlag
 from livekit.agents.types import NOT_GIVEN, NotGivenOr
 from pydantic import BaseModel, ConfigDict
 
+from customer_service.call import audit
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
-from customer_service.call.identity_check import (
-    MAX_DETAIL_LENGTH,
-    Refused,
-    check_under_lock,
-    mismatch_message,
-)
-from customer_service.call.identity_from_words import checked_from_words
+from customer_service.call.identity_from_words import verified_from_words
+from customer_service.call.identity_hold import Hold, hold_on
 from customer_service.call.identity_policy import (
     DETAILS_TOO_LONG_EMAIL_OR_NAME_ZIP,
     EMAIL_OR_NAME_ZIP_INSTRUCTIONS,
     MISSING_EMAIL_OR_NAME_ZIP,
     OPENING_QUESTION_EMAIL_OR_NAME_ZIP,
     GivenDetails,
+    count_failed_check,
     gives_details,
+    matching_account,
     offers_contact_detail,
+    record_verification,
+    verified_by,
 )
 from customer_service.call.latency import CHECKING_DETAILS, THANKS
 from customer_service.call.phrase_cache import say
@@ -47,7 +39,9 @@ from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallerLine, CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
 from customer_service.domain import Customer
+from customer_service.privacy import mask_name
 from customer_service.settings import IdentityPolicy
+from customer_service.store import AuditEvent
 from customer_service.telephony.caller_id import (
     CALLING_NUMBER_INSTRUCTIONS,
     CALLING_NUMBER_NOT_CONFIRMED,
@@ -92,6 +86,9 @@ VERIFICATION_DECLINED = (
     "That's fine. I can't share or change anything on an account without verifying the "
     "caller, but I'm happy to help with anything else."
 )
+MAX_DETAIL_LENGTH = 200
+"""Longest name, postal code, phone or email accepted; longer is refused before it
+reaches the store, the audit log or a log line."""
 DETAILS_TOO_LONG = (
     "That's more than I can take for one detail. Please tell me just your full name, the "
     "postal code, and the phone number or email address on the account."
@@ -101,6 +98,17 @@ MISSING_DETAILS = (
     "I need all three details to verify you: your full name, the postal code on the "
     "account, and the phone number or email address on the account."
 )
+
+
+def mismatch_message(attempts_left: int) -> str:
+    # One wording for every wrong factor, for unknown accounts and for every check that
+    # comes close to a held account, right or wrong, so a caller cannot probe which
+    # detail was wrong, whether an account exists, or whether it is held; true in each.
+    attempt_word = "attempt" if attempts_left == 1 else "attempts"
+    return (
+        "I'm sorry, I can't verify you with those details. Please check them and tell me "
+        f"again. You have {attempts_left} {attempt_word} left."
+    )
 
 
 class IdentityOutcome(enum.StrEnum):
@@ -137,12 +145,8 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
         chat_ctx: NotGivenOr[ChatContext] = NOT_GIVEN,
         line: CallerLine | None = None,
         policy: IdentityPolicy = IdentityPolicy.NAME_ZIP_AND_CONTACT,
-        refusal: str | None = None,
     ) -> None:
-        """`refusal`: what code's check of the details the caller gave with their request
-        answered (`call.identity_from_words`); the specialist opens by saying it."""
         self._policy = policy
-        self._refusal = refusal
         by_email = policy is IdentityPolicy.EMAIL_OR_NAME_ZIP
         # The number a phone line presented is a hint only the caller can confirm; the
         # model never sees it, so it can neither say it nor put it anywhere else. It
@@ -163,9 +167,6 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
 
     async def opening(self) -> None:
         state: CallState = self.session.userdata
-        if self._refusal is not None:
-            say(self.session, self._refusal)
-            return
         if state.identity.failed_checks == 0 and offers_contact_detail(self.chat_ctx):
             # The caller already gave details: one round trip for the model to check them
             # (or ask only for what is missing), and no caller turn. Not after a failed
@@ -280,41 +281,61 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             # Decided under the lock: the outcome of every earlier check is known here.
             if self.done():
                 raise ToolError(CHECK_ALREADY_DONE)
-            checked = await check_under_lock(state, given, calling_number=calling_number)
-        if checked is Refused.MISMATCH:
-            raise ToolError(mismatch_message(state.identity_attempts_left))
-        if checked is Refused.LOCKED:
-            self.finish(IdentityResult(outcome=IdentityOutcome.LOCKED))
-            return
+            if state.identity.locked:
+                self.finish(IdentityResult(outcome=IdentityOutcome.LOCKED))
+                return
+            candidate = await matching_account(state, given)
+            hold = None if candidate is None else hold_on(candidate, state.settings, state.line)
+            if candidate is None or hold is Hold.HELD:
+                # The right details on a held account read, count and are recorded like
+                # a wrong guess: nothing tells a guesser which of their guesses was right.
+                await self._failed(state, given)
+                return
+            customer = candidate.customer
+            by = "calling_number" if calling_number else verified_by(given, customer, self._policy)
+            await self._verified(
+                state, candidate.customer, by=by, passed_hold=hold is Hold.PASSED_BY_LINE
+            )
+
+    async def _verified(
+        self, state: CallState, customer: Customer, *, by: str, passed_hold: bool
+    ) -> None:
+        await record_verification(state, customer, by=by, passed_hold=passed_hold)
         self.finish(
             IdentityResult(
                 outcome=IdentityOutcome.VERIFIED,
-                customer_id=checked.customer_id,
-                full_name=checked.full_name,
+                customer_id=customer.customer_id,
+                full_name=customer.full_name,
             )
         )
+
+    async def _failed(self, state: CallState, given: GivenDetails) -> None:
+        state.record_failed_identity_check()
+        failed = audit.note(
+            state,
+            "identity_failed",
+            attempts_left=state.identity_attempts_left,
+            name_given=mask_name(given.full_name),
+        )
+
+        async def count_against_near_misses(events: list[AuditEvent]) -> list[str]:
+            # Against the accounts the policy says it came close to: guesses at one
+            # account add up across calls whichever detail is wrong, while one known
+            # detail counts against nobody. The right details on a held account count
+            # too (`customer_service.call.identity_policy`).
+            return await count_failed_check(state, given, events)
+
+        await audit.store_with(state, [failed], count_against_near_misses)
+        if state.identity.locked:
+            self.finish(IdentityResult(outcome=IdentityOutcome.LOCKED))
+            return
+        raise ToolError(mismatch_message(state.identity_attempts_left))
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
     @guarded(count_repeats=False)
     async def give_up(self, context: RunContext[CallState]) -> None:
         """Call when the caller cannot or will not give the details, or wants to stop."""
         self.finish(IdentityResult(outcome=IdentityOutcome.GAVE_UP))
-
-
-def with_check_refused(history: ChatContext, given: GivenDetails, refusal: str) -> ChatContext:
-    """`history` with code's check of the caller's details as the specialist's own
-    `check_identity` call and its refusal: its model sees them checked, and checks again
-    only what the caller corrects."""
-    checked = history.copy()
-    call_id = f"call_{uuid.uuid4().hex[:12]}"
-    details = dict(zip(("full_name", "postal_code", "phone_or_email"), given.values(), strict=True))
-    checked.items.append(
-        FunctionCall(call_id=call_id, name="check_identity", arguments=json.dumps(details))
-    )
-    checked.items.append(
-        FunctionCallOutput(call_id=call_id, name="check_identity", output=refusal, is_error=True)
-    )
-    return checked
 
 
 def validated_identity(result: object, state: CallState) -> Customer | IdentityOutcome:
@@ -332,37 +353,23 @@ def validated_identity(result: object, state: CallState) -> Customer | IdentityO
 
 
 async def verified_customer(state: CallState, history: ChatContext) -> Customer:
-    """The verified caller: checked by code when they gave their details with their
-    request (`call.identity_from_words`), else by the identity specialist, run first
-    (opening with the refusal when code refused them); raises a speakable `ToolError`
-    when the caller cannot be verified."""
+    """The verified caller: verified by their own words when they gave every detail with
+    their request (`call.identity_from_words`), else by the identity specialist, run
+    first; raises a speakable `ToolError` when the caller cannot be verified."""
     if state.identity.locked:
         raise ToolError(VERIFICATION_LOCKED)
     if state.verified_customer is not None:
         return state.verified_customer
-    refusal = None
-    checked = await checked_from_words(state, history)  # details given with the request
-    if checked is not None:
-        given, answered = checked
-        if isinstance(answered, Customer):
-            return answered
-        if answered is Refused.LOCKED:
-            raise ToolError(VERIFICATION_LOCKED)
-        refusal = mismatch_message(state.identity_attempts_left)
-        history = with_check_refused(history, given, refusal)
+    said = await verified_from_words(state, history)  # details given with the request
+    if said is not None:
+        return said
 
     async def verify() -> Customer | IdentityOutcome:
-        nonlocal refusal
-        task = VerifyIdentityTask(
-            chat_ctx=history,
-            line=state.line,
-            policy=state.settings.identity_policy,
-            refusal=refusal,
-        )
-        refusal = None  # said once, by the first specialist
         result = await delegate(
             state,
-            task,
+            VerifyIdentityTask(
+                chat_ctx=history, line=state.line, policy=state.settings.identity_policy
+            ),
             is_failure=lambda identity: identity.outcome is not IdentityOutcome.VERIFIED,
         )
         return validated_identity(result, state)
