@@ -56,10 +56,11 @@ from benchmarks.conversation import AgentKind
 from benchmarks.models import bare_model, single_agent_model, supervised_model
 from benchmarks.single_agent import BareAgent, SingleAgent, SingleAgentState
 from benchmarks.tau2.voice_side import VoiceAgent
-from customer_service.call.latency import HOLDING_PHRASES, FirstWords
+from customer_service.call.latency import ALL_RIGHT, FirstWords
 from customer_service.call.phrase_cache import PhraseCache
 from customer_service.call.state import CallState
 from customer_service.settings import Settings
+from customer_service.specialists.identity import CHECKING_DETAILS as IDENTITY_ACKNOWLEDGEMENT
 from customer_service.store import Store
 from customer_service.testing import open_demo_store, scratch_database
 from customer_service.testing.database_work import is_control, is_write
@@ -88,8 +89,8 @@ VERIFICATION, HAND_OFF, READ_BACK, AFTER_WRITE, PLAIN = (
 )
 KINDS = (PLAIN, VERIFICATION, HAND_OFF, READ_BACK, AFTER_WRITE)
 
-ACKNOWLEDGEMENTS = HOLDING_PHRASES
-"""What this agent says first while the reply is still being written."""
+ACKNOWLEDGEMENTS = frozenset({ALL_RIGHT, IDENTITY_ACKNOWLEDGEMENT})
+"""What this agent says first while a second model request writes the reply."""
 
 FLOW_TARGET = "every flow's p95 wait at most the single agent's"
 CALLS_TARGET = "at most one model call before the first audio of any turn"

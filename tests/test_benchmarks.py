@@ -35,7 +35,7 @@ from benchmarks.store_scale import namesakes_in_store, population, store_fingerp
 from customer_service.domain import Customer
 from customer_service.normalize import name_key
 from customer_service.simulation.rehearsal import FORKSERVER_MODULE
-from customer_service.store import AuditEvent, CancellationOutcome, Store
+from customer_service.store import AuditEvent, Store
 from customer_service.testing import open_demo_store, sqlite_url
 from customer_service.testing.database_work import recording
 
@@ -116,27 +116,6 @@ async def test_the_check_reads_the_store_not_the_conversation(tmp_path: Path) ->
         assert await check_outcome(store, "call-1", caller, Intent.CONSENT) == (
             "text-update answer not stored"
         )
-        # Cancelled without asking why: the policy both agents keep asks the reason.
-        outcome, _ = await store.cancel_order(
-            order_id=caller.order_id,
-            customer_id=caller.customer_id,
-            reason=None,
-            call_id="call-1",
-        )
-        assert outcome is CancellationOutcome.CANCELLED
-        assert await check_outcome(store, "call-1", caller, Intent.CANCEL) == (
-            "the caller's reason for cancelling not stored"
-        )
-
-
-async def test_both_agents_ask_why_before_they_cancel() -> None:
-    caller = demo_caller(Intent.CANCEL)
-    for agent in AGENTS:
-        run = await run_flow(agent, caller, Intent.CANCEL, Variant.UP_FRONT)
-        assert run.succeeded, (agent, run.failure)
-        # Verified from the details given up front, then asked why, then the read-back.
-        assert run.caller_turns == 3, agent
-        assert any("why would you like to cancel" in line.lower() for line in run.lines)
 
 
 async def test_database_work_counts_statements_transactions_and_writes(tmp_path: Path) -> None:
@@ -173,24 +152,16 @@ async def test_turns_are_told_apart_by_verification_and_hand_off() -> None:
     theirs = await run_flow(AgentKind.SINGLE, caller, Intent.CANCEL, Variant.UP_FRONT)
     assert ours.succeeded, ours.failure
     assert theirs.succeeded, theirs.failure
-    # Details up front: the first turn verifies (in code, from the caller's words) and the
-    # cancellation specialist opens with its fixed question, no model request of its own;
-    # the yes hands back to the supervisor. The single agent never hands over.
-    assert ours.turn_kinds[0] == {TurnKind.VERIFICATION}
+    # Details up front: the first turn verifies and hands over to the read-back; the yes
+    # hands back to the supervisor. The single agent never hands over.
+    assert ours.turn_kinds[0] == {TurnKind.VERIFICATION, TurnKind.HAND_OFF}
     assert TurnKind.HAND_OFF in ours.turn_kinds[-1]
     assert theirs.turn_kinds[0] == {TurnKind.VERIFICATION}
     assert all(TurnKind.HAND_OFF not in kinds for kinds in theirs.turn_kinds)
     assert len(ours.turn_kinds) == len(ours.turn_seconds)
-    # The cancellation specialist, in and back; no identity specialist.
-    assert ours.agent_changes == 2
+    # Identity, then the cancellation specialist: each in and back.
+    assert ours.agent_changes == 4
     assert theirs.agent_changes == 0
-
-    asked = await run_flow(AgentKind.SUPERVISED, caller, Intent.CANCEL, Variant.ASKED)
-    assert asked.succeeded, asked.failure
-    # Details when asked: the identity specialist checks them. Each in and back: identity,
-    # the order lookup (which order?), the cancellation.
-    assert TurnKind.VERIFICATION in asked.turn_kinds[1]
-    assert asked.agent_changes == 6
 
 
 async def test_the_framework_floor_compares_turns_of_the_same_requests() -> None:

@@ -341,15 +341,9 @@ _DIGIT_RUN = re.compile(
 _PHONE_DIGITS = 9  # the fewest in a number said without its country code (Spain)
 
 
-def emails_in(text: str) -> list[str]:
-    """The email addresses written or spoken in `text`, lower-case, in order."""
-    found = (normalize_email(shaped.group()) for shaped in _EMAIL_LIKE.finditer(text))
-    return [email for email in found if email is not None]
-
-
 def holds_contact_detail(text: str) -> bool:
     """Whether `text` holds something shaped like an email address or a phone number."""
-    return bool(emails_in(text)) or any(
+    return any(normalize_email(found.group()) for found in _EMAIL_LIKE.finditer(text)) or any(
         len(digits_from_speech(found.group())) >= _PHONE_DIGITS
         for found in _DIGIT_RUN.finditer(text)
     )

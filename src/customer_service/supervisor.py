@@ -34,8 +34,7 @@ from customer_service.call.empty_replies import Reply, never_empty, relays_a_too
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.heard import caller_messages
-from customer_service.call.identity_policy import gives_details
-from customer_service.call.latency import ALL_RIGHT, THANKS
+from customer_service.call.latency import ALL_RIGHT
 from customer_service.call.phrase_cache import reply_audio, say
 from customer_service.call.registration import SpecialistRegistration
 from customer_service.call.specialist import LeftForNewRequest
@@ -187,13 +186,8 @@ class CustomerServiceAgent(Agent):
             again = reply_from_model if relays_a_tool_result(chat_ctx) else None
             reply = never_empty(reply, ask_again=again)
         asking = owed is not None
-        state: CallState = self.session.userdata
-        # Details given with a request are checked by code as its tool runs
-        # (`call.identity_from_words`): the thanks need not wait for the reply or the reads.
-        at_once = THANKS if state.verified_customer is None and gives_details(chat_ctx) else None
-        first_words = state.first_words
-        replying = first_words.reply(reply, acknowledgement=self.acknowledgement, at_once=at_once)
-        async for chunk in replying:
+        first_words = self.session.userdata.first_words  # the call's `CallState`
+        async for chunk in first_words.reply(reply, acknowledgement=self.acknowledgement):
             asking = asking and not calls_a_tool(chunk)
             yield chunk
         if asking:

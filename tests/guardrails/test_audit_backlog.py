@@ -64,9 +64,7 @@ async def test_a_specialists_run_is_stored_with_the_next_write(
     model = ScriptedLLM([Call("lookup_order", {"order_id": "100101"}), check_identity(JORDAN)])
     with recording(store.engine) as seen:
         async with call_session(model, settings=settings, store=store.for_call()) as session:
-            # Details given when asked: the identity specialist runs.
-            await session.run(user_input="Where is my order 100101?")
-            await session.run(user_input=JORDAN_SAYS)
+            await session.run(user_input=f"{JORDAN_SAYS}. Where is my order 100101?")
             call_id = session.userdata.call_id
 
     # Two writes for verify-then-look-up: the verification before it takes effect, then
@@ -327,10 +325,10 @@ async def test_an_address_change_carries_the_kept_events_and_leaves_none_for_the
             assert state.audit_backlog.events == []
             during_the_call = len(seen.writes_committed)
 
-    # Verification (from the details given with the request: no identity specialist);
-    # the change (with the address specialist's run) and the text-update answer (with the
-    # consent specialist's run); nothing at the end.
-    assert during_the_call == len(seen.writes_committed) == 3
+    # Verification; the identity specialist's run, written as the read-back starts
+    # playing; the change (with the address specialist's run) and the text-update answer
+    # (with the consent specialist's run); nothing at the end.
+    assert during_the_call == len(seen.writes_committed) == 4
     kinds = await stored_kinds(store, state.call_id)
-    assert kinds.count("delegation") == 2
+    assert kinds.count("delegation") == 3
     assert {"identity_verified", "address_changed", "consent_recorded"} <= set(kinds)

@@ -1,12 +1,10 @@
 """Details the caller already said are used, not asked for again (issue 10, item 6).
 
-When the caller's words hold the details a specialist needs, they are not asked for
-again: code checks a name, postal code and email address said with the request
-(`call.identity_from_words`), with no identity specialist at all; details only a model
-reads (a phone number) open the identity specialist with one model turn that checks
-them; the address specialist's model records an address given up front, and the tool
-reads it back (never skipped). Otherwise the fixed question is said, with no extra
-round trip. Real sessions, on the offline model or a scripted one.
+When the caller's words in the history a specialist is given hold the details it needs,
+it opens with one model turn instead of its fixed question: the identity specialist's
+model checks the details, the address specialist's model records the address, and the
+tool reads it back (never skipped). Otherwise the fixed question is said, as before,
+with no extra round trip. Real sessions, on the offline model or a scripted one.
 """
 
 from __future__ import annotations
@@ -48,8 +46,6 @@ from support.scripted_llm import relay_tool_output as relay
 NEW_ADDRESS = MARKET_STREET_SUITE_5
 SAYS_NEW_ADDRESS = "1 Market Street, Suite 5, San Francisco, CA 94105"
 LOOKUP_UP_FRONT = f"{JORDAN_SAYS}, where is 100101?"
-JORDANS_PHONE = "415 555 0134"
-LOOKUP_UP_FRONT_BY_PHONE = f"Jordan Lee, 94107, {JORDANS_PHONE}, where is 100101?"
 CHANGE_UP_FRONT = (
     f"{JORDAN_SAYS}. Please change the delivery address of order 100102 to {SAYS_NEW_ADDRESS}"
 )
@@ -90,12 +86,9 @@ def instructions_seen(turn: Turn) -> str:
 
 FIGURES = {
     # Up front: one caller turn for a lookup, three for an address change (the read-back's
-    # yes and the text-update answer), and one round trip fewer than when asked: code
-    # checks the details said with the request, with no identity specialist's turn.
-    "lookup, all up front": ([LOOKUP_UP_FRONT], 1, 2, False),
-    "address change, all up front": ([CHANGE_UP_FRONT, "yes", "no"], 3, 4, False),
-    # A phone number is read by the identity specialist's model: the round trips of asked.
-    "lookup, up front with a phone number": ([LOOKUP_UP_FRONT_BY_PHONE], 1, 3, False),
+    # yes and the text-update answer), for the same round trips as when asked.
+    "lookup, all up front": ([LOOKUP_UP_FRONT], 1, 3, False),
+    "address change, all up front": ([CHANGE_UP_FRONT, "yes", "no"], 3, 5, False),
     # When asked (and with only a name up front): exactly as before this change.
     "lookup, when asked": (["Where is my order 100101?", JORDAN_SAYS], 2, 3, True),
     "lookup, only a name up front": (
@@ -161,21 +154,18 @@ async def test_everything_up_front_gets_the_order_status_with_no_question(
 async def test_the_identity_model_checks_details_from_the_history_on_entry(
     settings: Settings,
 ) -> None:
-    # Given with a phone number, which code leaves to the model to read.
-    by_phone = check_identity(JORDAN, phone_or_email=JORDANS_PHONE)
-
     def checks_what_was_said(turn: Turn) -> Call:
         # The specialist's first turn: the caller's words are there, and giving up is
         # not on offer before the caller has said anything to it.
         assert "check_identity" in turn.tool_names
         assert "give_up" not in turn.tool_names
-        assert user_texts(turn)[-1] == LOOKUP_UP_FRONT_BY_PHONE
-        return by_phone
+        assert user_texts(turn)[-1] == LOOKUP_UP_FRONT
+        return check_identity(JORDAN)
 
     model = ScriptedLLM([Call("lookup_order", {"order_id": "100101"}), checks_what_was_said, relay])
     async with call_session(model, settings=settings) as session:
-        result = await session.run(user_input=LOOKUP_UP_FRONT_BY_PHONE)
-        result.expect.contains_function_call(name="check_identity", arguments=by_phone.arguments)
+        result = await session.run(user_input=LOOKUP_UP_FRONT)
+        result.expect.contains_function_call(name="check_identity", arguments=JORDAN)
         assert agent_lines(session)[1].startswith(STATUS_OF_100101)
         assert OPENING_QUESTION not in agent_lines(session)
     assert len(model.turns) == 3

@@ -105,18 +105,17 @@ async def test_a_plain_turn_has_one_model_call_and_one_synthesis_before_its_audi
     assert min(run.waits) >= BASE.floor_s - TOLERANCE_S
 
 
-async def test_a_flow_of_this_agent_counts_only_when_the_store_shows_it_and_waits_no_call(
+async def test_a_flow_of_this_agent_counts_only_when_the_store_shows_it_and_waits_one_call(
     store_backend: str,
 ) -> None:
     run = await play(AgentKind.SUPERVISED, Intent.LOOKUP, Variant.UP_FRONT, BASE)
     assert run.failure is None
     [turn] = run.turns
     assert caller_wait.VERIFICATION in turn.kinds
-    # Code checks the details said with the request: no identity specialist. The thanks
-    # starts the supervisor's reply: the caller hears it before any model answer or
-    # store read.
-    assert caller_wait.HAND_OFF not in turn.kinds
-    assert turn.model_calls == 0
+    assert caller_wait.HAND_OFF in turn.kinds
+    # The specialist's request to read the details starts with an acknowledgement: the
+    # caller hears it after the supervisor's request alone, before the checks' reads.
+    assert turn.model_calls == 1
     assert turn.store_reads == 0
     # The reply's own words (the order's status) come after it.
     assert turn.wait_s is not None

@@ -33,8 +33,6 @@ from textwrap import dedent
 
 from livekit.agents.llm import ChatContext
 
-from customer_service.call import audit
-from customer_service.call.empty_replies import answers_the_caller
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.heard import caller_messages
 from customer_service.call.identity_hold import matching_candidate
@@ -52,10 +50,8 @@ __all__ = [
     "OPENING_QUESTION_EMAIL_OR_NAME_ZIP",
     "GivenDetails",
     "count_failed_check",
-    "gives_details",
     "matching_account",
     "offers_contact_detail",
-    "record_verification",
     "verified_by",
 ]
 
@@ -151,31 +147,12 @@ async def count_failed_check(
     )
 
 
-async def record_verification(
-    state: CallState, customer: Customer, *, by: str, passed_hold: bool
-) -> None:
-    """The caller is verified as `customer`: recorded first, because a verification that
-    cannot be recorded does not happen. A hold passed is named, for the operator who later
-    reads why it let them in."""
-    passed = {"passed_hold": "line_is_phone_on_file"} if passed_hold else {}
-    await audit.record(
-        state, "identity_verified", customer_id=customer.customer_id, by=by, **passed
-    )
-    state.mark_verified(customer)
-
-
 def verified_by(given: GivenDetails, customer: Customer, policy: IdentityPolicy) -> str:
     """What verified the caller, for the audit trail and a colleague's brief: "email" or
     "phone" with the name and postal code; "email_alone" or "name_and_postal_code"."""
     if policy is IdentityPolicy.EMAIL_OR_NAME_ZIP:
         return "email_alone" if given.contact.strip() else "name_and_postal_code"
     return "email" if emails_match(given.contact, customer.email) else "phone"
-
-
-def gives_details(chat_ctx: ChatContext) -> bool:
-    """Whether the reply asked for with `chat_ctx` answers the caller's words, and they
-    hold a contact detail: details to check, by code or by the identity specialist."""
-    return answers_the_caller(chat_ctx) and offers_contact_detail(chat_ctx, latest=True)
 
 
 def offers_contact_detail(history: ChatContext, *, latest: bool = False) -> bool:

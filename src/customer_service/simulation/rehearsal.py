@@ -41,15 +41,13 @@ REHEARSED_CALLS: tuple[tuple[str, ...], ...] = (
         "yes",
     ),
     (
-        "Cancel 100102 and stop texting me",
-        "Jordan Lee, 94107, jordan.lee@example.com",
+        "Jordan Lee, 94107, jordan.lee@example.com. Cancel 100102 and stop texting me",
         "I don't need it any more",
         "yes",
         "no",
     ),
 )
-"""The demo callers' lines, a call each: between them they verify identity (from the
-details given with the request, and by the identity specialist when asked), read an
+"""The demo callers' lines, a call each: between them they verify identity, read an
 order, change an address, cancel an order and record consent, the paths most calls take."""
 
 

@@ -14,9 +14,9 @@ from pydantic import BaseModel, ConfigDict
 
 from customer_service.call import audit
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
+from customer_service.call.empty_replies import answers_the_caller
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
-from customer_service.call.identity_from_words import verified_from_words
 from customer_service.call.identity_hold import Hold, hold_on
 from customer_service.call.identity_policy import (
     DETAILS_TOO_LONG_EMAIL_OR_NAME_ZIP,
@@ -25,10 +25,8 @@ from customer_service.call.identity_policy import (
     OPENING_QUESTION_EMAIL_OR_NAME_ZIP,
     GivenDetails,
     count_failed_check,
-    gives_details,
     matching_account,
     offers_contact_detail,
-    record_verification,
     verified_by,
 )
 from customer_service.call.latency import CHECKING_DETAILS, THANKS
@@ -185,7 +183,8 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
     def acknowledgement_at_once(self, chat_ctx: ChatContext) -> str | None:
         # Details just given will be checked: the thanks need not wait for the model to
         # read them and write out the check's arguments.
-        return THANKS if gives_details(chat_ctx) else None
+        giving = answers_the_caller(chat_ctx) and offers_contact_detail(chat_ctx, latest=True)
+        return THANKS if giving else None
 
     def _check_tool(self) -> CheckTool:
         """`check_identity`, taking what the policy checks."""
@@ -300,7 +299,13 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
     async def _verified(
         self, state: CallState, customer: Customer, *, by: str, passed_hold: bool
     ) -> None:
-        await record_verification(state, customer, by=by, passed_hold=passed_hold)
+        # Recorded first: a verification that cannot be recorded does not happen.
+        # A hold passed is named, for the operator who later reads why it let them in.
+        passed = {"passed_hold": "line_is_phone_on_file"} if passed_hold else {}
+        await audit.record(
+            state, "identity_verified", customer_id=customer.customer_id, by=by, **passed
+        )
+        state.mark_verified(customer)
         self.finish(
             IdentityResult(
                 outcome=IdentityOutcome.VERIFIED,
@@ -353,16 +358,12 @@ def validated_identity(result: object, state: CallState) -> Customer | IdentityO
 
 
 async def verified_customer(state: CallState, history: ChatContext) -> Customer:
-    """The verified caller: verified by their own words when they gave every detail with
-    their request (`call.identity_from_words`), else by the identity specialist, run
-    first; raises a speakable `ToolError` when the caller cannot be verified."""
+    """The verified caller; runs the identity specialist first when there is none, and
+    raises a speakable `ToolError` when the caller cannot be verified."""
     if state.identity.locked:
         raise ToolError(VERIFICATION_LOCKED)
     if state.verified_customer is not None:
         return state.verified_customer
-    said = await verified_from_words(state, history)  # details given with the request
-    if said is not None:
-        return said
 
     async def verify() -> Customer | IdentityOutcome:
         result = await delegate(
