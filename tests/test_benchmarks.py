@@ -35,7 +35,7 @@ from benchmarks.store_scale import namesakes_in_store, population, store_fingerp
 from customer_service.domain import Customer
 from customer_service.normalize import name_key
 from customer_service.simulation.rehearsal import FORKSERVER_MODULE
-from customer_service.store import AuditEvent, Store
+from customer_service.store import AuditEvent, CancellationOutcome, Store
 from customer_service.testing import open_demo_store, sqlite_url
 from customer_service.testing.database_work import recording
 
@@ -116,6 +116,27 @@ async def test_the_check_reads_the_store_not_the_conversation(tmp_path: Path) ->
         assert await check_outcome(store, "call-1", caller, Intent.CONSENT) == (
             "text-update answer not stored"
         )
+        # Cancelled without asking why: the policy both agents keep asks the reason.
+        outcome, _ = await store.cancel_order(
+            order_id=caller.order_id,
+            customer_id=caller.customer_id,
+            reason=None,
+            call_id="call-1",
+        )
+        assert outcome is CancellationOutcome.CANCELLED
+        assert await check_outcome(store, "call-1", caller, Intent.CANCEL) == (
+            "the caller's reason for cancelling not stored"
+        )
+
+
+async def test_both_agents_ask_why_before_they_cancel() -> None:
+    caller = demo_caller(Intent.CANCEL)
+    for agent in AGENTS:
+        run = await run_flow(agent, caller, Intent.CANCEL, Variant.UP_FRONT)
+        assert run.succeeded, (agent, run.failure)
+        # Verified from the details given up front, then asked why, then the read-back.
+        assert run.caller_turns == 3, agent
+        assert any("why would you like to cancel" in line.lower() for line in run.lines)
 
 
 async def test_database_work_counts_statements_transactions_and_writes(tmp_path: Path) -> None:
