@@ -267,14 +267,14 @@ class SingleAgent(Agent):
             reason: "no longer needed" or "ordered by mistake", as the caller said.
         """
         state = self.state
-        _cancel_reason(reason)
+        why = _cancel_reason(reason)
         order = await self._callers_order(state, order_id)
         if order.status is not OrderStatus.PENDING:
             raise ToolError(f"Order {spoken_order_id(order.order_id)} can't be cancelled any more.")
         items = "; ".join(item.name for item in order.items)
         return (
             f"Order {spoken_order_id(order.order_id)} contains {items}, cancelled as "
-            f"{reason}. Do you want me to cancel this order? Please say yes or no."
+            f"{why.value}. Do you want me to cancel this order? Please say yes or no."
         )
 
     @function_tool()
