@@ -8,6 +8,7 @@ seconds, duration, full collections, failure) go to a JSON file the driver reads
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,7 @@ async def _call(ctx: Any, agent: AgentKind) -> None:
         )
     figures = {
         "index": index,
+        "pid": os.getpid(),  # the driver adds the CPU this process took to launch
         "cpu_s": time.process_time() - cpu_before,
         "wall_s": time.perf_counter() - wall_before,
         "turns": len(run.turn_seconds),

@@ -294,12 +294,16 @@ def test_the_stress_figures_are_set_against_their_bounds_only_at_their_size() ->
     assert judged[GC_TARGET].startswith("none in one process of 100 calls")
 
 
-def _job_calls(cpu_by_flow: dict[int, list[float]], wall_s: float = 10.0) -> list[dict[str, Any]]:
-    """Job-process call figures, as `job_call` writes them: the index picks the flow."""
+def _job_calls(
+    cpu_by_flow: dict[int, list[float]], wall_s: float = 10.0, launch_cpu_s: float = 0.2
+) -> list[dict[str, Any]]:
+    """Job-process call figures, as the driver reads them from `job_call` with each call's
+    process launch added: the index picks the flow."""
     flows = len(job_process.FLOWS)
     return [
         {
             "index": flow + flows * round_index,
+            "launch_cpu_s": launch_cpu_s,
             "cpu_s": cpu,
             "wall_s": wall_s,
             "longest_full_gc_s": 0.0,
@@ -311,13 +315,20 @@ def _job_calls(cpu_by_flow: dict[int, list[float]], wall_s: float = 10.0) -> lis
     ]
 
 
-def test_calls_per_hour_share_the_load_threshold_between_call_and_idle_cpu() -> None:
-    calls = _job_calls({0: [0.2, 0.2]}, wall_s=10.0)
+def test_calls_per_hour_pay_for_each_calls_process_launch_and_the_idle_pool() -> None:
+    calls = _job_calls({0: [0.2, 0.2]}, wall_s=10.0, launch_cpu_s=0.1)
     cores = psutil.cpu_count() or 1
-    # 0.7 x cores x 3600 s of CPU an hour, over 0.2 s of the call's own and 10 s x 10 ms
-    # of its process idling.
-    expected = 0.7 * cores * 3600 / (0.2 + 0.01 * 10.0)
+    # 0.7 x cores of CPU every second, less the warm idle processes' (one a core, 10 ms a
+    # second each), over 0.1 s to launch the call's process and 0.2 s of the call's own,
+    # which already holds its process's background work while the call lasts.
+    expected = 3600 * (0.7 * cores - cores * 0.01) / (0.1 + 0.2)
     assert job_process.calls_per_hour(calls, 0.01) == pytest.approx(expected)
+    # A call twice as long costs no more: its process's background is in its CPU.
+    longer = _job_calls({0: [0.2, 0.2]}, wall_s=20.0, launch_cpu_s=0.1)
+    assert job_process.calls_per_hour(longer, 0.01) == pytest.approx(expected)
+    # A process twice as dear to launch costs every call that much more.
+    dearer = _job_calls({0: [0.2, 0.2]}, wall_s=10.0, launch_cpu_s=0.2)
+    assert job_process.calls_per_hour(dearer, 0.01) == pytest.approx(expected * 0.3 / 0.4)
 
 
 def test_resampling_keeps_each_flow_so_a_steady_mix_has_no_spread() -> None:
@@ -349,7 +360,12 @@ def test_noisy_calls_of_two_equal_agents_are_not_told_apart() -> None:
 
 
 def test_one_round_of_job_calls_is_reported_not_judged(capsys: pytest.CaptureFixture[str]) -> None:
-    startup = {"ready_s": [2.0, 0.1, 0.1, 0.1], "uss_mb": [34.0] * 4, "idle_cpu_per_s": 0.01}
+    startup = {
+        "ready_s": [2.0, 0.1, 0.1, 0.1],
+        "launch_cpu_s": [0.3] * 4,
+        "uss_mb": [34.0] * 4,
+        "idle_cpu_per_s": 0.01,
+    }
     one_round = {flow: [0.15] for flow in range(len(job_process.FLOWS))}
     calls = {"calls": _job_calls(one_round), "machine_load": [0.5], "wall_s": 20.0}
     measured = {
@@ -364,6 +380,10 @@ def test_one_round_of_job_calls_is_reported_not_judged(capsys: pytest.CaptureFix
     columns = re.split(r"\s{2,}", header.strip())
     ours = dict(zip(columns, re.split(r"\s{2,}", rows[0].strip()), strict=True))
     assert ours["calls done"] == "8/8"
+    # The launch of the processes that took the calls; the bare worker's idle ones.
+    assert ours["launch CPU ms"] == "200"
+    bare = dict(zip(columns, re.split(r"\s{2,}", rows[2].strip()), strict=True))
+    assert bare["launch CPU ms"] == "300"
     # What the caller waited for the first reply, and for every reply.
     assert ours["first turn ms (mean)"] == "30"
     assert ours["turn ms (mean)"] == "20"
