@@ -289,14 +289,17 @@ def completed(figures: dict[str, Any]) -> list[dict[str, Any]]:
     return [call for call in figures["calls"] if not call["failure"]]
 
 
+def mean_cpu_with_launch(calls: Sequence[dict[str, Any]]) -> float:
+    return statistics.fmean(call["launch_cpu_s"] + call["cpu_s"] for call in calls)
+
+
 def calls_per_hour(calls: Sequence[dict[str, Any]], idle_cpu_per_s: float) -> float:
     """Calls one machine completes per hour at the load threshold: the CPU the threshold
     leaves (0.7 x cores, every second) once the warm idle processes have had theirs, over
     what a call takes: its process's launch and the call, whose CPU already counts what its
     own process does in the background while the call lasts."""
     spare = LOAD_THRESHOLD * CORES - IDLE_POOL * idle_cpu_per_s
-    per_call = statistics.fmean(call["launch_cpu_s"] + call["cpu_s"] for call in calls)
-    return 3600 * spare / per_call
+    return 3600 * spare / mean_cpu_with_launch(calls)
 
 
 def concurrent_calls(calls: Sequence[dict[str, Any]], idle_cpu_per_s: float) -> float:
@@ -367,10 +370,6 @@ def ratio(
 
 def mean_cpu(calls: Sequence[dict[str, Any]]) -> float:
     return statistics.fmean(call["cpu_s"] for call in calls)
-
-
-def mean_cpu_with_launch(calls: Sequence[dict[str, Any]]) -> float:
-    return statistics.fmean(call["launch_cpu_s"] + call["cpu_s"] for call in calls)
 
 
 def launch_ms(figures: dict[str, Any]) -> float:
