@@ -151,7 +151,6 @@ async def startup_and_memory(kind: str, *, rehearsal: bool) -> dict[str, Any]:
     pool.on("process_created", lambda proc: created.__setitem__(id(proc), time.perf_counter()))
 
     all_ready = asyncio.Event()
-
     launch: list[float] = []
 
     def on_ready(proc: Any) -> None:

@@ -378,11 +378,14 @@ def test_one_round_of_job_calls_is_reported_not_judged(capsys: pytest.CaptureFix
     assert targets[job_process.CAPACITY_TARGET].startswith("not judged")
     header, _, *rows = capsys.readouterr().out.split("## ")[1].splitlines()[2:]
     columns = re.split(r"\s{2,}", header.strip())
-    ours = dict(zip(columns, re.split(r"\s{2,}", rows[0].strip()), strict=True))
+
+    def cells(row: str) -> dict[str, str]:
+        return dict(zip(columns, re.split(r"\s{2,}", row.strip()), strict=True))
+
+    ours, bare = cells(rows[0]), cells(rows[2])
     assert ours["calls done"] == "8/8"
     # The launch of the processes that took the calls; the bare worker's idle ones.
     assert ours["launch CPU ms"] == "200"
-    bare = dict(zip(columns, re.split(r"\s{2,}", rows[2].strip()), strict=True))
     assert bare["launch CPU ms"] == "300"
     # What the caller waited for the first reply, and for every reply.
     assert ours["first turn ms (mean)"] == "30"
