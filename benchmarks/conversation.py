@@ -82,6 +82,11 @@ class FlowRun:
         return apologies_in(self.lines)
 
 
+async def caller_pause(seconds: float) -> None:
+    """The caller listening and speaking before a turn: the session idles meanwhile."""
+    await asyncio.sleep(seconds)
+
+
 async def converse(
     session: AgentSession[Any],
     model: MeasuredLLM,
@@ -91,20 +96,24 @@ async def converse(
     *,
     max_turns: int = MAX_CALLER_TURNS,
     pause_s: float = 0.0,
+    pauses: random.Random | None = None,
 ) -> None:
     """Plays the caller; fills in turns, timings and what the agent said.
 
     With `pause_s`, the caller waits before each turn (the first too, so calls started
     together drift apart) a random 0.5 to 1.5 times `pause_s`: the time a real caller
-    spends listening and speaking. Pauses are not part of any turn's time.
+    spends listening and speaking. Pauses are not part of any turn's time. `pauses`
+    draws them (the module's generator unless given): two calls given generators seeded
+    alike pause alike, turn by turn.
     """
+    pause_factor = pauses.uniform if pauses is not None else random.uniform
     says: str | None = opening
     while says is not None:
         if run.caller_turns == max_turns:
             run.failure = f"the caller was still being asked after {max_turns} turns"
             break
         if pause_s:
-            await asyncio.sleep(random.uniform(0.5, 1.5) * pause_s)
+            await caller_pause(pause_factor(0.5, 1.5) * pause_s)
         run.caller_turns += 1
         model.caller_turn = run.caller_turns
         heard_before = len(spoken_lines(session))
@@ -159,6 +168,7 @@ async def run_flow(
     measure: bool = True,
     check: bool = True,
     pause_s: float = 0.0,
+    pause_seed: str | None = None,
     before_close: Callable[[], Awaitable[None]] | None = None,
     count_database: bool = False,
 ) -> FlowRun:
@@ -171,6 +181,8 @@ async def run_flow(
     counts the statements and transactions on the store's engine from before the
     session starts until it has closed (the audit events written at the call's end
     included), into `FlowRun.database`; nothing else may use the engine meanwhile.
+    `pause_seed` seeds the caller's pauses: two agents' calls given the same seed wait
+    the same pauses, so neither's call lasts longer by chance.
     """
     if store is None:
         with tempfile.TemporaryDirectory(prefix="cs-bench-") as scratch:
@@ -186,6 +198,7 @@ async def run_flow(
                     measure=measure,
                     check=check,
                     pause_s=pause_s,
+                    pause_seed=pause_seed,
                     before_close=before_close,
                     count_database=count_database,
                 )
@@ -201,7 +214,10 @@ async def run_flow(
                 run.call_id = getattr(session.userdata, "call_id", "")
                 opening = caller.opening(intent, variant)
                 try:
-                    await converse(session, model, caller, opening, run, pause_s=pause_s)
+                    pauses = random.Random(pause_seed) if pause_seed is not None else None
+                    await converse(
+                        session, model, caller, opening, run, pause_s=pause_s, pauses=pauses
+                    )
                 finally:
                     if before_close is not None:
                         await before_close()
@@ -242,7 +258,7 @@ async def run_bare(
         async with bare_session(model) as session:
             for turn in range(1, turns + 1):
                 if pause_s:
-                    await asyncio.sleep(random.uniform(0.5, 1.5) * pause_s)
+                    await caller_pause(random.uniform(0.5, 1.5) * pause_s)
                 model.caller_turn = turn
                 started = time.perf_counter()
                 await session.run(user_input=f"Question number {turn}, please.")

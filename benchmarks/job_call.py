@@ -1,8 +1,11 @@
 """One scripted call as a job: what `benchmarks.job_process` dispatches through the pool.
 
-Runs in the job process. The job's metadata says which generated caller it is, how
-long the caller pauses and where the shared store is; the call's figures (process CPU
-seconds, duration, full collections, failure) go to a JSON file the driver reads.
+Runs in the job process. The job's metadata says which generated caller it is, in
+which round, how long the caller pauses and where the shared store is; the call's
+figures (process CPU seconds, duration, full collections, failure) go to a JSON file
+the driver reads. Both agents' calls of one caller in one round pause alike: a call's
+CPU holds its process's background work while it lasts, so a call that lasted longer by
+chance would cost more by chance.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ def write_figures(path: Path, figures: dict[str, Any]) -> None:
 async def _call(ctx: Any, agent: AgentKind) -> None:
     quiet_logs(verbose=False)
     job = json.loads(ctx.job.metadata)
-    index = int(job["index"])
+    index, round_index = int(job["index"]), int(job["round"])
     shared = await _process_store(ctx, job["database"])
     caller = BenchPopulation(customers=index + 1).caller(index)
     intent, variant = plan(index)
@@ -66,9 +69,11 @@ async def _call(ctx: Any, agent: AgentKind) -> None:
             measure=False,
             check=False,
             pause_s=float(job["pause_s"]),
+            pause_seed=f"round {round_index}, caller {index}",
         )
     figures = {
         "index": index,
+        "round": round_index,
         "pid": os.getpid(),  # the driver adds the CPU this process took to launch
         "cpu_s": time.process_time() - cpu_before,
         "wall_s": time.perf_counter() - wall_before,

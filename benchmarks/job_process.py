@@ -29,10 +29,14 @@ warm-up and its `gc.freeze`), and the same set-up function as the server (`prewa
   done; `--without-rehearsal` measures both agents without it, to compare. Each call's
   reply time in its first turn and over all its turns (zero-latency scripted models)
   shows what that work cost the caller's wait.
+- **Paired calls**: in a round, both agents take the same callers, and a caller pauses
+  alike before each turn for either agent. A call's CPU holds what its process does in
+  the background while the call lasts, so pauses drawn apart would make one agent's
+  calls dearer by chance.
 - **Judged**: CPU per call and calls per hour against the single agent's, each as a
-  ratio with a 95 % bootstrap interval (calls resampled flow by flow). A target is met
-  or missed only when the whole interval says so; otherwise the run cannot tell the
-  agents apart on it, and says that.
+  ratio with a 95 % bootstrap interval (each round's callers drawn again, flow by flow,
+  each with both agents' calls). A target is met or missed only when the whole interval
+  says so; otherwise the run cannot tell the agents apart on it, and says that.
 """
 
 from __future__ import annotations
@@ -188,7 +192,7 @@ def finished_calls(results: Path) -> list[Path]:
 
 
 async def calls_in_pool(
-    kind: str, calls: int, pause_s: float, results: Path, *, rehearsal: bool
+    kind: str, calls: int, pause_s: float, results: Path, *, round_index: int, rehearsal: bool
 ) -> dict[str, Any]:
     from livekit.agents.job import JobAcceptArguments, RunningJobInfo
     from livekit.protocol import agent, models
@@ -205,7 +209,13 @@ async def calls_in_pool(
     started = time.perf_counter()
     for index in range(calls):
         metadata = json.dumps(
-            {"index": index, "pause_s": pause_s, "database": database, "results": str(results)}
+            {
+                "index": index,
+                "round": round_index,
+                "pause_s": pause_s,
+                "database": database,
+                "results": str(results),
+            }
         )
         room = models.Room(name=f"room-{index}")
         job = agent.Job(id=f"job-{index}", room=room, metadata=metadata)
@@ -231,26 +241,40 @@ async def calls_in_pool(
 
 
 def drive(
-    kind: str, calls: int, pause_s: float, *, startup: bool, rehearsal: bool = True
+    kind: str,
+    calls: int,
+    pause_s: float,
+    *,
+    startup: bool,
+    round_index: int = 0,
+    rehearsal: bool = True,
 ) -> dict[str, Any]:
     """One agent's figures, measured in this process (run by `--kind`): start-up and
-    memory when `startup`, then `calls` calls through a pool of its own."""
+    memory when `startup`, then `calls` calls of round `round_index` through a pool of
+    its own."""
     figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="cs-bench-jobs-") as scratch:
         if startup:
             figures |= asyncio.run(startup_and_memory(kind, rehearsal=rehearsal))
         if kind != "bare" and calls:
             figures |= asyncio.run(
-                calls_in_pool(kind, calls, pause_s, Path(scratch), rehearsal=rehearsal)
+                calls_in_pool(
+                    kind,
+                    calls,
+                    pause_s,
+                    Path(scratch),
+                    round_index=round_index,
+                    rehearsal=rehearsal,
+                )
             )
     return figures
 
 
 def _driver(
-    kind: str, calls: int, pause_s: float, *, startup: bool, rehearsal: bool
+    kind: str, calls: int, pause_s: float, *, startup: bool, rehearsal: bool, round_index: int = 0
 ) -> dict[str, Any]:
     command = [sys.executable, "-m", "benchmarks.job_process", "--kind", kind]
-    command += ["--calls", str(calls), "--pause", str(pause_s)]
+    command += ["--calls", str(calls), "--pause", str(pause_s), "--round", str(round_index)]
     if not startup:
         command.append("--no-startup")
     if not rehearsal:
@@ -267,7 +291,8 @@ def _driver(
 def measure(rounds: int, pause_s: float, *, rehearsal: bool = True) -> dict[str, dict[str, Any]]:
     """Start-up and memory of each kind, then `rounds` rounds of one call of every flow
     per agent, the agents taking turns to go first, each round in fresh driver processes:
-    a slow minute of the machine falls on both agents, not on one."""
+    a slow minute of the machine falls on both agents, not on one. In a round, both
+    agents' calls of a caller pause alike."""
     measured = {
         kind: _driver(kind, 0, pause_s, startup=True, rehearsal=rehearsal) for kind in KINDS
     }
@@ -277,7 +302,14 @@ def measure(rounds: int, pause_s: float, *, rehearsal: bool = True) -> dict[str,
     for round_index in range(rounds):
         order = agents if round_index % 2 == 0 else agents[::-1]
         for kind in order:
-            figures = _driver(kind, len(FLOWS), pause_s, startup=False, rehearsal=rehearsal)
+            figures = _driver(
+                kind,
+                len(FLOWS),
+                pause_s,
+                startup=False,
+                rehearsal=rehearsal,
+                round_index=round_index,
+            )
             measured[kind]["calls"] += figures["calls"]
             measured[kind]["machine_load"] += figures["machine_load"]
             measured[kind]["wall_s"] += figures["wall_s"]
@@ -307,17 +339,35 @@ def concurrent_calls(calls: Sequence[dict[str, Any]], idle_cpu_per_s: float) -> 
     return calls_per_hour(calls, idle_cpu_per_s) * wall / 3600
 
 
-def by_flow(calls: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    groups: dict[int, list[dict[str, Any]]] = {}
-    for call in calls:
-        groups.setdefault(call["index"] % len(FLOWS), []).append(call)
+CallFigures = dict[str, Any]
+"""One call's figures, as `job_call` writes them, with its process's launch added."""
+Pair = tuple[CallFigures, CallFigures]
+"""This agent's call and the single agent's of the same caller in the same round."""
+
+
+def paired(ours: Sequence[CallFigures], theirs: Sequence[CallFigures]) -> list[Pair]:
+    """Each of this agent's calls with the single agent's call of the same caller in the
+    same round: the two paused alike (`job_call`), so their difference is the agents'.
+    A caller whose call failed for either agent is left out for both."""
+    theirs_by_call = {(call["round"], call["index"]): call for call in theirs}
+    return [
+        (call, theirs_by_call[key])
+        for call in ours
+        if (key := (call["round"], call["index"])) in theirs_by_call
+    ]
+
+
+def by_flow(pairs: Sequence[Pair]) -> list[list[Pair]]:
+    groups: dict[int, list[Pair]] = {}
+    for pair in pairs:
+        groups.setdefault(pair[0]["index"] % len(FLOWS), []).append(pair)
     return list(groups.values())
 
 
-def resampled(calls: Sequence[dict[str, Any]], draw: random.Random) -> list[dict[str, Any]]:
-    """The calls drawn again with replacement, flow by flow, so every resample keeps the
+def resampled(pairs: Sequence[Pair], draw: random.Random) -> list[Pair]:
+    """The pairs drawn again with replacement, flow by flow, so every resample keeps the
     run's mix of flows (a cancellation costs more than a lookup)."""
-    return [call for group in by_flow(calls) for call in draw.choices(group, k=len(group))]
+    return [pair for group in by_flow(pairs) for pair in draw.choices(group, k=len(group))]
 
 
 @dataclass(frozen=True)
@@ -353,15 +403,19 @@ def ratio(
     resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> Ratio:
     """`figure` of this agent's calls over `their_figure` (the same unless given) of the
-    single agent's, with the interval of the ratio over `resamples` resamples of both."""
+    single agent's, over the callers both completed (`paired`), with the interval of the
+    ratio over `resamples` resamples of those pairs: a caller drawn brings both agents'
+    calls, so what the caller's pauses cost is drawn alike for both."""
     their_figure = their_figure or figure
+    pairs = paired(ours, theirs)
+
+    def of(drawn: Sequence[Pair]) -> float:
+        return figure([call for call, _ in drawn]) / their_figure([call for _, call in drawn])
+
     draw = random.Random(0)  # the same run gives the same interval
-    values = sorted(
-        figure(resampled(ours, draw)) / their_figure(resampled(theirs, draw))
-        for _ in range(resamples)
-    )
+    values = sorted(of(resampled(pairs, draw)) for _ in range(resamples))
     return Ratio(
-        figure(ours) / their_figure(theirs),
+        of(pairs),
         values[int(0.025 * resamples)],
         values[int(0.975 * resamples) - 1],
     )
@@ -437,9 +491,13 @@ def report(measured: dict[str, dict[str, Any]]) -> dict[str, str]:
     ready = statistics.median(ours["ready_s"][1:]) / statistics.median(bare["ready_s"][1:])
     ours_done, single_done = completed(ours), completed(single)
     failed = len(ours["calls"]) - len(ours_done) + len(single["calls"]) - len(single_done)
-    if min(map(len, by_flow(ours_done) + by_flow(single_done)), default=0) < 2:
-        # One call of a flow resamples to itself: no interval, so no verdict.
-        unjudged = "not judged (needs two completed calls of every flow: --rounds 2 or more)"
+    callers_by_flow = by_flow(paired(ours_done, single_done))
+    if len(callers_by_flow) < len(FLOWS) or min(map(len, callers_by_flow)) < 2:
+        # One caller of a flow resamples to itself: no interval, so no verdict.
+        unjudged = (
+            "not judged (needs two callers of every flow whose calls both agents completed: "
+            "--rounds 2 or more)"
+        )
         return {CPU_TARGET: unjudged, CAPACITY_TARGET: unjudged}
     cpu = ratio(ours_done, single_done, mean_cpu)
     hourly = ratio(  # each agent's calls per hour with its own processes' idle CPU
@@ -452,8 +510,9 @@ def report(measured: dict[str, dict[str, Any]]) -> dict[str, str]:
     flows = len(FLOWS)
     print(
         f"({len(ours_done) // flows} rounds of the {flows} flows per agent; "
-        f"{failed} calls failed and are not counted; intervals: 95 % bootstrap over the "
-        "calls, resampled flow by flow)\n"
+        f"{failed} calls failed; the ratios count only the callers both agents completed; "
+        "intervals: 95 % bootstrap, each round's callers drawn again flow by flow, each "
+        "with both agents' calls)\n"
         f"Reported, not judged: CPU per call with its process's launch, {with_launch.shown()}"
     )
     return {
@@ -478,6 +537,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--kind", choices=KINDS, help=argparse.SUPPRESS)
     parser.add_argument("--calls", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--no-startup", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--round", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.kind:
         figures = drive(
@@ -485,6 +545,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             args.calls,
             args.pause,
             startup=not args.no_startup,
+            round_index=args.round,
             rehearsal=not args.without_rehearsal,
         )
         print(json.dumps(figures))

@@ -298,11 +298,11 @@ def _job_calls(
     cpu_by_flow: dict[int, list[float]], wall_s: float = 10.0, launch_cpu_s: float = 0.2
 ) -> list[dict[str, Any]]:
     """Job-process call figures, as the driver reads them from `job_call` with each call's
-    process launch added: the index picks the flow."""
-    flows = len(job_process.FLOWS)
+    process launch added: the index picks the flow, each round the same callers."""
     return [
         {
-            "index": flow + flows * round_index,
+            "index": flow,
+            "round": round_index,
             "launch_cpu_s": launch_cpu_s,
             "cpu_s": cpu,
             "wall_s": wall_s,
@@ -338,6 +338,55 @@ def test_resampling_keeps_each_flow_so_a_steady_mix_has_no_spread() -> None:
     theirs = _job_calls({0: [0.5] * 4, 1: [0.05] * 4})
     steady = job_process.ratio(ours, theirs, job_process.mean_cpu)
     assert (steady.low, steady.value, steady.high) == pytest.approx((2.0, 2.0, 2.0))
+
+
+def test_each_caller_brings_both_agents_calls_so_what_they_share_has_no_spread() -> None:
+    # Callers whose calls cost very different amounts (long pauses, a costly flow), this
+    # agent's always 1.2 times the single agent's: drawn in pairs, the ratio never moves.
+    draw = random.Random(2)
+    theirs = {flow: [draw.uniform(0.1, 0.4) for _ in range(6)] for flow in range(8)}
+    ours = {flow: [cpu * 1.2 for cpu in cpus] for flow, cpus in theirs.items()}
+    paired = job_process.ratio(_job_calls(ours), _job_calls(theirs), job_process.mean_cpu)
+    assert (paired.low, paired.value, paired.high) == pytest.approx((1.2, 1.2, 1.2))
+
+
+def test_a_caller_one_agent_failed_is_counted_for_neither() -> None:
+    ours = _job_calls({0: [0.3, 0.2, 0.2], 1: [0.1, 0.1, 0.1]})
+    theirs = _job_calls({0: [0.1, 0.1, 0.1], 1: [0.1, 0.1, 0.1]})
+    # The single agent's first call of flow 0 failed, so this agent's costly one goes too.
+    theirs = [call for call in theirs if (call["round"], call["index"]) != (0, 0)]
+    pairs = job_process.paired(ours, theirs)
+    assert len(pairs) == 5
+    assert all((a["round"], a["index"]) == (b["round"], b["index"]) for a, b in pairs)
+    cpu = job_process.ratio(ours, theirs, job_process.mean_cpu)
+    assert cpu.value == pytest.approx(0.7 / 0.5)
+
+
+async def test_calls_given_the_same_pause_seed_pause_alike(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import benchmarks.conversation as conversation
+
+    pauses: list[float] = []
+
+    async def note_pause(seconds: float) -> None:
+        pauses.append(seconds)
+
+    monkeypatch.setattr(conversation, "caller_pause", note_pause)
+    heard: dict[tuple[AgentKind, str], list[float]] = {}
+    caller = demo_caller(Intent.ADDRESS)
+    for agent, seed in [*((agent, "round 0, caller 2") for agent in AGENTS), (AGENTS[0], "other")]:
+        pauses.clear()
+        run = await run_flow(
+            agent, caller, Intent.ADDRESS, Variant.ASKED, pause_s=3.0, pause_seed=seed
+        )
+        assert run.succeeded, run.failure
+        heard[agent, seed] = list(pauses)
+    ours, theirs = heard[AGENTS[0], "round 0, caller 2"], heard[AGENTS[1], "round 0, caller 2"]
+    assert len(ours) == len(theirs) == 6  # one pause before each of the caller's turns
+    assert ours == theirs
+    assert all(1.5 <= pause <= 4.5 for pause in ours)
+    assert heard[AGENTS[0], "other"] != ours
 
 
 def test_a_target_is_judged_only_when_the_whole_interval_says_so() -> None:
