@@ -33,10 +33,11 @@ warm-up and its `gc.freeze`), and the same set-up function as the server (`prewa
   alike before each turn for either agent. A call's CPU holds what its process does in
   the background while the call lasts, so pauses drawn apart would make one agent's
   calls dearer by chance.
-- **Judged**: CPU per call and calls per hour against the single agent's, each as a
-  ratio with a 95 % bootstrap interval (each round's callers drawn again, flow by flow,
-  each with both agents' calls). A target is met or missed only when the whole interval
-  says so; otherwise the run cannot tell the agents apart on it, and says that.
+- **Judged** (`benchmarks.job_figures`): CPU per call and calls per hour against the
+  single agent's, each as a ratio with a 95 % bootstrap interval (each round's callers
+  drawn again, flow by flow, each with both agents' calls). A target is met or missed
+  only when the whole interval says so; otherwise the run cannot tell the agents apart
+  on it, and says that.
 """
 
 from __future__ import annotations
@@ -46,31 +47,33 @@ import asyncio
 import json
 import multiprocessing
 import os
-import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import psutil
 
-from benchmarks.callers import Intent, Variant
-from benchmarks.common import PROJECT_ROOT, machine, print_table, verdict
-from benchmarks.concurrency import plan
+from benchmarks.common import PROJECT_ROOT, machine, print_table
+from benchmarks.job_figures import (
+    FLOWS,
+    by_flow,
+    calls_per_hour,
+    completed,
+    concurrent_calls,
+    mean_cpu,
+    mean_cpu_with_launch,
+    paired,
+    ratio,
+)
 from customer_service.simulation.rehearsal import FORKSERVER_MODULE
 
 KINDS = ("this agent", "single agent", "bare")
 IDLE_PROCESSES = 4
-LOAD_THRESHOLD = 0.7
-"""`AgentServer`'s default `load_threshold` in production."""
-CORES = psutil.cpu_count() or 1
-IDLE_POOL = CORES
-"""`AgentServer`'s default `num_idle_processes` in production: one warm process a core."""
 MEMORY_TARGET = "job process unique memory at most 1.5x a bare worker's"
 STARTUP_TARGET = "job process launch-to-ready at most 1.5x a bare worker's"
 CPU_LIMIT = 1.1
@@ -79,9 +82,6 @@ CAPACITY_TARGET = (
     "calls completed per hour per machine at the default load threshold, in job processes: "
     "at least the single agent's"
 )
-BOOTSTRAP_RESAMPLES = 2000
-FLOWS = [plan(index) for index in range(len(Intent) * len(Variant))]
-"""One call of each benchmark flow, in `concurrency.plan`'s order (a job's index picks it)."""
 
 
 def bare_prewarm(proc: Any) -> None:
@@ -314,115 +314,6 @@ def measure(rounds: int, pause_s: float, *, rehearsal: bool = True) -> dict[str,
             measured[kind]["machine_load"] += figures["machine_load"]
             measured[kind]["wall_s"] += figures["wall_s"]
     return measured
-
-
-def completed(figures: dict[str, Any]) -> list[dict[str, Any]]:
-    return [call for call in figures["calls"] if not call["failure"]]
-
-
-def mean_cpu_with_launch(calls: Sequence[dict[str, Any]]) -> float:
-    return statistics.fmean(call["launch_cpu_s"] + call["cpu_s"] for call in calls)
-
-
-def calls_per_hour(calls: Sequence[dict[str, Any]], idle_cpu_per_s: float) -> float:
-    """Calls one machine completes per hour at the load threshold: the CPU the threshold
-    leaves (0.7 x cores, every second) once the warm idle processes have had theirs, over
-    what a call takes: its process's launch and the call, whose CPU already counts what its
-    own process does in the background while the call lasts."""
-    spare = LOAD_THRESHOLD * CORES - IDLE_POOL * idle_cpu_per_s
-    return 3600 * spare / mean_cpu_with_launch(calls)
-
-
-def concurrent_calls(calls: Sequence[dict[str, Any]], idle_cpu_per_s: float) -> float:
-    """Calls held at once at the load threshold."""
-    wall = statistics.fmean(call["wall_s"] for call in calls)
-    return calls_per_hour(calls, idle_cpu_per_s) * wall / 3600
-
-
-CallFigures = dict[str, Any]
-"""One call's figures, as `job_call` writes them, with its process's launch added."""
-Pair = tuple[CallFigures, CallFigures]
-"""This agent's call and the single agent's of the same caller in the same round."""
-
-
-def paired(ours: Sequence[CallFigures], theirs: Sequence[CallFigures]) -> list[Pair]:
-    """Each of this agent's calls with the single agent's call of the same caller in the
-    same round: the two paused alike (`job_call`), so their difference is the agents'.
-    A caller whose call failed for either agent is left out for both."""
-    theirs_by_call = {(call["round"], call["index"]): call for call in theirs}
-    return [
-        (call, theirs_by_call[key])
-        for call in ours
-        if (key := (call["round"], call["index"])) in theirs_by_call
-    ]
-
-
-def by_flow(pairs: Sequence[Pair]) -> list[list[Pair]]:
-    groups: dict[int, list[Pair]] = {}
-    for pair in pairs:
-        groups.setdefault(pair[0]["index"] % len(FLOWS), []).append(pair)
-    return list(groups.values())
-
-
-def resampled(pairs: Sequence[Pair], draw: random.Random) -> list[Pair]:
-    """The pairs drawn again with replacement, flow by flow, so every resample keeps the
-    run's mix of flows (a cancellation costs more than a lookup)."""
-    return [pair for group in by_flow(pairs) for pair in draw.choices(group, k=len(group))]
-
-
-@dataclass(frozen=True)
-class Ratio:
-    """This agent's figure over the single agent's, with a 95 % bootstrap interval."""
-
-    value: float
-    low: float
-    high: float
-
-    def shown(self) -> str:
-        return f"{self.value:.2f}x (95 % interval {self.low:.2f}-{self.high:.2f}x)"
-
-    def judged(self, *, at_most: float | None = None, at_least: float | None = None) -> str:
-        """MET when the whole interval meets the bound, MISSED when the whole interval
-        misses it; otherwise the run cannot tell, and says so."""
-        if at_most is not None:
-            met, missed = self.high <= at_most, self.low > at_most
-        else:
-            assert at_least is not None
-            met, missed = self.low >= at_least, self.high < at_least
-        if met or missed:
-            return f"{verdict(met)}: {self.shown()}"
-        return f"NOT TOLD APART: {self.shown()}; more rounds (--rounds) narrow the interval"
-
-
-def ratio(
-    ours: Sequence[dict[str, Any]],
-    theirs: Sequence[dict[str, Any]],
-    figure: Callable[[Sequence[dict[str, Any]]], float],
-    their_figure: Callable[[Sequence[dict[str, Any]]], float] | None = None,
-    *,
-    resamples: int = BOOTSTRAP_RESAMPLES,
-) -> Ratio:
-    """`figure` of this agent's calls over `their_figure` (the same unless given) of the
-    single agent's, over the callers both completed (`paired`), with the interval of the
-    ratio over `resamples` resamples of those pairs: a caller drawn brings both agents'
-    calls, so what the caller's pauses cost is drawn alike for both."""
-    their_figure = their_figure or figure
-    pairs = paired(ours, theirs)
-
-    def of(drawn: Sequence[Pair]) -> float:
-        return figure([call for call, _ in drawn]) / their_figure([call for _, call in drawn])
-
-    draw = random.Random(0)  # the same run gives the same interval
-    values = sorted(of(resampled(pairs, draw)) for _ in range(resamples))
-    return Ratio(
-        of(pairs),
-        values[int(0.025 * resamples)],
-        values[int(0.975 * resamples) - 1],
-    )
-
-
-def mean_cpu(calls: Sequence[dict[str, Any]]) -> float:
-    return statistics.fmean(call["cpu_s"] for call in calls)
 
 
 def launch_ms(figures: dict[str, Any]) -> float:

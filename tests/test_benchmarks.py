@@ -11,7 +11,7 @@ from typing import Any
 
 import psutil
 import pytest
-from benchmarks import handoff_floor, job_process
+from benchmarks import handoff_floor, job_figures, job_process
 from benchmarks.callers import (
     BenchPopulation,
     Intent,
@@ -322,13 +322,13 @@ def test_calls_per_hour_pay_for_each_calls_process_launch_and_the_idle_pool() ->
     # second each), over 0.1 s to launch the call's process and 0.2 s of the call's own,
     # which already holds its process's background work while the call lasts.
     expected = 3600 * (0.7 * cores - cores * 0.01) / (0.1 + 0.2)
-    assert job_process.calls_per_hour(calls, 0.01) == pytest.approx(expected)
+    assert job_figures.calls_per_hour(calls, 0.01) == pytest.approx(expected)
     # A call twice as long costs no more: its process's background is in its CPU.
     longer = _job_calls({0: [0.2, 0.2]}, wall_s=20.0, launch_cpu_s=0.1)
-    assert job_process.calls_per_hour(longer, 0.01) == pytest.approx(expected)
+    assert job_figures.calls_per_hour(longer, 0.01) == pytest.approx(expected)
     # A process twice as dear to launch costs every call that much more.
     dearer = _job_calls({0: [0.2, 0.2]}, wall_s=10.0, launch_cpu_s=0.2)
-    assert job_process.calls_per_hour(dearer, 0.01) == pytest.approx(expected * 0.3 / 0.4)
+    assert job_figures.calls_per_hour(dearer, 0.01) == pytest.approx(expected * 0.3 / 0.4)
 
 
 def test_resampling_keeps_each_flow_so_a_steady_mix_has_no_spread() -> None:
@@ -336,7 +336,7 @@ def test_resampling_keeps_each_flow_so_a_steady_mix_has_no_spread() -> None:
     # mean never moves, where resampling all calls together would mix them at random.
     ours = _job_calls({0: [1.0] * 4, 1: [0.1] * 4})
     theirs = _job_calls({0: [0.5] * 4, 1: [0.05] * 4})
-    steady = job_process.ratio(ours, theirs, job_process.mean_cpu)
+    steady = job_figures.ratio(ours, theirs, job_figures.mean_cpu)
     assert (steady.low, steady.value, steady.high) == pytest.approx((2.0, 2.0, 2.0))
 
 
@@ -346,7 +346,7 @@ def test_each_caller_brings_both_agents_calls_so_what_they_share_has_no_spread()
     draw = random.Random(2)
     theirs = {flow: [draw.uniform(0.1, 0.4) for _ in range(6)] for flow in range(8)}
     ours = {flow: [cpu * 1.2 for cpu in cpus] for flow, cpus in theirs.items()}
-    paired = job_process.ratio(_job_calls(ours), _job_calls(theirs), job_process.mean_cpu)
+    paired = job_figures.ratio(_job_calls(ours), _job_calls(theirs), job_figures.mean_cpu)
     assert (paired.low, paired.value, paired.high) == pytest.approx((1.2, 1.2, 1.2))
 
 
@@ -355,10 +355,10 @@ def test_a_caller_one_agent_failed_is_counted_for_neither() -> None:
     theirs = _job_calls({0: [0.1, 0.1, 0.1], 1: [0.1, 0.1, 0.1]})
     # The single agent's first call of flow 0 failed, so this agent's costly one goes too.
     theirs = [call for call in theirs if (call["round"], call["index"]) != (0, 0)]
-    pairs = job_process.paired(ours, theirs)
+    pairs = job_figures.paired(ours, theirs)
     assert len(pairs) == 5
     assert all((a["round"], a["index"]) == (b["round"], b["index"]) for a, b in pairs)
-    cpu = job_process.ratio(ours, theirs, job_process.mean_cpu)
+    cpu = job_figures.ratio(ours, theirs, job_figures.mean_cpu)
     assert cpu.value == pytest.approx(0.7 / 0.5)
 
 
@@ -390,7 +390,7 @@ async def test_calls_given_the_same_pause_seed_pause_alike(
 
 
 def test_a_target_is_judged_only_when_the_whole_interval_says_so() -> None:
-    judged = job_process.Ratio
+    judged = job_figures.Ratio
     assert judged(1.02, 0.98, 1.06).judged(at_most=1.1).startswith("MET")
     assert judged(1.30, 1.20, 1.40).judged(at_most=1.1).startswith("MISSED")
     assert judged(1.08, 1.00, 1.16).judged(at_most=1.1).startswith("NOT TOLD APART")
@@ -403,7 +403,7 @@ def test_noisy_calls_of_two_equal_agents_are_not_told_apart() -> None:
     draw = random.Random(1)
     noisy = {flow: [0.15 + draw.uniform(-0.05, 0.05) for _ in range(6)] for flow in range(8)}
     other = {flow: [0.15 + draw.uniform(-0.05, 0.05) for _ in range(6)] for flow in range(8)}
-    cpu = job_process.ratio(_job_calls(noisy), _job_calls(other), job_process.mean_cpu)
+    cpu = job_figures.ratio(_job_calls(noisy), _job_calls(other), job_figures.mean_cpu)
     assert cpu.low < 1.0 < cpu.high
     assert cpu.judged(at_least=1.0).startswith("NOT TOLD APART")
 
@@ -415,7 +415,7 @@ def test_one_round_of_job_calls_is_reported_not_judged(capsys: pytest.CaptureFix
         "uss_mb": [34.0] * 4,
         "idle_cpu_per_s": 0.01,
     }
-    one_round = {flow: [0.15] for flow in range(len(job_process.FLOWS))}
+    one_round = {flow: [0.15] for flow in range(len(job_figures.FLOWS))}
     calls = {"calls": _job_calls(one_round), "machine_load": [0.5], "wall_s": 20.0}
     measured = {
         "this agent": startup | calls,
