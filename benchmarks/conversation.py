@@ -205,6 +205,7 @@ async def run_flow(
     settings = settings or process_bench_settings()
     run = FlowRun(agent=agent, intent=intent, variant=variant)
     model = _model(agent, caller, intent, measure=measure)
+    pauses = random.Random(pause_seed) if pause_seed is not None else None
     counted: AbstractContextManager[DatabaseWork | None] = (
         recording(store.engine) if count_database else nullcontext()
     )
@@ -214,7 +215,6 @@ async def run_flow(
                 run.call_id = getattr(session.userdata, "call_id", "")
                 opening = caller.opening(intent, variant)
                 try:
-                    pauses = random.Random(pause_seed) if pause_seed is not None else None
                     await converse(
                         session, model, caller, opening, run, pause_s=pause_s, pauses=pauses
                     )

@@ -38,6 +38,10 @@ def completed(figures: dict[str, Any]) -> list[CallFigures]:
     return [call for call in figures["calls"] if not call["failure"]]
 
 
+def mean_cpu(calls: Sequence[CallFigures]) -> float:
+    return statistics.fmean(call["cpu_s"] for call in calls)
+
+
 def mean_cpu_with_launch(calls: Sequence[CallFigures]) -> float:
     return statistics.fmean(call["launch_cpu_s"] + call["cpu_s"] for call in calls)
 
@@ -131,7 +135,3 @@ def ratio(
         values[int(0.025 * resamples)],
         values[int(0.975 * resamples) - 1],
     )
-
-
-def mean_cpu(calls: Sequence[CallFigures]) -> float:
-    return statistics.fmean(call["cpu_s"] for call in calls)

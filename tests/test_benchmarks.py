@@ -441,6 +441,40 @@ def test_one_round_of_job_calls_is_reported_not_judged(capsys: pytest.CaptureFix
     assert ours["turn ms (mean)"] == "20"
 
 
+def test_a_flow_no_caller_completed_for_both_agents_leaves_the_run_unjudged(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Two rounds, but every call of flow 3 failed for the single agent: the ratios would
+    # be over another mix of flows than the run's, so no verdict.
+    startup = {
+        "ready_s": [2.0, 0.1, 0.1, 0.1],
+        "launch_cpu_s": [0.3] * 4,
+        "uss_mb": [34.0] * 4,
+        "idle_cpu_per_s": 0.01,
+    }
+    two_rounds = {flow: [0.15, 0.15] for flow in range(len(job_figures.FLOWS))}
+    theirs = _job_calls(two_rounds)
+    for call in theirs:
+        if call["index"] == 3:
+            call["failure"] = "the order was not cancelled"
+    measured = {
+        "this agent": startup | {"calls": _job_calls(two_rounds), "machine_load": [0.5]},
+        "single agent": startup | {"calls": theirs, "machine_load": [0.5]},
+        "bare": startup,
+    }
+    for figures in measured.values():
+        figures.setdefault("wall_s", 20.0)
+    targets = job_process.report(measured)
+    assert targets[job_process.CPU_TARGET].startswith("not judged")
+    assert targets[job_process.CAPACITY_TARGET].startswith("not judged")
+    # With the flow back, the same run is judged.
+    for call in theirs:
+        call["failure"] = None
+    judged = job_process.report(measured)
+    assert not judged[job_process.CPU_TARGET].startswith("not judged")
+    capsys.readouterr()
+
+
 def test_the_rehearsal_can_be_left_out_of_the_forkserver_to_compare() -> None:
     for kind in ("this agent", "single agent"):
         _, _, preloads = job_process.pool_functions(kind)
