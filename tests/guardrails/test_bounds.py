@@ -11,6 +11,7 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import pytest
 from livekit.agents import AgentSession
 
 from customer_service.call.state import CallState, Delegation, DelegationOutcome
@@ -18,7 +19,7 @@ from customer_service.call.wording import BOUND_APOLOGY, OFFER_HUMAN
 from customer_service.settings import Settings
 from customer_service.specialists.address_update import WORDING as ADDRESS_WORDING
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
-from customer_service.specialists.identity import VERIFICATION_DECLINED
+from customer_service.specialists.identity import VERIFICATION_DECLINED, VerifyIdentityTask
 from customer_service.specialists.order_lookup import LOOKUP_ABANDONED
 from customer_service.store import AuditEvent
 from customer_service.testing import call_session
@@ -299,3 +300,31 @@ async def test_a_specialist_that_never_completes_is_timed_out(settings: Settings
         assert model.turns[-1].offers(SUPERVISOR_TOOLS)
         assert not model.turns[-1].offers(IDENTITY_TOOLS)
     assert not model.overran
+
+
+async def test_a_time_out_within_the_asking_reply_ends_the_specialist_not_the_reply(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The specialist's opening outlasts its time limit, so the limit passes while the
+    # reply that started it is still running (as on a loaded machine). The reply must
+    # end as a time-out does, with the offer of a human, not fail with the framework's
+    # cancellation.
+    settings = settings.model_copy(update={"specialist_time_limit_s": 0.1})
+    opening = VerifyIdentityTask.opening
+
+    async def slow_opening(task: VerifyIdentityTask) -> None:
+        await asyncio.sleep(0.3)
+        await opening(task)
+
+    monkeypatch.setattr(VerifyIdentityTask, "opening", slow_opening)
+    model = ScriptedLLM([Call("verify_identity")], then=relay)
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input="Please verify me")
+        state = session.userdata
+        await eventually(
+            lambda: agent_lines(session)[-1:] == [BOUND_APOLOGY],
+            what="the time-out and the offer of a human",
+        )
+        assert state.guardrails.delegations == [Delegation(IDENTITY, DelegationOutcome.TIMED_OUT)]
+        assert outputs_of(session, "verify_identity") == [BOUND_APOLOGY]
+        assert state.guardrails.active_specialist is None

@@ -12,6 +12,7 @@ check (`ResultRejected`) is asked for once more, then the caller is offered a pe
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -94,8 +95,10 @@ async def delegate(
         raise offer_human(state)
 
     started = time.monotonic()
+    # In a context of its own: in the asking reply's, the framework would take the task
+    # ended by the time-out for that reply's outcome, and fail a run still waiting on it.
     timer = asyncio.get_running_loop().call_later(
-        state.settings.specialist_time_limit_s, task.time_out
+        state.settings.specialist_time_limit_s, task.time_out, context=contextvars.Context()
     )
     state.enter_specialist(specialist)
     logger.info("delegation started", extra=log_context)
