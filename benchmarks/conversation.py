@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from livekit.agents import AgentSession
+from livekit.agents import AgentSession, llm
 from livekit.agents.llm import AgentHandoff
 
 from benchmarks.callers import Caller, Intent, Variant, check_outcome
 from benchmarks.common import MeasuredLLM, apologies_in, process_bench_settings, spoken_lines
 from benchmarks.models import bare_model, single_agent_model, supervised_model
+from benchmarks.provider_client import ProviderClientLLM
 from benchmarks.single_agent import bare_session, single_agent_session
 from customer_service.settings import Settings
 from customer_service.store import Store
@@ -138,7 +139,7 @@ def turn_kind(caller: Caller, says: str, offered: set[frozenset[str]]) -> frozen
 
 
 def _session(
-    agent: AgentKind, model: MeasuredLLM, store: Store, settings: Settings
+    agent: AgentKind, model: llm.LLM, store: Store, settings: Settings
 ) -> AbstractAsyncContextManager[AgentSession[Any]]:
     """A started session of that agent; both agents with a store get a handle for one
     call on its engine, as the server gives every call of a worker process."""
@@ -171,6 +172,7 @@ async def run_flow(
     pause_seed: str | None = None,
     before_close: Callable[[], Awaitable[None]] | None = None,
     count_database: bool = False,
+    provider_client: bool = False,
 ) -> FlowRun:
     """One conversation for one intent; its store end state checked unless `check` is
     False (for many calls on one store, checked together afterwards).
@@ -182,7 +184,9 @@ async def run_flow(
     session starts until it has closed (the audit events written at the call's end
     included), into `FlowRun.database`; nothing else may use the engine meanwhile.
     `pause_seed` seeds the caller's pauses: two agents' calls given the same seed wait
-    the same pauses, so neither's call lasts longer by chance.
+    the same pauses, so neither's call lasts longer by chance. `provider_client` has the
+    provider plugin's client send each request and parse its streamed answer
+    (`ProviderClientLLM`), as a job process does in production.
     """
     if store is None:
         with tempfile.TemporaryDirectory(prefix="cs-bench-") as scratch:
@@ -201,17 +205,19 @@ async def run_flow(
                     pause_seed=pause_seed,
                     before_close=before_close,
                     count_database=count_database,
+                    provider_client=provider_client,
                 )
     settings = settings or process_bench_settings()
     run = FlowRun(agent=agent, intent=intent, variant=variant)
     model = _model(agent, caller, intent, measure=measure)
+    session_llm = ProviderClientLLM(model, settings) if provider_client else model
     pauses = random.Random(pause_seed) if pause_seed is not None else None
     counted: AbstractContextManager[DatabaseWork | None] = (
         recording(store.engine) if count_database else nullcontext()
     )
     try:
         with counted as run.database:
-            async with _session(agent, model, store, settings) as session:
+            async with _session(agent, session_llm, store, settings) as session:
                 run.call_id = getattr(session.userdata, "call_id", "")
                 opening = caller.opening(intent, variant)
                 try:

@@ -3,7 +3,8 @@
 Runs in the job process. The job's metadata says which generated caller it is, in
 which round, how long the caller pauses and where the shared store is; the call's
 figures (process CPU seconds, duration, full collections, failure) go to a JSON file
-the driver reads. Both agents' calls of one caller in one round pause alike: a call's
+the driver reads. The call's model requests go through the provider plugin's client unless
+the job says otherwise. Both agents' calls of one caller in one round pause alike: a call's
 CPU holds its process's background work while it lasts, so a call that lasted longer by
 chance would cost more by chance.
 """
@@ -70,6 +71,7 @@ async def _call(ctx: Any, agent: AgentKind) -> None:
             check=False,
             pause_s=float(job["pause_s"]),
             pause_seed=f"round {round_index}, caller {index}",
+            provider_client=bool(job["provider_client"]),
         )
     figures = {
         "index": index,

@@ -29,6 +29,12 @@ warm-up and its `gc.freeze`), and the same set-up function as the server (`prewa
   done; `--without-rehearsal` measures both agents without it, to compare. Each call's
   reply time in its first turn and over all its turns (zero-latency scripted models)
   shows what that work cost the caller's wait.
+- **The model's client**: every request goes through the provider plugin's client
+  (`benchmarks.provider_client`): it renders the context and the tools' schemas, encodes
+  the request and parses the streamed answer, as a job process does for every request in
+  production; only the network is a stand-in, answering with the scripted model's
+  decision. `--scripted-model` has the scripted model answer the framework directly, to
+  compare.
 - **Paired calls**: in a round, both agents take the same callers, and a caller pauses
   alike before each turn for either agent. A call's CPU holds what its process does in
   the background while the call lasts, so pauses drawn apart would make one agent's
@@ -192,7 +198,14 @@ def finished_calls(results: Path) -> list[Path]:
 
 
 async def calls_in_pool(
-    kind: str, calls: int, pause_s: float, results: Path, *, round_index: int, rehearsal: bool
+    kind: str,
+    calls: int,
+    pause_s: float,
+    results: Path,
+    *,
+    round_index: int,
+    rehearsal: bool,
+    provider_client: bool,
 ) -> dict[str, Any]:
     from livekit.agents.job import JobAcceptArguments, RunningJobInfo
     from livekit.protocol import agent, models
@@ -213,6 +226,7 @@ async def calls_in_pool(
                 "index": index,
                 "round": round_index,
                 "pause_s": pause_s,
+                "provider_client": provider_client,
                 "database": database,
                 "results": str(results),
             }
@@ -248,6 +262,7 @@ def drive(
     startup: bool,
     round_index: int = 0,
     rehearsal: bool = True,
+    provider_client: bool = True,
 ) -> dict[str, Any]:
     """One agent's figures, measured in this process (run by `--kind`): start-up and
     memory when `startup`, then `calls` calls of round `round_index` through a pool of
@@ -265,13 +280,21 @@ def drive(
                     Path(scratch),
                     round_index=round_index,
                     rehearsal=rehearsal,
+                    provider_client=provider_client,
                 )
             )
     return figures
 
 
 def _driver(
-    kind: str, calls: int, pause_s: float, *, startup: bool, rehearsal: bool, round_index: int = 0
+    kind: str,
+    calls: int,
+    pause_s: float,
+    *,
+    startup: bool,
+    rehearsal: bool,
+    provider_client: bool = True,
+    round_index: int = 0,
 ) -> dict[str, Any]:
     command = [sys.executable, "-m", "benchmarks.job_process", "--kind", kind]
     command += ["--calls", str(calls), "--pause", str(pause_s), "--round", str(round_index)]
@@ -279,6 +302,8 @@ def _driver(
         command.append("--no-startup")
     if not rehearsal:
         command.append("--without-rehearsal")
+    if not provider_client:
+        command.append("--scripted-model")
     completed = subprocess.run(
         command, cwd=PROJECT_ROOT, capture_output=True, text=True, check=False
     )
@@ -288,7 +313,9 @@ def _driver(
     return figures
 
 
-def measure(rounds: int, pause_s: float, *, rehearsal: bool = True) -> dict[str, dict[str, Any]]:
+def measure(
+    rounds: int, pause_s: float, *, rehearsal: bool = True, provider_client: bool = True
+) -> dict[str, dict[str, Any]]:
     """Start-up and memory of each kind, then `rounds` rounds of one call of every flow
     per agent, the agents taking turns to go first, each round in fresh driver processes:
     a slow minute of the machine falls on both agents, not on one. In a round, both
@@ -308,6 +335,7 @@ def measure(rounds: int, pause_s: float, *, rehearsal: bool = True) -> dict[str,
                 pause_s,
                 startup=False,
                 rehearsal=rehearsal,
+                provider_client=provider_client,
                 round_index=round_index,
             )
             measured[kind]["calls"] += figures["calls"]
@@ -425,6 +453,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="store_true",
         help="job processes forked without the server's rehearsal calls, to compare",
     )
+    parser.add_argument(
+        "--scripted-model",
+        action="store_true",
+        help="requests answered by the scripted model directly, without the provider "
+        "plugin's client, to compare",
+    )
     parser.add_argument("--kind", choices=KINDS, help=argparse.SUPPRESS)
     parser.add_argument("--calls", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--no-startup", action="store_true", help=argparse.SUPPRESS)
@@ -438,13 +472,22 @@ def main(argv: Sequence[str] | None = None) -> None:
             startup=not args.no_startup,
             round_index=args.round,
             rehearsal=not args.without_rehearsal,
+            provider_client=not args.scripted_model,
         )
         print(json.dumps(figures))
         return
     print(f"Machine: {machine()}; load average {os.getloadavg()[0]:.2f} at the start")
     if args.without_rehearsal:
         print("Without the rehearsal calls in the forkserver (--without-rehearsal)")
-    targets = report(measure(args.rounds, args.pause, rehearsal=not args.without_rehearsal))
+    if args.scripted_model:
+        print("Requests answered by the scripted model directly (--scripted-model)")
+    measured = measure(
+        args.rounds,
+        args.pause,
+        rehearsal=not args.without_rehearsal,
+        provider_client=not args.scripted_model,
+    )
+    targets = report(measured)
     print("\n## Targets\n")
     for target, shown in targets.items():
         print(f"- {target}: {shown}")

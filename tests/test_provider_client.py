@@ -1,0 +1,159 @@
+"""The benchmarks' production model client: the provider plugin sends each request and
+parses the streamed answer, and only the network is a stand-in for the scripted model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from benchmarks import job_call
+from benchmarks.callers import Intent, Variant, demo_caller
+from benchmarks.common import bench_settings
+from benchmarks.conversation import AgentKind, run_flow
+from benchmarks.provider_client import ProviderClientLLM
+from livekit.agents import function_tool, llm
+
+from support.scripted_llm import Call, Parallel, Say, ScriptedLLM
+
+# The OpenAI SDK reads the machine's platform (`uname -p`) the first time it builds a
+# request's headers in a process.
+pytestmark = pytest.mark.subprocess
+
+
+@function_tool()
+async def lookup_order(order_id: str) -> str:
+    """Looks up one of the caller's orders.
+
+    Args:
+        order_id: The order's number, as the caller said it.
+    """
+    return order_id
+
+
+@function_tool()
+async def give_up() -> str:
+    """Ends the lookup without an order."""
+    return ""
+
+
+def _request(text: str) -> llm.ChatContext:
+    chat_ctx = llm.ChatContext.empty()
+    chat_ctx.add_message(role="system", content="You help callers with their orders.")
+    chat_ctx.add_message(role="user", content=text)
+    return chat_ctx
+
+
+async def _answer(model: ProviderClientLLM, chat_ctx: llm.ChatContext) -> list[llm.ChatChunk]:
+    async with model.chat(chat_ctx=chat_ctx, tools=[lookup_order, give_up]) as stream:
+        return [chunk async for chunk in stream]
+
+
+async def test_words_come_back_through_the_plugin_as_the_model_said_them() -> None:
+    scripted = ScriptedLLM([Say("Your order W1 shipped on Monday.")])
+    model = ProviderClientLLM(scripted, bench_settings())
+
+    chunks = await _answer(model, _request("Where is my order W1?"))
+
+    words = [chunk.delta.content for chunk in chunks if chunk.delta and chunk.delta.content]
+    assert "".join(words) == "Your order W1 shipped on Monday."
+    assert len(words) == 6  # streamed a word a chunk, as the plugin parses a live answer
+    usage = [chunk.usage for chunk in chunks if chunk.usage]
+    assert usage
+    assert usage[0].completion_tokens == 6
+    # What went on the wire is the plugin's rendering of the request: tools and messages.
+    (sent,) = model.requests
+    body = json.loads(sent.content)
+    assert [tool["function"]["name"] for tool in body["tools"]] == ["lookup_order", "give_up"]
+    assert "order_id" in body["tools"][0]["function"]["parameters"]["properties"]
+    assert body["messages"][-1] == {"role": "user", "content": "Where is my order W1?"}
+    assert body["stream"] is True
+    # The scripted model saw the request as it sees one answered directly.
+    (turn,) = scripted.turns
+    assert turn.tool_names == {"lookup_order", "give_up"}
+    assert turn.last_user_text == "Where is my order W1?"
+
+
+async def test_tool_calls_come_back_with_their_arguments_several_in_one_reply() -> None:
+    calls = (Call("lookup_order", {"order_id": "#W1"}), Call("give_up"))
+    model = ProviderClientLLM(ScriptedLLM([Parallel(calls)]), bench_settings())
+
+    chunks = await _answer(model, _request("Order W1, or never mind."))
+
+    made = [call for chunk in chunks if chunk.delta for call in chunk.delta.tool_calls]
+    assert [(call.name, json.loads(call.arguments)) for call in made] == [
+        ("lookup_order", {"order_id": "#W1"}),
+        ("give_up", {}),
+    ]
+    assert len({call.call_id for call in made}) == 2
+
+
+async def test_each_request_is_answered_with_its_own_decision() -> None:
+    scripted = ScriptedLLM([Say("First."), Call("give_up"), Say("Third.")])
+    model = ProviderClientLLM(scripted, bench_settings())
+    streams = [model.chat(chat_ctx=_request(f"turn {n}"), tools=[give_up]) for n in range(3)]
+
+    # Read in reverse order: each answer is tied to its request, not to the order sent.
+    answers = []
+    for stream in reversed(streams):
+        async with stream:
+            answers.append([chunk async for chunk in stream])
+
+    said = ["".join(c.delta.content or "" for c in chunks if c.delta) for chunks in answers]
+    assert said[0] == "Third."
+    assert said[2] == "First."
+    assert [call.name for c in answers[1] if c.delta for call in c.delta.tool_calls] == ["give_up"]
+
+
+@pytest.mark.parametrize("agent", [AgentKind.SUPERVISED, AgentKind.SINGLE])
+async def test_a_flow_through_the_client_makes_the_same_requests_and_leaves_the_same_store(
+    agent: AgentKind,
+) -> None:
+    caller = demo_caller(Intent.ADDRESS)
+    direct = await run_flow(agent, caller, Intent.ADDRESS, Variant.ASKED)
+    through = await run_flow(agent, caller, Intent.ADDRESS, Variant.ASKED, provider_client=True)
+
+    assert direct.succeeded, direct.failure
+    assert through.succeeded, through.failure  # the store check passed
+    assert through.round_trips == direct.round_trips
+    assert through.lines == direct.lines
+
+
+async def test_a_job_sends_its_requests_through_the_client_unless_told_not_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import benchmarks.conversation as conversation
+
+    clients: list[ProviderClientLLM] = []
+
+    class Counted(ProviderClientLLM):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            clients.append(self)
+
+    monkeypatch.setattr(conversation, "ProviderClientLLM", Counted)
+    database = await job_call.prepare_store(tmp_path, 1)
+    for provider_client in (True, False):
+        results = tmp_path / f"results-{provider_client}"
+        results.mkdir()
+        job = {
+            "index": 0,
+            "round": 0,
+            "pause_s": 0.0,
+            "provider_client": provider_client,
+            "database": database,
+            "results": str(results),
+        }
+        ctx = SimpleNamespace(
+            job=SimpleNamespace(metadata=json.dumps(job)),
+            proc=SimpleNamespace(userdata={}),
+            shutdown=lambda reason: None,
+        )
+        await job_call.supervised_call(ctx)
+        await ctx.proc.userdata[job_call.STORE_KEY].close()
+        figures = json.loads((results / "call-0.json").read_text())
+        assert figures["failure"] is None
+        assert len(clients) == 1  # the first job's only
+    assert clients[0].requests
