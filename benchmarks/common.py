@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from livekit.agents import AgentSession, llm
+from livekit.agents import AgentSession, APIConnectOptions, llm
 from livekit.agents.llm import ChatContext, Tool
-from livekit.agents.types import NOT_GIVEN, NotGivenOr
+from livekit.agents.types import DEFAULT_API_CONNECT_OPTIONS, NOT_GIVEN, NotGivenOr
 
 from customer_service.call.wording import (
     BOUND_APOLOGY,
@@ -144,24 +144,34 @@ class MeasuredLLM(ScriptedLLM):
     def prompt_tokens(self) -> int:
         return sum(request.tokens for request in self.requests)
 
-    def decide(
+    def chat(
         self,
         *,
         chat_ctx: ChatContext,
-        tools: list[Tool],
+        tools: list[Tool] | None = None,
+        conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS,
+        parallel_tool_calls: NotGivenOr[bool] = NOT_GIVEN,
         tool_choice: NotGivenOr[llm.ToolChoice] = NOT_GIVEN,
-    ) -> Decision:
-        offered = frozenset(tool.id for tool in tools)
+        extra_kwargs: NotGivenOr[dict[str, Any]] = NOT_GIVEN,
+    ) -> llm.LLMStream:
+        offered = frozenset(tool.id for tool in tools or [])
         self.offered.setdefault(self.caller_turn, set()).add(offered)
         if self.measure:
             self.requests.append(
                 Request(
                     tool_names=offered,
-                    chars=request_chars(chat_ctx, tools),
+                    chars=request_chars(chat_ctx, tools or []),
                     caller_turn=self.caller_turn,
                 )
             )
-        return super().decide(chat_ctx=chat_ctx, tools=tools, tool_choice=tool_choice)
+        return super().chat(
+            chat_ctx=chat_ctx,
+            tools=tools,
+            conn_options=conn_options,
+            parallel_tool_calls=parallel_tool_calls,
+            tool_choice=tool_choice,
+            extra_kwargs=extra_kwargs,
+        )
 
 
 # --- statistics and tables -------------------------------------------------------------

@@ -26,9 +26,10 @@ from livekit.agents.llm import AgentHandoff
 from benchmarks.callers import Caller, Intent, Variant, check_outcome
 from benchmarks.common import MeasuredLLM, apologies_in, process_bench_settings, spoken_lines
 from benchmarks.models import bare_model, single_agent_model, supervised_model
-from benchmarks.provider_client import ProviderClientLLM
 from benchmarks.single_agent import bare_session, single_agent_session
+from customer_service.pipeline.providers import split_model
 from customer_service.settings import Settings
+from customer_service.simulation.plugin_client import PluginClientLLM
 from customer_service.store import Store
 from customer_service.testing import call_session, open_demo_store, sqlite_url
 from customer_service.testing.database_work import DatabaseWork, recording
@@ -186,7 +187,7 @@ async def run_flow(
     `pause_seed` seeds the caller's pauses: two agents' calls given the same seed wait
     the same pauses, so neither's call lasts longer by chance. `provider_client` has the
     provider plugin's client send each request and parse its streamed answer
-    (`ProviderClientLLM`), as a job process does in production.
+    (`PluginClientLLM`), as a job process does in production.
     """
     if store is None:
         with tempfile.TemporaryDirectory(prefix="cs-bench-") as scratch:
@@ -210,7 +211,9 @@ async def run_flow(
     settings = settings or process_bench_settings()
     run = FlowRun(agent=agent, intent=intent, variant=variant)
     model = _model(agent, caller, intent, measure=measure)
-    session_llm = ProviderClientLLM(model, settings) if provider_client else model
+    session_llm: llm.LLM = model
+    if provider_client:
+        session_llm = PluginClientLLM(model, model=split_model(settings.llm_model)[1])
     pauses = random.Random(pause_seed) if pause_seed is not None else None
     counted: AbstractContextManager[DatabaseWork | None] = (
         recording(store.engine) if count_database else nullcontext()

@@ -29,12 +29,12 @@ warm-up and its `gc.freeze`), and the same set-up function as the server (`prewa
   done; `--without-rehearsal` measures both agents without it, to compare. Each call's
   reply time in its first turn and over all its turns (zero-latency scripted models)
   shows what that work cost the caller's wait.
-- **The model's client**: every request goes through the provider plugin's client
-  (`benchmarks.provider_client`): it renders the context and the tools' schemas, encodes
-  the request and parses the streamed answer, as a job process does for every request in
-  production; only the network is a stand-in, answering with the scripted model's
-  decision. `--scripted-model` has the scripted model answer the framework directly, to
-  compare.
+- **The model's client**: every request goes through the OpenAI plugin's client
+  (`customer_service.simulation.plugin_client`): it renders the context and the tools'
+  schemas, encodes the request and parses the streamed answer, as a job process does for
+  every request in production; only the network is a stand-in, answering with the
+  scripted model's reply. `--scripted-model` has the scripted model answer the framework
+  directly, to compare.
 - **Paired calls**: in a round, both agents take the same callers, and a caller pauses
   alike before each turn for either agent. A call's CPU holds what its process does in
   the background while the call lasts, so pauses drawn apart would make one agent's

@@ -30,11 +30,16 @@ EVERY_PATH = {
 a cancellation and a consent."""
 
 
+# The OpenAI SDK reads the machine's platform (`uname -p`) the first time a process
+# sends a request through the plugin's client, as the rehearsal does.
+@pytest.mark.subprocess
 def test_a_rehearsal_runs_every_path_and_leaves_nothing_running(settings: Settings) -> None:
     threads = set(threading.enumerate())
     done = rehearse(settings)
     assert done.failure is None
     assert set(done.tools_called) >= EVERY_PATH
+    # Every reply came through the provider plugin's client: more requests than tool steps.
+    assert done.requests_sent > len(done.tools_called)
     # The forkserver forks job processes from here: no thread or loop may be left.
     assert set(threading.enumerate()) == threads
     with pytest.raises(RuntimeError):

@@ -122,35 +122,21 @@ class ScriptedLLM(llm.LLM):
         tool_choice: NotGivenOr[llm.ToolChoice] = NOT_GIVEN,
         extra_kwargs: NotGivenOr[dict[str, Any]] = NOT_GIVEN,
     ) -> llm.LLMStream:
-        return _ScriptedStream(
-            self,
-            decision=self.decide(chat_ctx=chat_ctx, tools=tools or [], tool_choice=tool_choice),
-            call_id=self.next_call_id(),
-            chat_ctx=chat_ctx,
-            tools=tools or [],
-            conn_options=conn_options,
-        )
-
-    def decide(
-        self,
-        *,
-        chat_ctx: ChatContext,
-        tools: list[Tool],
-        tool_choice: NotGivenOr[llm.ToolChoice] = NOT_GIVEN,
-    ) -> Decision:
-        """Records the request as a turn and takes the script's decision for it (what
-        `chat` streams back; a client that streams it some other way calls this)."""
         turn = Turn(
-            tool_names=frozenset(tool.id for tool in tools),
+            tool_names=frozenset(tool.id for tool in tools or []),
             chat_ctx=chat_ctx.copy(),
             tool_choice=tool_choice if is_given(tool_choice) else None,
         )
         self.turns.append(turn)
-        return self._decide(turn)
-
-    def next_call_id(self) -> str:
-        """The id of the next reply; its tool calls are numbered under it."""
-        return f"call_{next(self._call_ids)}"
+        decision = self._decide(turn)
+        return _ScriptedStream(
+            self,
+            decision=decision,
+            call_id=f"call_{next(self._call_ids)}",
+            chat_ctx=chat_ctx,
+            tools=tools or [],
+            conn_options=conn_options,
+        )
 
     def _decide(self, turn: Turn) -> Decision:
         if self._steps:

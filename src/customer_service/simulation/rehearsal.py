@@ -6,7 +6,9 @@ argument models and their schemas, the store's mappings, the instructions' wordi
 In a fresh process every call would pay that again, on the event loop, in its first
 turns: more CPU per call, and longer waits for the caller. `rehearse` plays a few
 text calls through the supervisor, its specialists and a demo store in memory, on the
-offline model, so that work is done once, in the forkserver, and every job process
+offline model answering through the OpenAI plugin's client (`PluginClientLLM`: the
+requests are rendered, encoded and parsed as a provider's are, on a network that never
+leaves the process), so that work is done once, in the forkserver, and every job process
 inherits the result (`forkserver_rehearsal` runs it there).
 
 A rehearsal never stops the server: what goes wrong is logged by its kind and skipped.
@@ -53,9 +55,12 @@ order, change an address, cancel an order and record consent, the paths most cal
 
 @dataclass
 class Rehearsal:
-    """What a rehearsal did: its calls' tool calls, and what stopped it, if anything."""
+    """What a rehearsal did: its calls' tool calls and model requests, and what stopped
+    it, if anything."""
 
     tools_called: list[str] = field(default_factory=list)
+    requests_sent: int = 0
+    """Model requests sent through the plugin's client."""
     failure: str | None = None
     """The kind of what stopped it (an exception's class name), if anything did."""
 
@@ -92,13 +97,20 @@ async def _play(settings: Settings, rehearsal: Rehearsal) -> None:
     from livekit.agents import FunctionToolsExecutedEvent
 
     from customer_service.offline_llm import OfflineLLM
+    from customer_service.pipeline.providers import split_model
+    from customer_service.simulation.plugin_client import PluginClientLLM
     from customer_service.testing import call_session
 
     def note_tools(event: FunctionToolsExecutedEvent) -> None:
         rehearsal.tools_called += [call.name for call in event.function_calls]
 
+    def note_request(_: object) -> None:
+        rehearsal.requests_sent += 1
+
+    _, model = split_model(settings.llm_model)
     for lines in REHEARSED_CALLS:
-        async with call_session(OfflineLLM(), database_url=MEMORY_STORE, settings=settings) as (
+        through_client = PluginClientLLM(OfflineLLM(), model=model, on_request=note_request)
+        async with call_session(through_client, database_url=MEMORY_STORE, settings=settings) as (
             session
         ):
             session.on("function_tools_executed", note_tools)

@@ -1,5 +1,6 @@
-"""The benchmarks' production model client: the provider plugin sends each request and
-parses the streamed answer, and only the network is a stand-in for the scripted model."""
+"""Another model behind the OpenAI plugin's client (`PluginClientLLM`): the plugin sends
+each request and parses the streamed answer, and only the network is a stand-in. The
+rehearsal plays its calls through it, and the benchmarks measure calls through it."""
 
 from __future__ import annotations
 
@@ -8,14 +9,14 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import httpx2
 import pytest
 from benchmarks import job_call
 from benchmarks.callers import Intent, Variant, demo_caller
-from benchmarks.common import bench_settings
 from benchmarks.conversation import AgentKind, run_flow
-from benchmarks.provider_client import ProviderClientLLM
 from livekit.agents import function_tool, llm
 
+from customer_service.simulation.plugin_client import PluginClientLLM
 from support.scripted_llm import Call, Parallel, Say, ScriptedLLM
 
 # The OpenAI SDK reads the machine's platform (`uname -p`) the first time it builds a
@@ -46,14 +47,18 @@ def _request(text: str) -> llm.ChatContext:
     return chat_ctx
 
 
-async def _answer(model: ProviderClientLLM, chat_ctx: llm.ChatContext) -> list[llm.ChatChunk]:
+MODEL = "gpt-4.1-mini"
+
+
+async def _answer(model: PluginClientLLM, chat_ctx: llm.ChatContext) -> list[llm.ChatChunk]:
     async with model.chat(chat_ctx=chat_ctx, tools=[lookup_order, give_up]) as stream:
         return [chunk async for chunk in stream]
 
 
 async def test_words_come_back_through_the_plugin_as_the_model_said_them() -> None:
     scripted = ScriptedLLM([Say("Your order W1 shipped on Monday.")])
-    model = ProviderClientLLM(scripted, bench_settings())
+    sent: list[httpx2.Request] = []
+    model = PluginClientLLM(scripted, model=MODEL, on_request=sent.append)
 
     chunks = await _answer(model, _request("Where is my order W1?"))
 
@@ -64,12 +69,13 @@ async def test_words_come_back_through_the_plugin_as_the_model_said_them() -> No
     assert usage
     assert usage[0].completion_tokens == 6
     # What went on the wire is the plugin's rendering of the request: tools and messages.
-    (sent,) = model.requests
-    body = json.loads(sent.content)
+    (request,) = sent
+    body = json.loads(request.content)
     assert [tool["function"]["name"] for tool in body["tools"]] == ["lookup_order", "give_up"]
     assert "order_id" in body["tools"][0]["function"]["parameters"]["properties"]
     assert body["messages"][-1] == {"role": "user", "content": "Where is my order W1?"}
     assert body["stream"] is True
+    assert body["model"] == MODEL
     # The scripted model saw the request as it sees one answered directly.
     (turn,) = scripted.turns
     assert turn.tool_names == {"lookup_order", "give_up"}
@@ -78,7 +84,7 @@ async def test_words_come_back_through_the_plugin_as_the_model_said_them() -> No
 
 async def test_tool_calls_come_back_with_their_arguments_several_in_one_reply() -> None:
     calls = (Call("lookup_order", {"order_id": "#W1"}), Call("give_up"))
-    model = ProviderClientLLM(ScriptedLLM([Parallel(calls)]), bench_settings())
+    model = PluginClientLLM(ScriptedLLM([Parallel(calls)]), model=MODEL)
 
     chunks = await _answer(model, _request("Order W1, or never mind."))
 
@@ -92,7 +98,7 @@ async def test_tool_calls_come_back_with_their_arguments_several_in_one_reply() 
 
 async def test_each_request_is_answered_with_its_own_decision() -> None:
     scripted = ScriptedLLM([Say("First."), Call("give_up"), Say("Third.")])
-    model = ProviderClientLLM(scripted, bench_settings())
+    model = PluginClientLLM(scripted, model=MODEL)
     streams = [model.chat(chat_ctx=_request(f"turn {n}"), tools=[give_up]) for n in range(3)]
 
     # Read in reverse order: each answer is tied to its request, not to the order sent.
@@ -126,14 +132,15 @@ async def test_a_job_sends_its_requests_through_the_client_unless_told_not_to(
 ) -> None:
     import benchmarks.conversation as conversation
 
-    clients: list[ProviderClientLLM] = []
+    clients: list[PluginClientLLM] = []
+    sent: list[httpx2.Request] = []
 
-    class Counted(ProviderClientLLM):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
+    class Counted(PluginClientLLM):
+        def __init__(self, answering: llm.LLM, *, model: str, **_: Any) -> None:
+            super().__init__(answering, model=model, on_request=sent.append)
             clients.append(self)
 
-    monkeypatch.setattr(conversation, "ProviderClientLLM", Counted)
+    monkeypatch.setattr(conversation, "PluginClientLLM", Counted)
     database = await job_call.prepare_store(tmp_path, 1)
     for provider_client in (True, False):
         results = tmp_path / f"results-{provider_client}"
@@ -156,4 +163,4 @@ async def test_a_job_sends_its_requests_through_the_client_unless_told_not_to(
         figures = json.loads((results / "call-0.json").read_text())
         assert figures["failure"] is None
         assert len(clients) == 1  # the first job's only
-    assert clients[0].requests
+    assert sent  # its requests went through the plugin
