@@ -11,10 +11,13 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+from livekit.agents import llm
 
 from customer_service import server
+from customer_service.offline_llm import OfflineLLM
 from customer_service.settings import Settings
 from customer_service.simulation import rehearsal
 from customer_service.simulation.rehearsal import FORKSERVER_MODULE, rehearse
@@ -33,13 +36,24 @@ a cancellation and a consent."""
 # The OpenAI SDK reads the machine's platform (`uname -p`) the first time a process
 # sends a request through the plugin's client, as the rehearsal does.
 @pytest.mark.subprocess
-def test_a_rehearsal_runs_every_path_and_leaves_nothing_running(settings: Settings) -> None:
+def test_a_rehearsal_runs_every_path_and_leaves_nothing_running(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[llm.ChatContext] = []
+    answer = OfflineLLM.chat
+
+    def noting_each_request(model: OfflineLLM, **request: Any) -> llm.LLMStream:
+        asked.append(request["chat_ctx"])
+        return answer(model, **request)
+
+    monkeypatch.setattr(OfflineLLM, "chat", noting_each_request)
     threads = set(threading.enumerate())
     done = rehearse(settings)
     assert done.failure is None
     assert set(done.tools_called) >= EVERY_PATH
-    # Every reply came through the provider plugin's client: more requests than tool steps.
-    assert done.requests_sent > len(done.tools_called)
+    # The offline model answered every request the plugin's client sent, and no other.
+    assert asked
+    assert done.requests_sent == len(asked)
     # The forkserver forks job processes from here: no thread or loop may be left.
     assert set(threading.enumerate()) == threads
     with pytest.raises(RuntimeError):

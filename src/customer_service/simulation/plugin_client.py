@@ -44,14 +44,14 @@ class _Request:
     """The event stream sent back, kept so that a retried request gets the same."""
 
 
-class PluginClientLLM(llm.LLM):
+class PluginClientLLM(llm.LLM[Any]):
     """`answering`'s replies, through the OpenAI plugin's client for `model` (the name
     decides which parameters the plugin sends). `on_request` sees each request as it
     reaches the network."""
 
     def __init__(
         self,
-        answering: llm.LLM,
+        answering: llm.LLM[Any],
         *,
         model: str,
         on_request: Callable[[httpx2.Request], None] | None = None,
