@@ -27,6 +27,7 @@ from benchmarks import (
     handoff_floor,
     handoff_profile,
     job_process,
+    job_report,
     load,
     phrase_cache,
     prompt_growth,
@@ -91,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     handoff_floor.report(floor)
     reported[load.CPU_TARGET] = load.report_cpu(asyncio.run(load.cpu_per_flow(repeats)), floor)
     handoff_profile.report(*asyncio.run(handoff_profile.profile(5 if args.quick else 20)))
-    targets.update(job_process.report(job_process.measure(2 if args.quick else 6, args.pause)))
+    targets.update(job_report.report(job_process.measure(2 if args.quick else 6, args.pause)))
     if args.store_scale:
         targets[store_scale.TARGET] = store_scale.report(
             asyncio.run(store_scale.measure(args.customers, args.samples))

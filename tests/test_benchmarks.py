@@ -11,7 +11,7 @@ from typing import Any
 
 import psutil
 import pytest
-from benchmarks import handoff_floor, job_figures, job_process
+from benchmarks import handoff_floor, job_figures, job_process, job_report
 from benchmarks.callers import (
     BenchPopulation,
     Intent,
@@ -422,9 +422,9 @@ def test_one_round_of_job_calls_is_reported_not_judged(capsys: pytest.CaptureFix
         "single agent": startup | calls,
         "bare": startup,
     }
-    targets = job_process.report(measured)
-    assert targets[job_process.CPU_TARGET].startswith("not judged")
-    assert targets[job_process.CAPACITY_TARGET].startswith("not judged")
+    targets = job_report.report(measured)
+    assert targets[job_report.CPU_TARGET].startswith("not judged")
+    assert targets[job_report.CAPACITY_TARGET].startswith("not judged")
     header, _, *rows = capsys.readouterr().out.split("## ")[1].splitlines()[2:]
     columns = re.split(r"\s{2,}", header.strip())
 
@@ -464,14 +464,14 @@ def test_a_flow_no_caller_completed_for_both_agents_leaves_the_run_unjudged(
     }
     for figures in measured.values():
         figures.setdefault("wall_s", 20.0)
-    targets = job_process.report(measured)
-    assert targets[job_process.CPU_TARGET].startswith("not judged")
-    assert targets[job_process.CAPACITY_TARGET].startswith("not judged")
+    targets = job_report.report(measured)
+    assert targets[job_report.CPU_TARGET].startswith("not judged")
+    assert targets[job_report.CAPACITY_TARGET].startswith("not judged")
     # With the flow back, the same run is judged.
     for call in theirs:
         call["failure"] = None
-    judged = job_process.report(measured)
-    assert not judged[job_process.CPU_TARGET].startswith("not judged")
+    judged = job_report.report(measured)
+    assert not judged[job_report.CPU_TARGET].startswith("not judged")
     capsys.readouterr()
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from benchmarks import job_call
+from benchmarks import job_call, job_process
 from benchmarks.callers import Intent, Variant, demo_caller
 from benchmarks.conversation import AgentKind, run_flow
 from livekit.agents import function_tool, llm
@@ -164,3 +164,30 @@ async def test_a_job_sends_its_requests_through_the_client_unless_told_not_to(
         assert figures["failure"] is None
         assert len(clients) == 1  # the first job's only
     assert sent  # its requests went through the plugin
+
+
+def test_the_job_process_benchmark_can_compare_with_the_scripted_model_answering_directly(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    driven: list[bool] = []
+    commands: list[list[str]] = []
+
+    def drive(*_: Any, provider_client: bool, **__: Any) -> dict[str, Any]:
+        driven.append(provider_client)
+        return {}
+
+    def run(command: list[str], **_: Any) -> SimpleNamespace:
+        commands.append(command)
+        return SimpleNamespace(returncode=0, stdout="{}\n", stderr="")
+
+    monkeypatch.setattr(job_process, "drive", drive)
+    monkeypatch.setattr(job_process.subprocess, "run", run)
+    for flags in ([], ["--scripted-model"]):
+        job_process.main(["--kind", "this agent", "--calls", "1", *flags])
+    assert driven == [True, False]
+    capsys.readouterr()
+    for provider_client in (True, False):
+        job_process._driver(
+            "this agent", 1, 0.0, startup=False, rehearsal=True, provider_client=provider_client
+        )
+    assert ["--scripted-model" in command for command in commands] == [False, True]
