@@ -14,7 +14,7 @@ import pytest
 from benchmarks import job_call, job_process
 from benchmarks.callers import Intent, Variant, demo_caller
 from benchmarks.conversation import AgentKind, run_flow
-from livekit.agents import function_tool, llm
+from livekit.agents import APIConnectionError, APIConnectOptions, function_tool, llm
 
 from customer_service.simulation.plugin_client import PluginClientLLM
 from support.scripted_llm import Call, Parallel, Say, ScriptedLLM
@@ -191,3 +191,15 @@ def test_the_job_process_benchmark_can_compare_with_the_scripted_model_answering
             "this agent", 1, 0.0, startup=False, rehearsal=True, provider_client=provider_client
         )
     assert ["--scripted-model" in command for command in commands] == [False, True]
+
+
+async def test_a_closed_model_sends_nothing_more() -> None:
+    sent: list[httpx2.Request] = []
+    model = PluginClientLLM(ScriptedLLM([Say("Hello.")] * 2), model=MODEL, on_request=sent.append)
+    async with model:
+        await _answer(model, _request("Hi."))
+    once = APIConnectOptions(max_retry=0)
+    with pytest.raises(APIConnectionError):
+        async with model.chat(chat_ctx=_request("Still there?"), conn_options=once) as stream:
+            [chunk async for chunk in stream]
+    assert len(sent) == 1  # its client was closed with it: the second request never left

@@ -62,8 +62,10 @@ class PluginClientLLM(llm.LLM[Any]):
         self._requests: dict[str, _Request] = {}
         self._numbers = itertools.count(1)
         network = httpx2.AsyncClient(transport=httpx2.MockTransport(self._answer))
-        client = openai.AsyncClient(api_key="stand-in", base_url=STAND_IN_URL, http_client=network)
-        self._plugin = openai_plugin.LLM(model=model, client=client)
+        self._client = openai.AsyncClient(
+            api_key="stand-in", base_url=STAND_IN_URL, http_client=network
+        )
+        self._plugin = openai_plugin.LLM(model=model, client=self._client)
 
     @property
     def model(self) -> str:
@@ -72,6 +74,12 @@ class PluginClientLLM(llm.LLM[Any]):
     @property
     def provider(self) -> str:
         return self._plugin.provider
+
+    async def aclose(self) -> None:
+        """Closes the plugin and its client (given to it, so not closed by it)."""
+        await self._plugin.aclose()
+        await self._client.close()
+        await super().aclose()
 
     def chat(
         self,

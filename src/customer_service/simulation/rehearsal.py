@@ -110,8 +110,9 @@ async def _play(settings: Settings, rehearsal: Rehearsal) -> None:
     _, model = split_model(settings.llm_model)
     for lines in REHEARSED_CALLS:
         through_client = PluginClientLLM(OfflineLLM(), model=model, on_request=note_request)
-        async with call_session(through_client, database_url=MEMORY_STORE, settings=settings) as (
-            session
+        async with (
+            through_client,
+            call_session(through_client, database_url=MEMORY_STORE, settings=settings) as session,
         ):
             session.on("function_tools_executed", note_tools)
             for line in lines:
