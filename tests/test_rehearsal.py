@@ -61,6 +61,16 @@ def test_a_rehearsal_runs_every_path_and_leaves_nothing_running(
     assert logging.root.manager.disable == logging.NOTSET
 
 
+@pytest.mark.subprocess
+def test_a_model_setting_without_its_provider_does_not_stop_the_rehearsal(
+    settings: Settings,
+) -> None:
+    # The offline model never reads LLM_MODEL, so the server runs with it as it is.
+    done = rehearse(settings.model_copy(update={"llm_model": "gpt-4.1-mini"}))
+    assert done.failure is None
+    assert done.requests_sent > 0
+
+
 def test_a_rehearsal_that_fails_says_what_kind_of_failure_and_goes_no_further(
     settings: Settings, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -97,7 +97,6 @@ async def _play(settings: Settings, rehearsal: Rehearsal) -> None:
     from livekit.agents import FunctionToolsExecutedEvent
 
     from customer_service.offline_llm import OfflineLLM
-    from customer_service.pipeline.providers import split_model
     from customer_service.simulation.plugin_client import PluginClientLLM
     from customer_service.testing import call_session
 
@@ -107,7 +106,9 @@ async def _play(settings: Settings, rehearsal: Rehearsal) -> None:
     def note_request(_: object) -> None:
         rehearsal.requests_sent += 1
 
-    _, model = split_model(settings.llm_model)
+    # The model's own name, whichever provider LLM_MODEL names (or none: the offline
+    # model never reads it); the plugin only picks the parameters it sends by it.
+    model = settings.llm_model.rpartition("/")[2]
     for lines in REHEARSED_CALLS:
         through_client = PluginClientLLM(OfflineLLM(), model=model, on_request=note_request)
         async with (
