@@ -27,7 +27,6 @@ from benchmarks.callers import Caller, Intent, Variant, check_outcome
 from benchmarks.common import MeasuredLLM, apologies_in, process_bench_settings, spoken_lines
 from benchmarks.models import bare_model, single_agent_model, supervised_model
 from benchmarks.single_agent import bare_session, single_agent_session
-from customer_service.pipeline.providers import split_model
 from customer_service.settings import Settings
 from customer_service.simulation.plugin_client import PluginClientLLM
 from customer_service.store import Store
@@ -213,7 +212,7 @@ async def run_flow(
     model = _model(agent, caller, intent, measure=measure)
     session_llm: llm.LLM = model
     if provider_client:
-        session_llm = PluginClientLLM(model, model=split_model(settings.llm_model)[1])
+        session_llm = PluginClientLLM(model, model=settings.llm_model)
     pauses = random.Random(pause_seed) if pause_seed is not None else None
     counted: AbstractContextManager[DatabaseWork | None] = (
         recording(store.engine) if count_database else nullcontext()

@@ -45,9 +45,10 @@ class _Request:
 
 
 class PluginClientLLM(llm.LLM[Any]):
-    """`answering`'s replies, through the OpenAI plugin's client for `model` (the name
-    decides which parameters the plugin sends). `on_request` sees each request as it
-    reaches the network."""
+    """`answering`'s replies, through the OpenAI plugin's client for `model`, named as
+    LLM_MODEL names it (`openai/gpt-4.1-mini`) or without its provider: the plugin gets
+    the model's own name, by which it picks the parameters it sends. `on_request` sees
+    each request as it reaches the network."""
 
     def __init__(
         self,
@@ -65,7 +66,9 @@ class PluginClientLLM(llm.LLM[Any]):
         self._client = openai.AsyncClient(
             api_key="stand-in", base_url=STAND_IN_URL, http_client=network
         )
-        self._plugin = openai_plugin.LLM(model=model, client=self._client)
+        # Any provider, or none (the offline model never reads LLM_MODEL): never refused.
+        own_name = model.rpartition("/")[2]
+        self._plugin = openai_plugin.LLM(model=own_name, client=self._client)
 
     @property
     def model(self) -> str:

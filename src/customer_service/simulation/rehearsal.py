@@ -106,11 +106,10 @@ async def _play(settings: Settings, rehearsal: Rehearsal) -> None:
     def note_request(_: object) -> None:
         rehearsal.requests_sent += 1
 
-    # The model's own name, whichever provider LLM_MODEL names (or none: the offline
-    # model never reads it); the plugin only picks the parameters it sends by it.
-    model = settings.llm_model.rpartition("/")[2]
     for lines in REHEARSED_CALLS:
-        through_client = PluginClientLLM(OfflineLLM(), model=model, on_request=note_request)
+        through_client = PluginClientLLM(
+            OfflineLLM(), model=settings.llm_model, on_request=note_request
+        )
         async with (
             through_client,
             call_session(through_client, database_url=MEMORY_STORE, settings=settings) as session,
