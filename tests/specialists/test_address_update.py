@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from livekit.agents import AgentSession
 
 from customer_service.addresses import read_back
+from customer_service.call.state import CallState
 from customer_service.call.wording import ANYTHING_ELSE
 from customer_service.settings import Settings
 from customer_service.specialists.address_update import WORDING as ADDRESS_WORDING
@@ -19,7 +21,15 @@ from customer_service.specialists.consent import (
 from customer_service.store import Store
 from customer_service.supervisor import TEXT_UPDATES_NOT_SET
 from customer_service.testing import call_session
-from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
+from support.confirming import Confirming
+from support.conversation import (
+    JORDAN,
+    JORDAN_SAYS,
+    agent_lines,
+    check_identity,
+    order_now,
+    tool_outputs,
+)
 from support.demo_addresses import MARKET_STREET_SUITE_5
 from support.scripted_llm import Call, Parallel, Say, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
@@ -446,3 +456,41 @@ async def test_an_error_in_the_text_update_offer_never_reports_the_change_failed
         changes = await session.userdata.store.address_changes(order_id="100102")
         assert [change.new_address for change in changes] == [MARKET_STREET_ADDRESS]
     assert not model.overran
+
+
+# --- what the suites every confirming specialist runs drive (support/confirming.py) ----
+
+
+async def address_changed(session: AgentSession[CallState]) -> bool:
+    return (await order_now(session, "100102")).shipping_address == MARKET_STREET_SUITE_5
+
+
+CONFIRMING = Confirming(
+    supervisor_tool="update_address",
+    confirm=Call("confirm_address"),
+    caller=JORDAN,
+    lines_to_read_back=(
+        "I need to change the delivery address for order 100102",
+        JORDAN_SAYS,
+        "1 Market Street, Suite 5, San Francisco, California 94105",
+    ),
+    steps_to_read_back=(
+        Call("update_address", {"order_id": "100102"}),
+        check_identity(JORDAN),
+        Call("record_address", MARKET_STREET_SUITE_5.model_dump()),
+    ),
+    changed=address_changed,
+    nothing_changed=ADDRESS_WORDING.nothing_done,
+    other_than_read_back=(
+        "Yes",
+        Parallel(
+            (
+                Call("record_address", {**MARKET_STREET_SUITE_5.model_dump(), "unit": "7"}),
+                Call("confirm_address"),
+            )
+        ),
+    ),
+    # The change is said by code, with the text-update question after it.
+    after_the_change=(),
+    order_tool_for="100102",
+)

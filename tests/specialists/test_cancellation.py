@@ -23,6 +23,7 @@ from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import AuditEvent, Store
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import call_session
+from support.confirming import Confirming
 from support.conversation import (
     JORDAN,
     JORDAN_SAYS,
@@ -31,6 +32,7 @@ from support.conversation import (
     ask_then_verify,
     audit_events,
     check_identity,
+    order_now,
     tool_outputs,
     verifying_for,
 )
@@ -630,3 +632,28 @@ async def test_a_reason_that_fits_neither_cancels_nothing_and_offers_a_colleague
         assert isinstance(session.current_agent, CustomerServiceAgent)
         await assert_nothing_cancelled(session)
     assert not model.overran
+
+
+# --- what the suites every confirming specialist runs drive (support/confirming.py) ----
+
+
+async def order_cancelled(session: AgentSession[CallState]) -> bool:
+    return (await order_now(session, "100102")).status is OrderStatus.CANCELLED
+
+
+CONFIRMING = Confirming(
+    supervisor_tool="cancel_order",
+    confirm=Call("confirm_cancellation"),
+    caller=JORDAN,
+    lines_to_read_back=("I'd like to cancel order 100102", JORDAN_SAYS, "I don't need it any more"),
+    steps_to_read_back=(*until_question(), NO_LONGER_NEEDED),
+    changed=order_cancelled,
+    nothing_changed=cancellation.kept_message("100102"),
+    # A yes that names another order is no yes to this one.
+    other_than_read_back=("Yes, cancel order 100101", Call("confirm_cancellation")),
+    order_tool_for="100102",
+    # A reason the store does not take.
+    refused_records={
+        "other-reason": Call("record_cancellation_reason", {"reason": "too expensive"})
+    },
+)

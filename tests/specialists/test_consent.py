@@ -23,6 +23,7 @@ from customer_service.specialists.consent import (
 )
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import call_session
+from support.confirming import Confirming, verified_then
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
 from support.scripted_llm import Call, Say, ScriptedLLM, Step
 from support.scripted_llm import relay_tool_output as relay
@@ -363,3 +364,26 @@ async def test_a_no_the_caller_did_not_say_is_asked_about(settings: Settings) ->
         record = await session.userdata.store.latest_consent(topic=SMS, customer_id="C-1001")
         assert record is not None
         assert record.granted
+
+
+# --- what the suites every confirming specialist runs drive (support/confirming.py) ----
+
+
+async def text_updates_granted(session: AgentSession[CallState]) -> bool:
+    record = await session.userdata.store.latest_consent(topic=SMS, customer_id="C-1001")
+    return record is not None and record.granted
+
+
+CONFIRMING = Confirming(
+    supervisor_tool="request_consent",
+    confirm=Call("record_consent", {"granted": True}),
+    **verified_then(
+        "Please send me text updates about my orders",
+        Call("request_consent", {"topic": "order_updates_sms"}),
+    ),
+    changed=text_updates_granted,
+    nothing_changed=UNCLEAR_CONFIRMATIONS[SMS],
+    # The caller says no; the model records a yes.
+    other_than_read_back=("No", Call("record_consent", {"granted": True})),
+    said_when_done=None,
+)

@@ -6,9 +6,11 @@ import json
 from typing import Any
 
 import pytest
+from livekit.agents import AgentSession
 
 from customer_service.addresses import read_back
 from customer_service.call.delegation import ResultRejected
+from customer_service.call.state import CallState
 from customer_service.domain import Customer
 from customer_service.settings import Settings
 from customer_service.specialists.default_address import (
@@ -24,6 +26,7 @@ from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_Q
 from customer_service.store import Store
 from customer_service.store.order_changes import Changed, ChangeRefusal
 from customer_service.testing import call_session
+from support.confirming import Confirming
 from support.conversation import (
     JORDAN,
     JORDAN_SAYS,
@@ -33,7 +36,7 @@ from support.conversation import (
     tool_outputs,
 )
 from support.demo_addresses import JORDAN_ADDRESS, MARKET_STREET_SUITE_5, PRIYA_ADDRESS
-from support.scripted_llm import Call, ScriptedLLM
+from support.scripted_llm import Call, Parallel, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
 NEW_ADDRESS = MARKET_STREET_SUITE_5
@@ -191,3 +194,35 @@ def test_a_result_for_another_account_or_not_canonical_is_rejected() -> None:
         )
     mine = DefaultAddressResult(customer_id="C-1001", address=NEW_ADDRESS)
     assert validated_default_address(mine, "C-1001") == NEW_ADDRESS
+
+
+# --- what the suites every confirming specialist runs drive (support/confirming.py) ----
+
+
+async def default_address_changed(session: AgentSession[CallState]) -> bool:
+    return (await customer(session)).address == NEW_ADDRESS
+
+
+CONFIRMING = Confirming(
+    supervisor_tool="change_default_address",
+    confirm=Call("confirm_account_address"),
+    caller=JORDAN,
+    lines_to_read_back=(
+        "I moved: please change the address on my account",
+        JORDAN_SAYS,
+        SAID_ADDRESS,
+    ),
+    steps_to_read_back=(Call("change_default_address"), check_identity(JORDAN), RECORD),
+    changed=default_address_changed,
+    nothing_changed=WORDING.nothing_done,
+    other_than_read_back=(
+        "Yes",
+        Parallel(
+            (
+                Call("record_account_address", {**NEW_ADDRESS.model_dump(), "unit": "7"}),
+                Call("confirm_account_address"),
+            )
+        ),
+    ),
+    account="C-1001",
+)

@@ -29,6 +29,7 @@ from customer_service.store.order_changes import ChangeRefusal
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import call_session
 from support.clock import DEMO_ORDERS
+from support.confirming import Confirming
 from support.conversation import (
     JORDAN,
     JORDAN_SAYS,
@@ -470,3 +471,47 @@ def test_every_refusal_the_store_can_answer_has_its_own_sentence() -> None:
         sentences.add(sentence)
     # One refusal is the same for a missing order and a stranger's; every other its own.
     assert len(sentences) == len(answered) - 1
+
+
+# --- what the suites every confirming specialist runs drive (support/confirming.py) ----
+
+
+async def mat_exchanged(session: AgentSession[CallState]) -> bool:
+    exchanged = (await order_now(session, DELIVERED)).exchange
+    return exchanged is not None and (exchanged.new_item_ids, exchanged.method_id) == (
+        (MAT_6MM,),
+        PAYPAL,
+    )
+
+
+CONFIRMING = Confirming(
+    supervisor_tool="exchange_items",
+    confirm=Call("confirm_exchange"),
+    caller=PRIYA,
+    lines_to_read_back=(
+        "I'd like to exchange something from order 200201",
+        PRIYA_SAYS,
+        "The mat, for the 6 mm one, with PayPal",
+    ),
+    steps_to_read_back=(
+        *verifying_for("exchange_items", DELIVERED, PRIYA),
+        record("record_exchange", [MAT_4MM], [MAT_6MM], PAYPAL),
+    ),
+    changed=mat_exchanged,
+    nothing_changed=WORDING.nothing_done,
+    # The caller says yes to the mat; the model records the blocks and confirms.
+    other_than_read_back=(
+        "Yes",
+        Parallel(
+            (
+                record("record_exchange", [BLOCK_CORK] * 2, [BLOCK_FOAM] * 2, GIFT_CARD),
+                Call("confirm_exchange"),
+            )
+        ),
+    ),
+    order_tool_for=DELIVERED,
+    beyond_the_caller=(
+        record("record_exchange", [MAT_4MM], [MAT_6MM], JORDANS_CARD),
+        record("record_exchange", [MAT_4MM], [HEADPHONES_BLACK], PAYPAL),
+    ),
+)

@@ -24,6 +24,7 @@ from customer_service.store.order_changes import ChangeRefusal
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import call_session
 from support.clock import DEMO_ORDERS
+from support.confirming import Confirming
 from support.conversation import (
     JORDAN,
     JORDAN_SAYS,
@@ -34,7 +35,7 @@ from support.conversation import (
     tool_outputs,
     verifying_for,
 )
-from support.scripted_llm import Call, ScriptedLLM, Step
+from support.scripted_llm import Call, Parallel, ScriptedLLM, Step
 from support.scripted_llm import relay_tool_output as relay
 from support.store_records import save_orders
 from support.swaps import (
@@ -44,6 +45,8 @@ from support.swaps import (
     BOTTLE_GREEN_750,
     DELIVERED,
     GIFT_CARD,
+    HEADPHONES_BLACK,
+    JORDANS_CARD,
     MAT_6MM,
     PAYPAL,
     PENDING,
@@ -396,3 +399,44 @@ def test_every_refusal_the_store_can_answer_has_its_own_sentence() -> None:
         sentences.add(sentence)
     # One refusal is the same for a missing order and a stranger's; every other its own.
     assert len(sentences) == len(answered) - 1
+
+
+# --- what the suites every confirming specialist runs drive (support/confirming.py) ----
+
+
+async def bottles_made_bigger(session: AgentSession[CallState]) -> bool:
+    items = (await order_now(session, PENDING)).items
+    return [(item.item_id, item.quantity) for item in items] == [(BOTTLE_BLUE_750, 3)]
+
+
+CONFIRMING = Confirming(
+    supervisor_tool="change_items",
+    confirm=Call("confirm_item_change"),
+    caller=PRIYA,
+    lines_to_read_back=(
+        "I'd like to change the items of order 200202",
+        PRIYA_SAYS,
+        "The bigger ones, from my gift card",
+    ),
+    steps_to_read_back=(
+        *verifying_for("change_items", PENDING, PRIYA),
+        record("record_item_change", [BOTTLE_BLUE] * 3, [BOTTLE_BLUE_750] * 3, GIFT_CARD),
+    ),
+    changed=bottles_made_bigger,
+    nothing_changed=WORDING.nothing_done,
+    # The caller says yes to bigger bottles; the model records green ones and confirms.
+    other_than_read_back=(
+        "Yes",
+        Parallel(
+            (
+                record("record_item_change", [BOTTLE_BLUE] * 3, [BOTTLE_GREEN] * 3, GIFT_CARD),
+                Call("confirm_item_change"),
+            )
+        ),
+    ),
+    order_tool_for=PENDING,
+    beyond_the_caller=(
+        record("record_item_change", [BOTTLE_BLUE] * 3, [BOTTLE_BLUE_750] * 3, JORDANS_CARD),
+        record("record_item_change", [BOTTLE_BLUE], [HEADPHONES_BLACK], GIFT_CARD),
+    ),
+)

@@ -1,11 +1,13 @@
 """A model that misbehaves around a confirmation: every specialist that acts only on the
 caller's own yes holds, whatever the model calls, with whatever arguments, in one reply.
 
-Each confirming specialist runs every case by naming itself in `SUITE` (its declaration
-is in `tests/support/confirming.py`). Each case drives the real supervisor, specialists
-and store; only the model is scripted: it misbehaves once, then behaves (it relays what
-tools say and confirms when the caller's latest words say yes), so the case also shows
-that the caller's own yes, said afterwards, still makes the change exactly once.
+Every specialist whose registration writes runs every case: the suite is built from the
+registrations and the `CONFIRMING` each declares in its own test module
+(`tests/support/confirming.py`), and fails naming one that declares none. Each case
+drives the real supervisor, specialists and store; only the model is scripted: it
+misbehaves once, then behaves (it relays what tools say and confirms when the caller's
+latest words say yes), so the case also shows that the caller's own yes, said
+afterwards, still makes the change exactly once.
 """
 
 from __future__ import annotations
@@ -20,55 +22,41 @@ from customer_service.call.wording import spaced_digits
 from customer_service.settings import Settings
 from customer_service.specialists.order_lookup import not_found_message
 from customer_service.testing import call_session
-from support.confirming import (
-    ADDRESS_CHANGE,
-    CANCELLATION,
-    CONSENT,
-    DEFAULT_ADDRESS,
-    EXCHANGE,
-    ITEM_CHANGE,
-    PAYMENT_CHANGE,
-    RETURNS,
-    Confirming,
-)
+from support.confirming import Confirming, confirming_cases
 from support.conversation import agent_lines, audit_events, check_identity, tool_outputs
-from support.demo_addresses import PRIYA_ADDRESS
 from support.scripted_llm import Call, Decision, Parallel, Rule, Say, ScriptedLLM, Step, Turn
 
-SUITE = [
-    CANCELLATION,
-    ADDRESS_CHANGE,
-    RETURNS,
-    PAYMENT_CHANGE,
-    CONSENT,
-    DEFAULT_ADDRESS,
-    EXCHANGE,
-    ITEM_CHANGE,
-]
-IDS = [
-    "cancellation",
-    "address_change",
-    "returns",
-    "payment_change",
-    "consent",
-    "default_address",
-    "exchange",
-    "item_change",
-]
-EVERY_ONE = pytest.mark.parametrize("specialist", SUITE, ids=IDS)
+DECLARED = confirming_cases()
+SUITE = DECLARED.found
+EVERY_ONE = pytest.mark.parametrize("specialist", DECLARED.cases, ids=DECLARED.names)
 ORDER_BOUND = pytest.mark.parametrize(
-    "specialist",
-    [pytest.param(s, id=i) for s, i in zip(SUITE, IDS, strict=True) if s.order_tool_for],
+    "specialist", [pytest.param(s, id=i) for i, s in SUITE.items() if s.order_tool_for]
+)
+ACCOUNT_LEVEL = pytest.mark.parametrize(
+    "specialist", [pytest.param(s, id=i) for i, s in SUITE.items() if s.account]
 )
 CHOOSING = pytest.mark.parametrize(
     ("specialist", "beyond"),
     [
         pytest.param(s, call, id=f"{i}-{index}")
-        for s, i in zip(SUITE, IDS, strict=True)
+        for i, s in SUITE.items()
         for index, call in enumerate(s.beyond_the_caller)
     ],
 )
+REFUSED = pytest.mark.parametrize(
+    ("specialist", "record"),
+    [
+        pytest.param(s, call, id=f"{i}-{key}")
+        for i, s in SUITE.items()
+        for key, call in s.refused_records.items()
+    ],
+)
 HANG_GUARD_S = 10.0  # a generous bound: a hang must fail the test, not stall it
+
+
+def test_every_specialist_that_writes_declares_how_to_drive_it() -> None:
+    assert DECLARED.missing == []
+    assert DECLARED.names  # the suite runs some
 
 
 def behaving(specialist: Confirming) -> Rule:
@@ -225,19 +213,20 @@ async def test_another_customers_order_reads_exactly_like_an_unknown_one(
     )
 
 
+@ACCOUNT_LEVEL
 async def test_an_account_level_change_reaches_only_the_verified_callers_account(
-    settings: Settings,
+    settings: Settings, specialist: Confirming
 ) -> None:
-    # The model names Priya's account where it can (arguments the tools do not take):
-    # only Jordan, who verified, is changed.
-    specialist = DEFAULT_ADDRESS
+    # The model names another account wherever it can (arguments the tools do not
+    # take): only the caller who verified is changed, once.
+    other = "C-1002" if specialist.account != "C-1002" else "C-1001"
     *_, record = specialist.steps_to_read_back
     assert isinstance(record, Call)
     model = ScriptedLLM(
         [
-            Call(specialist.supervisor_tool, {"customer_id": "C-1002"}),
+            Call(specialist.supervisor_tool, {"customer_id": other}),
             check_identity(specialist.caller),
-            Call(record.name, {**record.arguments, "customer_id": "C-1002"}),
+            Call(record.name, {**record.arguments, "customer_id": other}),
         ],
         then=behaving(specialist),
     )
@@ -245,11 +234,11 @@ async def test_an_account_level_change_reaches_only_the_verified_callers_account
         await reach_read_back(session, specialist)
         await session.run(user_input="Yes")
         await assert_changed_once(session, specialist)
-        priya = await session.userdata.store.get_customer("C-1002")
-        assert priya is not None
-        assert priya.address == PRIYA_ADDRESS
         (event,) = await audit_events(session, kind=specialist.writes)
-        assert event.customer_id == "C-1001"
+        assert event.customer_id == specialist.account
+        # No write of the kind stored for anyone else, in this call or any.
+        everyone = await session.userdata.store.audit_events(kind=specialist.writes)
+        assert {stored.customer_id for stored in everyone} == {specialist.account}
 
 
 @CHOOSING
@@ -270,41 +259,7 @@ async def test_a_record_beyond_the_callers_choices_is_refused_with_a_confirm_aft
         assert await specialist.changed(session) is (writes == 1)
 
 
-ARGUMENTS_THE_RULES_REFUSE = {
-    # Another customer's card, the method that pays already, a method nobody has.
-    "payment_change-another-customers-method": (
-        PAYMENT_CHANGE,
-        Call("record_payment_change", {"payment_method_id": "credit_card_9000101"}),
-    ),
-    "payment_change-same-method": (
-        PAYMENT_CHANGE,
-        Call("record_payment_change", {"payment_method_id": "gift_card_9000202"}),
-    ),
-    # A reason the store does not take.
-    "cancellation-other-reason": (
-        CANCELLATION,
-        Call("record_cancellation_reason", {"reason": "too expensive"}),
-    ),
-    # A refund to another customer's card, or to a method that did not pay for the order.
-    "returns-another-customers-method": (
-        RETURNS,
-        Call(
-            "record_return",
-            {
-                "item_numbers": [1, 2],
-                "reason": "no_longer_needed",
-                "refund_method_id": "credit_card_9000101",
-            },
-        ),
-    ),
-}
-
-
-@pytest.mark.parametrize(
-    ("specialist", "record"),
-    list(ARGUMENTS_THE_RULES_REFUSE.values()),
-    ids=list(ARGUMENTS_THE_RULES_REFUSE),
-)
+@REFUSED
 async def test_a_record_with_arguments_the_rules_refuse_changes_nothing_even_on_a_yes(
     settings: Settings, specialist: Confirming, record: Call
 ) -> None:
@@ -314,6 +269,6 @@ async def test_a_record_with_arguments_the_rules_refuse_changes_nothing_even_on_
         await reach_read_back(session, specialist)
         (refused,) = tool_outputs(session, record.name)
         assert refused.is_error
-        assert "credit_card_9000101" not in refused.output
+        assert "credit_card_9000101" not in refused.output  # another customer's card
         await session.run(user_input="Yes")
         await assert_unchanged(session, specialist)

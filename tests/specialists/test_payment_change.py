@@ -26,6 +26,7 @@ from customer_service.store import Store
 from customer_service.store.order_changes import Changed, ChangeRefusal
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import call_session
+from support.confirming import Confirming
 from support.conversation import (
     JORDAN,
     JORDAN_SAYS,
@@ -33,6 +34,7 @@ from support.conversation import (
     agent_lines,
     ask_then_verify,
     audit_events,
+    order_now,
     tool_outputs,
     verifying_for,
 )
@@ -346,3 +348,36 @@ def test_every_refusal_of_the_store_is_a_sentence_without_internal_words(
     assert said.endswith((".", "?"))
     assert "_" not in said
     assert refusal.value not in said
+
+
+# --- what the suites every confirming specialist runs drive (support/confirming.py) ----
+
+
+async def paid_with_paypal(session: AgentSession[CallState]) -> bool:
+    payments = (await order_now(session, "200202")).payments
+    return [payment.method_id for payment in payments][1:2] == [PAYPAL]
+
+
+CONFIRMING = Confirming(
+    supervisor_tool="change_payment_method",
+    confirm=Call("confirm_payment_change"),
+    caller=PRIYA,
+    lines_to_read_back=(
+        "I'd like to change how order 200202 is paid",
+        PRIYA_SAYS,
+        "With my PayPal account",
+    ),
+    steps_to_read_back=(*until_question(), TO_PAYPAL),
+    changed=paid_with_paypal,
+    nothing_changed=WORDING.nothing_done,
+    # The caller keeps the gift card; the model confirms the change anyway.
+    other_than_read_back=("No, keep the gift card", Call("confirm_payment_change")),
+    order_tool_for="200202",
+    # Another customer's card, the method that pays already.
+    refused_records={
+        "another-customers-method": Call(
+            "record_payment_change", {"payment_method_id": JORDANS_VISA}
+        ),
+        "same-method": Call("record_payment_change", {"payment_method_id": GIFT_CARD}),
+    },
+)

@@ -25,6 +25,7 @@ from customer_service.specialists.returns import (
 from customer_service.store import ReturnOutcome, ReturnReason, ReturnRequest, Store
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import call_session
+from support.confirming import Confirming
 from support.conversation import (
     JORDAN,
     JORDAN_SAYS,
@@ -32,6 +33,7 @@ from support.conversation import (
     agent_lines,
     ask_then_verify,
     audit_events,
+    order_now,
     tool_outputs,
     verifying_for,
 )
@@ -525,3 +527,53 @@ def test_a_refund_method_the_store_no_longer_allows_is_a_sentence() -> None:
         "That payment method can't take the refund for order 2 0 0, 2 0 1 any more, so "
         f"nothing was requested. {OFFER_HUMAN}"
     )
+
+
+# --- what the suites every confirming specialist runs drive (support/confirming.py) ----
+
+
+async def return_requested(session: AgentSession[CallState]) -> bool:
+    requests = await session.userdata.store.return_requests()
+    order = await order_now(session, "200201")
+    refunded_to = order.returned.method_id if order.returned else None
+    return [r.item_indices for r in requests] == [(0, 1)] and refunded_to == PAYPAL
+
+
+CONFIRMING = Confirming(
+    supervisor_tool="request_return",
+    confirm=Call("confirm_return"),
+    caller=PRIYA,
+    lines_to_read_back=(
+        "I'd like to return order 200201",
+        PRIYA_SAYS,
+        "All of them, I really don't need them any more",
+    ),
+    steps_to_read_back=(*verifying_for("request_return", "200201", PRIYA), RECORD_ALL),
+    changed=return_requested,
+    nothing_changed=RETURN_WORDING.nothing_done,
+    other_than_read_back=(
+        "Yes",
+        Parallel(
+            (
+                Call(
+                    "record_return",
+                    {"item_numbers": [1], "reason": "damaged", "refund_method_id": GIFT_CARD},
+                ),
+                Call("confirm_return"),
+            )
+        ),
+    ),
+    said_when_done="Your return is requested.",
+    order_tool_for="200201",
+    # A refund to another customer's card.
+    refused_records={
+        "another-customers-method": Call(
+            "record_return",
+            {
+                "item_numbers": [1, 2],
+                "reason": "no_longer_needed",
+                "refund_method_id": "credit_card_9000101",
+            },
+        )
+    },
+)

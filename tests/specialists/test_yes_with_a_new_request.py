@@ -1,8 +1,8 @@
 """A yes to a read-back said with a new request: the confirmed change is made before the
 call moves on, or the caller is told plainly that nothing was changed.
 
-Every specialist that confirms before acting (address change, cancellation, returns,
-exchange, item change) is
+Every specialist that confirms before acting and settles its change before moving on (its
+`CONFIRMING`, declared in its own test module, says how its done sentence begins) is
 driven the same way through the real supervisor, specialists and store: the caller
 hears the read-back in full, then answers it and asks for something else in one breath,
 and the model sends the confirm tool and `caller_wants_something_else` in one reply, in
@@ -18,36 +18,14 @@ from customer_service.call.state import CallState
 from customer_service.call.wording import LEFT_FOR_SOMETHING_ELSE
 from customer_service.settings import Settings
 from customer_service.testing import call_session
-from support.confirming import (
-    ADDRESS_CHANGE,
-    CANCELLATION,
-    DEFAULT_ADDRESS,
-    EXCHANGE,
-    ITEM_CHANGE,
-    PAYMENT_CHANGE,
-    RETURNS,
-    Confirming,
-)
+from support.confirming import Confirming, confirming_cases
 from support.conversation import agent_lines, tool_outputs
 from support.scripted_llm import Call, Parallel, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
 LEAVE = Call("caller_wants_something_else", {"request": "another request"})
-
-
-SPECIALISTS = pytest.mark.parametrize(
-    "specialist",
-    [CANCELLATION, ADDRESS_CHANGE, RETURNS, PAYMENT_CHANGE, DEFAULT_ADDRESS, EXCHANGE, ITEM_CHANGE],
-    ids=[
-        "cancellation",
-        "address_change",
-        "returns",
-        "payment_change",
-        "default_address",
-        "exchange",
-        "item_change",
-    ],
-)
+SETTLING = {name: case for name, case in confirming_cases().found.items() if case.said_when_done}
+SPECIALISTS = pytest.mark.parametrize("specialist", SETTLING.values(), ids=SETTLING.keys())
 ORDERS = pytest.mark.parametrize(
     "confirm_first", [True, False], ids=["confirm_first", "leave_first"]
 )
@@ -89,9 +67,10 @@ async def test_a_yes_with_a_new_request_makes_the_change_before_leaving(
         assert await specialist.changed(session)
         (output,) = tool_outputs(session, specialist.supervisor_tool)
         assert not output.is_error
-        assert output.output.startswith(("Done.", "Your return is requested."))
+        assert specialist.said_when_done is not None
+        assert output.output.startswith(specialist.said_when_done)
         heard = agent_lines(session)
-        assert any(line.startswith(("Done.", "Your return is requested.")) for line in heard)
+        assert any(line.startswith(specialist.said_when_done) for line in heard)
         assert LEFT_FOR_SOMETHING_ELSE not in heard
         assert specialist.nothing_changed not in heard
     assert not model.overran

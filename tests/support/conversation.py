@@ -8,6 +8,7 @@ from livekit.agents import AgentSession, llm
 
 from customer_service.call import audit
 from customer_service.call.state import CallState
+from customer_service.domain import Order
 from customer_service.store import AuditEvent
 
 from .scripted_llm import Call
@@ -74,3 +75,10 @@ async def audit_kinds(session: AgentSession[CallState]) -> list[str]:
         call_id=session.userdata.call_id
     )
     return [event.kind for event in events]
+
+
+async def order_now(session: AgentSession[CallState], order_id: str) -> Order:
+    """The order as the call's store holds it now."""
+    order = await session.userdata.store.get_order(order_id)
+    assert order is not None
+    return order

@@ -8,8 +8,9 @@ from decimal import Decimal
 from livekit.agents import AgentSession
 
 from customer_service.call.state import CallState
-from customer_service.domain import Order, PaymentMethod
+from customer_service.domain import PaymentMethod
 
+from .conversation import order_now as order_now  # read here by the swap tests
 from .scripted_llm import Call
 
 PRIYA_SAYS = "Priya Natarajan, 10001, priya.n@example.com"
@@ -38,12 +39,6 @@ def record(tool: str, item_ids: list[str], new_item_ids: list[str], method: str)
     return Call(
         tool, {"item_ids": item_ids, "new_item_ids": new_item_ids, "payment_method_id": method}
     )
-
-
-async def order_now(session: AgentSession[CallState], order_id: str) -> Order:
-    order = await session.userdata.store.get_order(order_id)
-    assert order is not None
-    return order
 
 
 async def methods_now(session: AgentSession[CallState]) -> dict[str, PaymentMethod]:
