@@ -23,10 +23,8 @@ from support.offline_chat import (
     GREETING,
     IDENTITY,
     IDENTITY_QUESTION,
-    JORDAN,
     ORDER_LOOKUP,
     ORDER_QUESTION,
-    PRIYA,
     SUPERVISOR,
     answer,
     called,
@@ -37,6 +35,10 @@ from support.offline_chat import (
     user,
     without,
 )
+from support.own_tests import OfflineChat, declared
+
+CHATS = declared("OFFLINE_CHAT", OfflineChat)
+"""The chat each registered specialist declares in its own test module."""
 
 
 class _RecordingOfflineLLM(OfflineLLM):
@@ -68,66 +70,26 @@ def test_each_offline_specialist_plays_one_real_specialist() -> None:
     assert {specialist.supervisor_tool for specialist in registered()} <= supervisor
 
 
+def test_every_offline_specialist_declares_a_chat_that_reaches_it() -> None:
+    assert CHATS.missing == []
+
+
+@pytest.mark.parametrize("name", CHATS.names)
 async def test_the_real_agents_offer_every_tool_the_offline_model_knows_them_by(
-    demo_database_url: str,
+    demo_database_url: str, name: str
 ) -> None:
-    # One chat through every specialist: while each is active, the real agent offers all
-    # of its marker tools (a confirm tool only once something is recorded), and the
-    # supervisor every specialist's tool.
+    # A chat through the specialist (its own test module's `OFFLINE_CHAT`): while it is
+    # active, the real agent offers all of its marker tools (a confirm tool only once
+    # something is recorded), and the supervisor offers its tool.
     model = _RecordingOfflineLLM()
-    said = (
-        await chat(
-            demo_database_url,
-            "I need to change the delivery address for order 100102",
-            JORDAN,
-            "1 Market Street, Suite 5, San Francisco, CA 94105",
-            "yes",
-            "no",
-            "I'd like to check an order",
-            "100101",
-            "I'd like to cancel order 100102",
-            "I don't need it any more",
-            "yes",
-            "Change the address on my account",
-            "1 Market Street, Suite 5, San Francisco, CA 94105",
-            "yes",
-            "What colours does the water bottle come in?",
-            "That's all",
-            "bye",
-            model=model,
-        )
-    ).agent
+    said = (await chat(demo_database_url, *CHATS.found[name].lines, model=model)).agent
     assert said[-1] == GOODBYE
-    # Only Priya has a delivered order to return or exchange: the exchange is declined.
-    returned = (
-        await chat(
-            demo_database_url,
-            "I'd like to exchange something from order 200201",
-            PRIYA,
-            "the mat, for the 6 mm one, with paypal",
-            "no",
-            # Paid once: its payment changes before its items do.
-            "I'd like to pay for order 200202 with PayPal instead",
-            "yes",
-            "yes",
-            "I'd like to change the items of order 200202",
-            "the same ones but in green",
-            "yes",
-            "I'd like to return order 200201",
-            "all of them, I don't need them any more",
-            "onto my gift card",
-            "yes",
-            "bye",
-            model=model,
-        )
-    ).agent
-    assert returned[-1] == GOODBYE
     offered_while: dict[str, set[str]] = defaultdict(set)
     for tools in model.offered:
         offered_while[profile_for(tools).name] |= tools
-    for specialist in registered():
-        assert specialist.markers <= offered_while[specialist.name], specialist.name
-        assert specialist.supervisor_tool in offered_while["supervisor"], specialist.name
+    (specialist,) = [played for played in registered() if played.name == name]
+    assert specialist.markers <= offered_while[name]
+    assert specialist.supervisor_tool in offered_while["supervisor"]
 
 
 async def test_names_itself_and_streams_one_chunk_of_text_or_one_call() -> None:

@@ -7,6 +7,8 @@ from livekit.agents import llm
 
 from customer_service.domain import OrderStatus
 from customer_service.offline_llm.routing import DECLINED_OFFER
+from customer_service.offline_llm.specialists import registered
+from customer_service.specialists import SPECIALISTS
 from customer_service.specialists.address_update import not_changeable_message
 from support.offline_chat import (
     ACCEPTED_OFFER,
@@ -157,18 +159,23 @@ async def test_no_to_a_colleague_asks_what_else_then_no_ends_the_call() -> None:
 
 
 async def test_anything_else_lists_what_the_agent_can_do() -> None:
-    # The menu is built from the offered tools' phrases; these are its exact words.
+    # The menu says the menu phrase of each specialist the supervisor may start, in
+    # `menu_rank` order (equal ranks in `route_rank` order): every registration's, and
+    # only the core tools' when the others are not offered.
     assert CAPABILITIES == (
         "I can check the status of an order, or put you through to a person. "
         "What would you like to do?"
     )
-    assert CAPABILITIES_WITH_ADDRESS == (
-        "I can check the status of an order, change a delivery address, change the address "
-        "on your account, cancel an order, change how an order is paid, change the items of "
-        "an order, return items from an order you've received, exchange items you've "
-        "received, answer questions about our products, or put you through to a person. "
-        "What would you like to do?"
+    phrases = {entry.name: entry.menu_phrase for entry in SPECIALISTS if entry.menu_phrase}
+    on_menu = sorted(
+        (played for played in registered() if played.name in phrases),
+        key=lambda played: (played.menu_rank, played.route_rank),
     )
+    listed = "".join(f"{phrases[played.name]}, " for played in on_menu)
+    assert (
+        f"I can {listed}or put you through to a person. What would you like to do?"
+    ) == CAPABILITIES_WITH_ADDRESS
+    assert len(on_menu) == len(phrases) >= 2
     assert said(await answer(SUPERVISOR, user("What's the weather like?"))) == CAPABILITIES
     assert said(await answer(FULL_SUPERVISOR, user("What's the weather like?"))) == (
         CAPABILITIES_WITH_ADDRESS

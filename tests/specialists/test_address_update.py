@@ -31,6 +31,7 @@ from support.conversation import (
     tool_outputs,
 )
 from support.demo_addresses import MARKET_STREET_SUITE_5
+from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Parallel, Say, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
@@ -494,3 +495,16 @@ CONFIRMING = Confirming(
     after_the_change=(),
     order_tool_for="100102",
 )
+
+
+OFFLINE_CHAT = OfflineChat(
+    (
+        "I need to change the delivery address for order 100102",
+        JORDAN_SAYS,
+        "1 Market Street, Suite 5, San Francisco, CA 94105",
+        "yes",
+        "no",
+        "bye",
+    )
+)
+"""A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

@@ -36,6 +36,7 @@ from support.conversation import (
     tool_outputs,
     verifying_for,
 )
+from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Decision, Parallel, Say, ScriptedLLM, Step, Turn
 from support.scripted_llm import relay_tool_output as relay
 from support.store_records import save_orders, stored_order
@@ -657,3 +658,15 @@ CONFIRMING = Confirming(
         "other-reason": Call("record_cancellation_reason", {"reason": "too expensive"})
     },
 )
+
+
+OFFLINE_CHAT = OfflineChat(
+    (
+        "I'd like to cancel order 100102",
+        JORDAN_SAYS,
+        "I don't need it any more",
+        "yes",
+        "bye",
+    )
+)
+"""A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

@@ -25,6 +25,7 @@ from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import call_session
 from support.confirming import Confirming, verified_then
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
+from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Say, ScriptedLLM, Step
 from support.scripted_llm import relay_tool_output as relay
 
@@ -387,3 +388,14 @@ CONFIRMING = Confirming(
     other_than_read_back=("No", Call("record_consent", {"granted": True})),
     said_when_done=None,
 )
+
+
+OFFLINE_CHAT = OfflineChat(
+    (
+        "Please send me text updates about my orders",
+        JORDAN_SAYS,
+        "yes",
+        "bye",
+    )
+)
+"""A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

@@ -36,6 +36,7 @@ from support.conversation import (
     tool_outputs,
 )
 from support.demo_addresses import JORDAN_ADDRESS, MARKET_STREET_SUITE_5, PRIYA_ADDRESS
+from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Parallel, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
@@ -226,3 +227,15 @@ CONFIRMING = Confirming(
     ),
     account="C-1001",
 )
+
+
+OFFLINE_CHAT = OfflineChat(
+    (
+        "Change the address on my account",
+        JORDAN_SAYS,
+        "1 Market Street, Suite 5, San Francisco, CA 94105",
+        "yes",
+        "bye",
+    )
+)
+"""A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

@@ -40,6 +40,7 @@ from support.conversation import (
     tool_outputs,
     verifying_for,
 )
+from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Parallel, ScriptedLLM, Step
 from support.scripted_llm import relay_tool_output as relay
 from support.store_records import save_orders, save_payment_methods
@@ -515,3 +516,15 @@ CONFIRMING = Confirming(
         record("record_exchange", [MAT_4MM], [HEADPHONES_BLACK], PAYPAL),
     ),
 )
+
+
+OFFLINE_CHAT = OfflineChat(
+    (
+        "I'd like to exchange something from order 200201",
+        PRIYA_SAYS,
+        "the mat, for the 6 mm one, with paypal",
+        "no",
+        "bye",
+    )
+)
+"""A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

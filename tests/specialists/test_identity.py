@@ -13,7 +13,15 @@ from customer_service.specialists.identity import (
     mismatch_message,
 )
 from customer_service.testing import call_session
-from support.conversation import JORDAN, PRIYA, agent_lines, audit_kinds, check_identity
+from support.conversation import (
+    JORDAN,
+    JORDAN_SAYS,
+    PRIYA,
+    agent_lines,
+    audit_kinds,
+    check_identity,
+)
+from support.own_tests import OfflineChat
 from support.scripted_llm import IDENTITY_TOOLS, SUPERVISOR_TOOLS, Call, Say, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
@@ -193,3 +201,13 @@ async def test_already_verified_caller_is_not_asked_again(settings: Settings) ->
         again.expect.next_event().is_message(role="assistant")
         again.expect.no_more_events()
     assert len(model.turns) == 5
+
+
+OFFLINE_CHAT = OfflineChat(
+    (
+        "Please verify me",
+        JORDAN_SAYS,
+        "bye",
+    )
+)
+"""A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

@@ -35,6 +35,7 @@ from support.conversation import (
     tool_outputs,
     verifying_for,
 )
+from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Parallel, ScriptedLLM, Step
 from support.scripted_llm import relay_tool_output as relay
 from support.store_records import save_orders
@@ -440,3 +441,15 @@ CONFIRMING = Confirming(
         record("record_item_change", [BOTTLE_BLUE], [HEADPHONES_BLACK], GIFT_CARD),
     ),
 )
+
+
+OFFLINE_CHAT = OfflineChat(
+    (
+        "I'd like to change the items of order 200202",
+        PRIYA_SAYS,
+        "the same ones but in green",
+        "yes",
+        "bye",
+    )
+)
+"""A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

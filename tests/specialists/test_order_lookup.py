@@ -38,6 +38,7 @@ from support.conversation import (
     check_identity,
     tool_outputs,
 )
+from support.own_tests import OfflineChat
 from support.scripted_llm import ORDER_LOOKUP_TOOLS, Call, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
@@ -446,3 +447,14 @@ async def test_quote_marks_in_stored_text_cannot_end_its_quotation(
     # Two quotations (the item and the address), each opened and closed once.
     assert output.count('"') == 4
     assert "\n" not in output
+
+
+OFFLINE_CHAT = OfflineChat(
+    (
+        "I'd like to check an order",
+        JORDAN_SAYS,
+        "100101",
+        "bye",
+    )
+)
+"""A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

@@ -21,6 +21,7 @@ from support.conversation import (
     JORDAN,
     JORDAN_SAYS,
     PRIYA,
+    PRIYA_SAYS,
     agent_lines,
     audit_events,
     check_identity,
@@ -30,7 +31,6 @@ from support.offline_chat import demo_order
 from support.scripted_llm import ORDER_LOOKUP_TOOLS, Call, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
-PRIYA_SAYS = "Priya Natarajan, 10001, priya.n@example.com"
 MARIA: dict[str, Any] = {
     "full_name": "María García",
     "postal_code": "28013",

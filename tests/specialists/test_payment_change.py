@@ -31,6 +31,7 @@ from support.conversation import (
     JORDAN,
     JORDAN_SAYS,
     PRIYA,
+    PRIYA_SAYS,
     agent_lines,
     ask_then_verify,
     audit_events,
@@ -38,11 +39,11 @@ from support.conversation import (
     tool_outputs,
     verifying_for,
 )
+from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Parallel, ScriptedLLM, Step
 from support.scripted_llm import relay_tool_output as relay
 from support.store_records import save_orders, save_payment_methods, stored_order
 
-PRIYA_SAYS = "Priya Natarajan, 10001, priya.n@example.com"
 PAYPAL = "paypal_9000201"
 GIFT_CARD = "gift_card_9000202"
 JORDANS_VISA = "credit_card_9000101"
@@ -381,3 +382,15 @@ CONFIRMING = Confirming(
         "same-method": Call("record_payment_change", {"payment_method_id": GIFT_CARD}),
     },
 )
+
+
+OFFLINE_CHAT = OfflineChat(
+    (
+        "I'd like to pay for order 200202 with PayPal instead",
+        PRIYA_SAYS,
+        "yes",
+        "yes",
+        "bye",
+    )
+)
+"""A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

@@ -18,6 +18,7 @@ from customer_service.specialists.product_questions import (
 )
 from customer_service.testing import call_session
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
+from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Parallel, ScriptedLLM, Turn
 from support.scripted_llm import relay_tool_output as relay
 
@@ -169,3 +170,13 @@ def test_a_product_with_many_variants_is_summed_up_and_a_narrow_question_answere
     )
     assert described(shirt, ["XL", "Blue"]) == '"T-Shirt": "XL, blue": available, $30.00.'
     assert described(shirt, ["green"]).endswith('It doesn\'t come in "green".')
+
+
+OFFLINE_CHAT = OfflineChat(
+    (
+        "What colours does the water bottle come in?",
+        "That's all",
+        "bye",
+    )
+)
+"""A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

@@ -30,6 +30,7 @@ from support.conversation import (
     JORDAN,
     JORDAN_SAYS,
     PRIYA,
+    PRIYA_SAYS,
     agent_lines,
     ask_then_verify,
     audit_events,
@@ -37,10 +38,10 @@ from support.conversation import (
     tool_outputs,
     verifying_for,
 )
+from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Parallel, Say, ScriptedLLM, Step
 from support.scripted_llm import relay_tool_output as relay
 
-PRIYA_SAYS = "Priya Natarajan, 10001, priya.n@example.com"
 RETURN_TOOLS = frozenset({"record_return", "give_up"})
 PAYPAL = "paypal_9000201"
 GIFT_CARD = "gift_card_9000202"
@@ -577,3 +578,16 @@ CONFIRMING = Confirming(
         )
     },
 )
+
+
+OFFLINE_CHAT = OfflineChat(
+    (
+        "I'd like to return order 200201",
+        PRIYA_SAYS,
+        "all of them, I don't need them any more",
+        "onto my gift card",
+        "yes",
+        "bye",
+    )
+)
+"""A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

@@ -27,8 +27,6 @@ from .own_tests import SPECIALIST_TESTS, Declared, declared
 from .scripted_llm import Call, Decision, Step
 from .scripted_llm import relay_tool_output as relay
 
-PRIYA_SAYS = "Priya Natarajan, 10001, priya.n@example.com"
-
 
 @dataclass(frozen=True)
 class Confirming:

@@ -25,6 +25,7 @@ PRIYA: dict[str, Any] = {
     "postal_code": "10001",
     "phone_or_email": "priya.n@example.com",
 }
+PRIYA_SAYS = "Priya Natarajan, 10001, priya.n@example.com"
 
 
 def check_identity(details: dict[str, Any], **changes: str) -> Call:

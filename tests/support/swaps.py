@@ -10,10 +10,10 @@ from livekit.agents import AgentSession
 from customer_service.call.state import CallState
 from customer_service.domain import PaymentMethod
 
-from .conversation import order_now as order_now  # read here by the swap tests
+from .conversation import PRIYA_SAYS as PRIYA_SAYS  # read here by the swap tests
+from .conversation import order_now as order_now
 from .scripted_llm import Call
 
-PRIYA_SAYS = "Priya Natarajan, 10001, priya.n@example.com"
 DELIVERED = "200201"
 """A Cork yoga mat 4 mm (68.00) and two cork Yoga blocks (14.50 each), paid by PayPal."""
 PENDING = "200202"
