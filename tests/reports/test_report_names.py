@@ -7,14 +7,31 @@ from livekit.agents.utils import misc
 
 from customer_service.call.state import DelegationOutcome
 from customer_service.reports.collect import Outcome
-from customer_service.reports.names import NAMES, Tone, plain, tone
+from customer_service.reports.names import (
+    NAMES,
+    Name,
+    Tone,
+    name_of,
+    plain,
+    specialist_names,
+    tone,
+)
 from customer_service.reports.summary import USAGE_AMOUNTS
 from customer_service.reports.turns import STEPS
 from customer_service.specialists import SPECIALISTS
 
 
+def test_every_specialist_registers_its_plain_name() -> None:
+    assert [entry.name for entry in SPECIALISTS if entry.plain_name is None] == []
+    specialists = specialist_names()
+    for entry in SPECIALISTS:
+        assert entry.task_id == misc.camel_to_snake_case(entry.task.__name__)
+        assert name_of(entry.task_id) == Name(entry.plain_name or "", entry.explains)
+    assert set(specialists).isdisjoint(NAMES)
+
+
 def test_every_specialist_step_outcome_and_amount_has_a_plain_name() -> None:
-    specialists = [misc.camel_to_snake_case(entry.task.__name__) for entry in SPECIALISTS]
+    specialists = [entry.task_id for entry in SPECIALISTS]
     named = [
         *specialists,
         *STEPS,
@@ -25,8 +42,9 @@ def test_every_specialist_step_outcome_and_amount_has_a_plain_name() -> None:
         "stt",
         "tts",
     ]
-    assert [name for name in named if name not in NAMES] == []
-    labels = [NAMES[name].label for name in named]
+    every = {**NAMES, **specialist_names()}
+    assert [name for name in named if name not in every] == []
+    labels = [every[name].label for name in named]
     # Two names may share a label only when they mean the same ("escalated").
     assert len(set(labels)) == len(set(named))
 

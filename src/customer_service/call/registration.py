@@ -3,10 +3,12 @@
 A specialist's module ends with its supervisor tool, decorated with `supervisor_tool`:
 the tool's name, docstring and arguments are what the supervisor's model is offered,
 its body runs the specialist's task, checks the result and writes it, and the decorator
-adds what the supervisor says about it (`when_to_use`, a line of its instructions) and
-what the agent says it can do (`menu_phrase`). The supervisor's tools and instructions
-and the package's exports are built from these registrations (`SPECIALISTS` in
-`customer_service.specialists`, found by looking through it), never listed by hand.
+adds what the supervisor says about it (`when_to_use`, a line of its instructions),
+what the agent says it can do (`menu_phrase`), the audit event its write stores
+(`writes`) and what the report page calls it (`plain_name`, `explains`). The
+supervisor's tools and instructions, the package's exports and the report page's names
+are built from these registrations (`SPECIALISTS` in `customer_service.specialists`,
+found by looking through it), never listed by hand.
 
 The tool's first parameter is the `Desk`: what the supervisor lends it (the history, the
 verified caller for work on their account, the verified caller's order for work on an
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from livekit.agents import RunContext, function_tool, llm
+from livekit.agents.utils import misc
 from pydantic import BaseModel, Field
 
 from customer_service.call.guard import guarded
@@ -127,10 +130,20 @@ class SpecialistRegistration:
     writes: str | None = None
     """The kind of audit event its write stores: a change the caller came for, so a call
     that stored one is resolved (`reports.collect.SERVED`)."""
+    plain_name: str | None = None
+    """What the report page calls it ("Cancellation"), for an operator."""
+    explains: str | None = None
+    """The page's sentence on what it does, where the plain name alone does not say."""
 
     @property
     def tool_name(self) -> str:
         return self.tool.info.name
+
+    @property
+    def task_id(self) -> str:
+        """The id its task runs under, as the reports name it: the task's class name in
+        snake case ("cancellation_task")."""
+        return misc.camel_to_snake_case(self.task.__name__)
 
     @property
     def name(self) -> str:
@@ -157,6 +170,8 @@ def supervisor_tool(
     when_to_use: str,
     menu_phrase: str | None = None,
     writes: str | None = None,
+    plain_name: str | None = None,
+    explains: str | None = None,
 ) -> Callable[[ToolBody[P, R]], SpecialistRegistration]:
     """Registers a specialist by its supervisor tool. The tool may start a specialist, so
     two sent in one reply run in turn (`guarded(one_at_a_time=True)`)."""
@@ -170,6 +185,8 @@ def supervisor_tool(
             when_to_use=when_to_use,
             menu_phrase=menu_phrase,
             writes=writes,
+            plain_name=plain_name,
+            explains=explains,
         )
 
     return register

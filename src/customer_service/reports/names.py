@@ -3,13 +3,15 @@ an outcome.
 
 The reports and the text summary keep the code's names (`verify_identity_task`,
 `llm_ttft_s`): scripts read them. The page is for an operator, so it shows the plain
-name, with a sentence where the name alone does not say what is measured, and lists
-both side by side so either can be looked up from the other.
+name (a specialist's is its registration's), with a sentence where the name alone does
+not say what is measured, and lists both side by side so either can be looked up from
+the other.
 """
 
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass
 
 
@@ -50,24 +52,6 @@ NAMES: dict[str, Name] = {
         "Specialist run",
         "A specialist's whole sub-conversation with the caller, from its start to its result.",
     ),
-    # The specialists, by the id their task runs under (its class name in snake case).
-    "verify_identity_task": Name(
-        "Identity check",
-        "Asks who the caller is and checks it against the store: only a verified caller's "
-        "account and orders are read or changed.",
-    ),
-    "order_lookup_task": Name("Order lookup", "Finds the caller's order and says its status."),
-    "address_update_task": Name("Delivery address change", "Where one order is delivered."),
-    "default_address_task": Name("Account address change", "The address on the account."),
-    "cancellation_task": Name("Cancellation", "Cancels an order with its refund."),
-    "exchange_task": Name("Exchange", "Delivered items for another version of the product."),
-    "item_change_task": Name("Item change", "Items of an order not shipped yet."),
-    "payment_change_task": Name("Payment change", "Which of the caller's methods pays."),
-    "return_task": Name("Return", "Delivered items sent back."),
-    "product_questions_task": Name("Product questions", "What a product comes in and costs."),
-    "consent_task": Name(
-        "Consent question", "The caller's yes or no to text updates or call recording."
-    ),
     # How a call ended (`collect.Outcome`).
     "resolved": Name("Resolved", "The caller heard about their order or had a change made."),
     "transferred": Name("Transferred", "Put through to a colleague on the phone."),
@@ -90,16 +74,32 @@ NAMES: dict[str, Name] = {
     "characters": Name("Characters spoken", "Characters of text sent to speech synthesis."),
     "audio_s": Name("Audio (s)", "Seconds of audio transcribed or synthesised."),
 }
-"""Every name the page shows, by the name the reports give it."""
+"""Every name the page shows, by the name the reports give it; the specialists' are
+their registrations' (`specialist_names`)."""
 
 _SUFFIXES = ("_task", "_s")
 
 
+@functools.cache
+def specialist_names() -> dict[str, Name]:
+    """Each specialist's plain name, by the id its task runs under, as its registration
+    gives it (`plain_name`, `explains`)."""
+    from customer_service.specialists import SPECIALISTS
+
+    return {
+        entry.task_id: Name(entry.plain_name, entry.explains)
+        for entry in SPECIALISTS
+        if entry.plain_name is not None
+    }
+
+
 def name_of(name: str) -> Name:
-    """The entry for `name`; a name without one (a specialist added since) still reads
-    as words: "gift_card_task" is "Gift card"."""
+    """The entry for `name`; a name without one still reads as words: "gift_card_task"
+    is "Gift card"."""
     if name in NAMES:
         return NAMES[name]
+    if name in (specialists := specialist_names()):
+        return specialists[name]
     for suffix in _SUFFIXES:
         name = name.removesuffix(suffix)
     return Name(name.replace("_", " ").strip().capitalize() or "-")

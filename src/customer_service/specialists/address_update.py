@@ -166,6 +166,8 @@ def saved_address_said(
     when_to_use=f"the caller wants an order delivered to a different address. {PASS_ORDER_ID}",
     menu_phrase="change a delivery address",
     writes="address_changed",
+    plain_name="Delivery address change",
+    explains="Where one order is delivered.",
 )
 async def update_address(
     desk: Desk, context: RunContext[CallState], order_id: CallersOrderId = None

@@ -262,6 +262,8 @@ def cancellation_said(
     when_to_use=f"the caller wants to cancel an order. {PASS_ORDER_ID}",
     menu_phrase="cancel an order",
     writes="order_cancelled",
+    plain_name="Cancellation",
+    explains="Cancels an order with its refund.",
 )
 async def cancel_order(
     desk: Desk, context: RunContext[CallState], order_id: CallersOrderId = None

@@ -334,6 +334,8 @@ async def order_updates_offer_due(state: CallState, customer: Customer) -> bool:
         "order_updates_sms) or their call-recording choice (topic call_recording)."
     ),
     writes="consent_recorded",
+    plain_name="Consent question",
+    explains="The caller's yes or no to text updates or call recording.",
 )
 async def request_consent(
     desk: Desk,

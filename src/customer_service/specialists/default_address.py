@@ -154,6 +154,8 @@ def default_address_said(
     ),
     menu_phrase="change the address on your account",
     writes="default_address_changed",
+    plain_name="Account address change",
+    explains="The address on the account.",
 )
 async def change_default_address(desk: Desk, context: RunContext[CallState]) -> str:
     """Change the default address on the caller's own account; orders keep theirs."""

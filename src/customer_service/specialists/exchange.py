@@ -142,6 +142,8 @@ def exchange_said(swap: Swap, order: Order) -> str:
     ),
     menu_phrase="exchange items you've received",
     writes="order_exchange_requested",
+    plain_name="Exchange",
+    explains="Delivered items for another version of the product.",
 )
 async def exchange_items(
     desk: Desk, context: RunContext[CallState], order_id: CallersOrderId = None

@@ -390,6 +390,8 @@ async def verified_customer(state: CallState, history: ChatContext) -> Customer:
         "the caller wants something done on their account and nothing else fits. Other "
         "tools verify the caller themselves when needed."
     ),
+    plain_name="Identity check",
+    explains="Checks who the caller is: only a verified caller's account is read or changed.",
 )
 async def verify_identity(desk: Desk, context: RunContext[CallState]) -> str:
     """Verify the caller's identity. Use only when no other tool fits the request."""

@@ -143,6 +143,8 @@ def item_change_said(swap: Swap, order: Order) -> str:
     ),
     menu_phrase="change the items of an order",
     writes="order_items_changed",
+    plain_name="Item change",
+    explains="Items of an order not shipped yet.",
 )
 async def change_items(
     desk: Desk, context: RunContext[CallState], order_id: CallersOrderId = None

@@ -364,6 +364,8 @@ def disclosed(state: CallState, order: OrderLookupResult) -> str:
         f"the caller asks about an order's status, contents, tracking or delivery. {PASS_ORDER_ID}"
     ),
     menu_phrase="check the status of an order",
+    plain_name="Order lookup",
+    explains="Finds the caller's order and says its status.",
 )
 async def lookup_order(
     desk: Desk, context: RunContext[CallState], order_id: CallersOrderId = None

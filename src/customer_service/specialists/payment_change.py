@@ -282,6 +282,8 @@ def payment_change_said(
     ),
     menu_phrase="change how an order is paid",
     writes="order_payment_changed",
+    plain_name="Payment change",
+    explains="Which of the caller's methods pays.",
 )
 async def change_payment_method(
     desk: Desk, context: RunContext[CallState], order_id: CallersOrderId = None

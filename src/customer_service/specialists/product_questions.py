@@ -279,6 +279,8 @@ async def ordered_items(
         "costs. Pass about_their_orders=true when they mean something they ordered."
     ),
     menu_phrase="answer questions about our products",
+    plain_name="Product questions",
+    explains="What a product comes in and costs.",
 )
 async def answer_product_questions(
     desk: Desk, context: RunContext[CallState], about_their_orders: bool = False

@@ -357,6 +357,8 @@ def return_said(
     when_to_use=f"the caller wants to send back items of an order they received. {PASS_ORDER_ID}",
     menu_phrase="return items from an order you've received",
     writes="return_requested",
+    plain_name="Return",
+    explains="Delivered items sent back.",
 )
 async def request_return(
     desk: Desk, context: RunContext[CallState], order_id: CallersOrderId = None
