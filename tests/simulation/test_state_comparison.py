@@ -1,5 +1,6 @@
 """The comparison that grades a scenario by the state its call left: it fails, with a
-reason that names the difference, whenever the store is not what the scenario expects."""
+reason that names the difference, whenever the store is not what the scenario expects.
+A specialist's own expectation (its registration's `expects`) is tested with its tests."""
 
 from __future__ import annotations
 
@@ -8,8 +9,6 @@ from pathlib import Path
 import pytest
 
 from customer_service.domain import CancelReason, OrderStatus, PostalAddress
-from customer_service.simulation.grading import ScenarioStore
-from customer_service.simulation.scenarios import ScenarioUserdata
 from customer_service.store import (
     CancellationOutcome,
     EscalationRecord,
@@ -19,7 +18,7 @@ from customer_service.store import (
 )
 from customer_service.store.consents import ConsentRecord
 from customer_service.store.tables import utc_now
-from customer_service.testing import sqlite_url
+from support.scenario_store import opened, scenario
 
 MARKET_STREET = PostalAddress(
     street="1 Market Street",
@@ -29,14 +28,6 @@ MARKET_STREET = PostalAddress(
     postal_code="94105",
     country="US",
 )
-
-
-def scenario(**userdata: object) -> ScenarioUserdata:
-    return ScenarioUserdata.model_validate({"caller": ["hello"], **userdata})
-
-
-async def opened(tmp_path: Path, userdata: ScenarioUserdata) -> ScenarioStore:
-    return await ScenarioStore.open(userdata, sqlite_url(tmp_path / "store.sqlite3"))
 
 
 async def test_a_wrong_expected_state_fails_with_its_reason(tmp_path: Path) -> None:
@@ -219,31 +210,6 @@ async def test_a_store_outage_lasts_until_the_grade(tmp_path: Path) -> None:
             await scenario_store.store.get_order("100101")
         assert await scenario_store.differences() == []
         assert await scenario_store.store.get_order("100101") is not None
-    finally:
-        await scenario_store.close()
-
-
-async def test_default_addresses_are_compared_and_unnamed_accounts_must_not_change(
-    tmp_path: Path,
-) -> None:
-    expects = scenario(expect={"default_addresses": {"C-1001": MARKET_STREET.model_dump()}})
-    scenario_store = await opened(tmp_path, expects)
-    try:
-        [problem] = await scenario_store.differences()
-        assert problem == (
-            "customer C-1001: default address is 500 Howard St, Apt 4B, San Francisco, CA "
-            "94107, US, expected 1 Market Street, Suite 5, San Francisco, CA 94105, US"
-        )
-        store = scenario_store.store
-        await store.change_default_address(
-            customer_id="C-1001", address=MARKET_STREET, call_id="call-1"
-        )
-        assert await scenario_store.differences() == []
-        await store.change_default_address(
-            customer_id="C-1002", address=MARKET_STREET, call_id="call-1"
-        )
-        [problem] = await scenario_store.differences()
-        assert problem.startswith("customer C-1002: default address is 1 Market Street")
     finally:
         await scenario_store.close()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,6 +38,7 @@ from support.conversation import (
 )
 from support.demo_addresses import JORDAN_ADDRESS, MARKET_STREET_SUITE_5, PRIYA_ADDRESS
 from support.own_tests import OfflineChat
+from support.scenario_store import opened, scenario
 from support.scripted_llm import Call, Parallel, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
@@ -239,3 +241,31 @@ OFFLINE_CHAT = OfflineChat(
     )
 )
 """A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""
+
+
+# --- what a scenario expects of it (its registration's `expects`) ---------------------
+
+
+async def test_default_addresses_are_compared_and_unnamed_accounts_must_not_change(
+    tmp_path: Path,
+) -> None:
+    expects = scenario(expect={"default_addresses": {"C-1001": NEW_ADDRESS.model_dump()}})
+    scenario_store = await opened(tmp_path, expects)
+    try:
+        [problem] = await scenario_store.differences()
+        assert problem == (
+            "customer C-1001: default address is 500 Howard St, Apt 4B, San Francisco, CA "
+            "94107, US, expected 1 Market Street, Suite 5, San Francisco, CA 94105, US"
+        )
+        store = scenario_store.store
+        await store.change_default_address(
+            customer_id="C-1001", address=NEW_ADDRESS, call_id="call-1"
+        )
+        assert await scenario_store.differences() == []
+        await store.change_default_address(
+            customer_id="C-1002", address=NEW_ADDRESS, call_id="call-1"
+        )
+        [problem] = await scenario_store.differences()
+        assert problem.startswith("customer C-1002: default address is 1 Market Street")
+    finally:
+        await scenario_store.close()

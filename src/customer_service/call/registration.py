@@ -5,7 +5,8 @@ the tool's name, docstring and arguments are what the supervisor's model is offe
 its body runs the specialist's task, checks the result and writes it, and the decorator
 adds what the supervisor says about it (`when_to_use`, a line of its instructions),
 what the agent says it can do (`menu_phrase`), the audit event its write stores
-(`writes`) and what the report page calls it (`plain_name`, `explains`). The
+(`writes`), what the report page calls it (`plain_name`, `explains`) and what a
+scenario can expect of the store after it (`expects`). The
 supervisor's tools and instructions, the package's exports and the report page's names
 are built from these registrations (`SPECIALISTS` in `customer_service.specialists`,
 found by looking through it), never listed by hand.
@@ -40,6 +41,7 @@ from customer_service.order_numbers import FORMS as ORDER_NUMBER_FORMS
 if TYPE_CHECKING:
     from customer_service.call.consent_wording import ConsentTopic
     from customer_service.domain import Customer
+    from customer_service.simulation.expectations import ScenarioExpectation
 
 __all__ = [
     "PASS_ORDER_ID",
@@ -134,6 +136,9 @@ class SpecialistRegistration:
     """What the report page calls it ("Cancellation"), for an operator."""
     explains: str | None = None
     """The page's sentence on what it does, where the plain name alone does not say."""
+    expects: ScenarioExpectation | None = None
+    """What a scenario can expect of the store after it, when the fields every call
+    shares (an order's status, address, items, payments) do not show its change."""
 
     @property
     def tool_name(self) -> str:
@@ -172,6 +177,7 @@ def supervisor_tool(
     writes: str | None = None,
     plain_name: str | None = None,
     explains: str | None = None,
+    expects: ScenarioExpectation | None = None,
 ) -> Callable[[ToolBody[P, R]], SpecialistRegistration]:
     """Registers a specialist by its supervisor tool. The tool may start a specialist, so
     two sent in one reply run in turn (`guarded(one_at_a_time=True)`)."""
@@ -187,6 +193,7 @@ def supervisor_tool(
             writes=writes,
             plain_name=plain_name,
             explains=explains,
+            expects=expects,
         )
 
     return register

@@ -3,15 +3,20 @@ leave, and the comparison of the two with what a call really left.
 
 The same comparison grades a simulation on LiveKit Cloud (`grading.on_simulation_end`)
 and an offline replay (`replay`), so a scenario that passes offline is judged by the same
-rule online. Everything is read through the `Store`'s own methods.
+rule online. Everything is read through the `Store`'s own methods. Besides the fields
+every call shares (orders, consents, identity checks, escalations, returns), a
+specialist adds its own through its registration (`expects`, a
+`simulation.expectations.ScenarioExpectation`), read and compared here by its key.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections import Counter
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from customer_service.domain import (
     CancelReason,
@@ -21,6 +26,7 @@ from customer_service.domain import (
     PostalAddress,
     TransactionKind,
 )
+from customer_service.simulation.expectations import ScenarioExpectation
 from customer_service.store import ReturnReason, Store
 from customer_service.store.seed import DEMO_CUSTOMERS
 
@@ -99,11 +105,24 @@ class ConsentAnswer(_Spec):
     """Whose answer it is; in an expectation left out, any owner (or none) matches."""
 
 
+@functools.cache
+def specialist_expectations() -> dict[str, ScenarioExpectation]:
+    """The expectation each specialist registers (`expects`), by its key."""
+    from customer_service.specialists import SPECIALISTS
+
+    found = [entry.expects for entry in SPECIALISTS if entry.expects is not None]
+    return {expectation.key: expectation for expectation in found}
+
+
 class ExpectedState(_Spec):
     """The state a scenario's call must leave, as changes from where it started.
 
     An order not listed must end exactly as it started; the consents listed must be the
-    ones the call stored, no more; failed identity checks and escalations likewise."""
+    ones the call stored, no more; failed identity checks and escalations likewise. A
+    field a specialist registers (`specialist_expectations`) is read by its own
+    expectation, and what it does not name must not change either."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
 
     orders: dict[str, ExpectedOrder] = Field(default_factory=dict)
     consents: tuple[ConsentAnswer, ...] = ()
@@ -113,8 +132,23 @@ class ExpectedState(_Spec):
     """Whether the call left an escalation (a transfer to a colleague or a callback)."""
     returns: dict[str, ExpectedReturn] = Field(default_factory=dict)
     """Return requests the call stored, by order id; no other may be stored."""
-    default_addresses: dict[str, PostalAddress] = Field(default_factory=dict)
-    """Accounts' default addresses at the end, by customer id; others must not change."""
+
+    @model_validator(mode="after")
+    def _specialists_fields(self) -> ExpectedState:
+        extra = self.__pydantic_extra__ or {}
+        expectations = specialist_expectations()
+        for key, raw in extra.items():
+            if key not in expectations:
+                known = ", ".join(sorted(expectations))
+                raise ValueError(
+                    f"expect.{key} is no field, nor one a specialist registers ({known})"
+                )
+            extra[key] = expectations[key].parse(raw)
+        return self
+
+    def of_specialist(self, key: str) -> object | None:
+        """What the scenario expects of a specialist's field, if it names it."""
+        return (self.__pydantic_extra__ or {}).get(key)
 
 
 class OrderState(_Spec):
@@ -148,7 +182,8 @@ class StoreState(_Spec):
     identity_failures: dict[str, int]
     escalations: int
     returns: dict[str, ExpectedReturn] = Field(default_factory=dict)
-    default_addresses: dict[str, PostalAddress | None] = Field(default_factory=dict)
+    specialists: dict[str, Any] = Field(default_factory=dict)
+    """What each specialist's expectation read, by its key."""
 
 
 async def prepare_start(store: Store, start: StartState) -> None:
@@ -194,7 +229,6 @@ async def read_state(store: Store, order_ids: tuple[str, ...] = ()) -> StoreStat
         customer.customer_id: await store.identity_failures_since(customer.customer_id, _LONG_AGO)
         for customer in DEMO_CUSTOMERS
     }
-    accounts = [await store.get_customer(customer.customer_id) for customer in DEMO_CUSTOMERS]
     return StoreState(
         orders=orders,
         consents=consents,
@@ -206,8 +240,9 @@ async def read_state(store: Store, order_ids: tuple[str, ...] = ()) -> StoreStat
             )
             for request in await store.return_requests()
         },
-        default_addresses={
-            account.customer_id: account.address for account in accounts if account is not None
+        specialists={
+            key: await expectation.read(store)
+            for key, expectation in specialist_expectations().items()
         },
     )
 
@@ -236,15 +271,10 @@ def differences(expected: ExpectedState, start: StoreState, end: StoreState) -> 
                 f"order {order_id}: return request {_describe_return(stored)}, "
                 f"expected {_describe_return(wanted_return)}"
             )
-    for customer_id in sorted(set(start.default_addresses) | set(expected.default_addresses)):
-        wanted_address = expected.default_addresses.get(customer_id)
-        wanted_address = wanted_address or start.default_addresses.get(customer_id)
-        got = end.default_addresses.get(customer_id)
-        if got != wanted_address:
-            problems.append(
-                f"customer {customer_id}: default address is {_one_line(got)}, "
-                f"expected {_one_line(wanted_address)}"
-            )
+    for key, expectation in specialist_expectations().items():
+        problems += expectation.differences(
+            expected.of_specialist(key), start.specialists.get(key), end.specialists.get(key)
+        )
     escalated = end.escalations > start.escalations
     if escalated != expected.escalated:
         problems.append(
@@ -315,10 +345,6 @@ def _describe(consent: ConsentAnswer) -> str:
     answer = "yes" if consent.granted else "no"
     owner = f" of {consent.customer_id}" if consent.customer_id else ""
     return f"{consent.topic} consent ({answer}){owner}"
-
-
-def _one_line(address: PostalAddress | None) -> str:
-    return "none" if address is None else address.one_line()
 
 
 def _describe_return(request: ExpectedReturn | None) -> str:

@@ -33,6 +33,7 @@ from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN
 from customer_service.domain import Customer, PostalAddress
+from customer_service.simulation.expectations import AccountExpectation
 from customer_service.store import AuditEvent
 from customer_service.store.order_changes import Changed
 
@@ -145,6 +146,16 @@ def default_address_said(
     return SavedAddress.saying("Done. The default address on your account is now", address, after)
 
 
+ACCOUNTS_ADDRESSES = AccountExpectation(
+    "default_addresses",
+    PostalAddress,
+    lambda account: account.address,
+    "default address",
+    PostalAddress.one_line,
+)
+"""A scenario's `default_addresses`: each account's address at the end, by customer id."""
+
+
 @supervisor_tool(
     DefaultAddressTask,
     DefaultAddressResult,
@@ -156,6 +167,7 @@ def default_address_said(
     writes="default_address_changed",
     plain_name="Account address change",
     explains="The address on the account.",
+    expects=ACCOUNTS_ADDRESSES,
 )
 async def change_default_address(desk: Desk, context: RunContext[CallState]) -> str:
     """Change the default address on the caller's own account; orders keep theirs."""
