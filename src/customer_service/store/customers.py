@@ -1,9 +1,8 @@
-"""Customers: who may be verified, how a caller's postal code finds them, and changing
-an account's default address."""
+"""Customers: who may be verified and how a caller's postal code finds them. A change to
+an account is its specialist's store part (`default_addresses.py`), which keeps the
+row's lookup keys right (`lookup_keys`, `set_account_address`)."""
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 from sqlalchemy import ColumnElement, String, Text, and_, or_, select
 from sqlalchemy.orm import Mapped, mapped_column
@@ -15,10 +14,7 @@ from customer_service.normalize import (
     normalize_email,
     normalize_postal_code,
 )
-from customer_service.privacy import mask_address
-from customer_service.store.audit import AuditEvent, event_to_row
 from customer_service.store.core import StoreCore
-from customer_service.store.order_changes import Changed, ChangeRefusal
 from customer_service.store.tables import Base
 
 __all__ = [
@@ -135,7 +131,7 @@ def postal_code_condition(postal_code: str) -> ColumnElement[bool] | None:
 
 
 class CustomerStore(StoreCore):
-    """The `Store` methods that read customers and change their default address."""
+    """The `Store` methods that read customers."""
 
     async def customers_with_postal_code(self, postal_code: str) -> list[Customer]:
         """Customers whose postal code is `postal_code` (a `normalize_postal_code` value).
@@ -166,47 +162,3 @@ class CustomerStore(StoreCore):
         async with self._session("look up a customer") as session:
             found = list(await session.scalars(statement.limit(2)))
         return found[0] if len(found) == 1 else None
-
-    async def change_default_address(
-        self,
-        *,
-        customer_id: str,
-        address: PostalAddress,
-        call_id: str,
-        other_events: Sequence[AuditEvent] = (),
-    ) -> Changed[Customer]:
-        """Makes `address` `customer_id`'s default address, and with it the account's
-        postal code and country (the ones an identity check compares).
-
-        One transaction reads the customer under the write lock, writes the address and
-        a `default_address_changed` audit event (both addresses masked); both are
-        written or neither. An address the account already has changes nothing and
-        records nothing: the customer comes back as it is. `other_events` (audit events
-        kept for the call's next write) are written in the same transaction, whatever
-        the outcome. Raises `StoreUnavailable` on a database failure.
-        """
-        statement = (
-            select(CustomerRow).where(CustomerRow.customer_id == customer_id).with_for_update()
-        )
-        async with self._write_session("change a default address") as session:
-            session.add_all(event_to_row(kept) for kept in other_events)
-            row = await session.scalar(statement)
-            if row is None:
-                return Changed.refused(ChangeRefusal.CUSTOMER_NOT_FOUND)
-            before = customer_from_row(row)
-            if before.address == address:
-                return Changed(before)
-            set_account_address(row, address.postal_code, address.country, address)
-            event = AuditEvent(
-                call_id=call_id,
-                kind="default_address_changed",
-                customer_id=customer_id,
-                detail={
-                    "old_address": (
-                        None if before.address is None else mask_address(before.address.one_line())
-                    ),
-                    "new_address": mask_address(address.one_line()),
-                },
-            )
-            session.add(event_to_row(event))
-            return Changed(customer_from_row(row))

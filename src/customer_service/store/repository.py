@@ -15,6 +15,7 @@ from customer_service.store.audit import AuditStore
 from customer_service.store.catalog import CatalogStore
 from customer_service.store.consents import ConsentStore
 from customer_service.store.customers import CustomerStore
+from customer_service.store.default_addresses import DefaultAddressStore
 from customer_service.store.engine import (
     PoolSize,
     create_store_engine,
@@ -47,6 +48,7 @@ _SEED_ATTEMPTS = 3
 
 class Store(
     CustomerStore,
+    DefaultAddressStore,
     CatalogStore,
     PaymentMethodStore,
     OrderStore,
