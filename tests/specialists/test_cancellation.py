@@ -29,13 +29,12 @@ from support.conversation import (
     JORDAN_SAYS,
     PRIYA,
     agent_lines,
-    ask_then_verify,
     audit_events,
     check_identity,
     order_now,
     tool_outputs,
-    verifying_for,
 )
+from support.order_request import OrderRequest
 from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Decision, Parallel, Say, ScriptedLLM, Step, Turn
 from support.scripted_llm import relay_tool_output as relay
@@ -59,23 +58,26 @@ CANCELLED = f"Done. Order 1 0 0, 1 0 2 is cancelled. {REFUND}"
 KEPT = "All right, I haven't cancelled order 1 0 0, 1 0 2."
 NO_LONGER_NEEDED = Call("record_cancellation_reason", {"reason": "no longer needed"})
 BY_MISTAKE = Call("record_cancellation_reason", {"reason": "ordered by mistake"})
-CONFIRM: list[Step] = [Call("confirm_cancellation"), relay]
 HANG_GUARD_S = 10.0  # a generous bound: a hang must fail the test, not stall it
 VISA = "credit_card_9000101"
 
 
-def until_question(order_id: str = "100102", details: dict[str, Any] = JORDAN) -> list[Step]:
-    return [*verifying_for("cancel_order", order_id, details)]
+REQUEST = OrderRequest(
+    supervisor_tool="cancel_order",
+    asking="I'd like to cancel order {order_id}",
+    order_id="100102",
+    caller=JORDAN,
+    says=JORDAN_SAYS,
+    task_tools=CANCELLATION_TOOLS,
+    confirm_tool="confirm_cancellation",
+)
+until_question = REQUEST.until_question
+reach_question = REQUEST.reach_question
+CONFIRM = REQUEST.confirm
 
 
 def until_read_back(order_id: str = "100102", details: dict[str, Any] = JORDAN) -> list[Step]:
     return [*until_question(order_id, details), NO_LONGER_NEEDED]
-
-
-async def reach_question(
-    session: AgentSession[CallState], order_id: str = "100102", says: str = JORDAN_SAYS
-) -> None:
-    await ask_then_verify(session, f"I'd like to cancel order {order_id}", says)
 
 
 async def reach_read_back(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
 
 import pytest
 from livekit.agents import AgentSession
@@ -22,7 +21,6 @@ from customer_service.domain import (
 from customer_service.settings import Settings
 from customer_service.specialists import exchange
 from customer_service.specialists.exchange import RULES, WORDING, ExchangeTask
-from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import Store
 from customer_service.store.order_changes import ChangeRefusal
@@ -35,13 +33,13 @@ from support.conversation import (
     JORDAN_SAYS,
     PRIYA,
     agent_lines,
-    ask_then_verify,
     audit_events,
     tool_outputs,
     verifying_for,
 )
+from support.order_request import OrderRequest
 from support.own_tests import OfflineChat
-from support.scripted_llm import Call, Parallel, ScriptedLLM, Step
+from support.scripted_llm import Call, Parallel, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 from support.store_records import save_orders, save_payment_methods
 from support.swaps import (
@@ -86,17 +84,21 @@ MAT_REQUESTED = (
 )
 RECORD_MAT = record("record_exchange", [MAT_4MM], [MAT_6MM], PAYPAL)
 RECORD_BLOCKS = record("record_exchange", [BLOCK_CORK] * 2, [BLOCK_FOAM] * 2, GIFT_CARD)
-CONFIRM: list[Step] = [Call("confirm_exchange"), relay]
 
 
-def until_question(order_id: str = DELIVERED, details: dict[str, Any] = PRIYA) -> list[Step]:
-    return [*verifying_for("exchange_items", order_id, details)]
-
-
-async def reach_question(
-    session: AgentSession[CallState], order_id: str = DELIVERED, says: str = PRIYA_SAYS
-) -> None:
-    await ask_then_verify(session, f"I'd like to exchange something from order {order_id}", says)
+REQUEST = OrderRequest(
+    supervisor_tool="exchange_items",
+    asking="I'd like to exchange something from order {order_id}",
+    order_id=DELIVERED,
+    caller=PRIYA,
+    says=PRIYA_SAYS,
+    task_tools=EXCHANGE_TOOLS,
+    confirm_tool="confirm_exchange",
+)
+until_question = REQUEST.until_question
+reach_question = REQUEST.reach_question
+_refused_before_the_task = REQUEST.refused_before_the_task
+CONFIRM = REQUEST.confirm
 
 
 async def assert_not_exchanged(session: AgentSession[CallState]) -> None:
@@ -308,20 +310,6 @@ async def test_a_gift_card_must_cover_what_it_pays(
         )
         await assert_not_exchanged(session)
     assert not model.overran
-
-
-async def _refused_before_the_task(
-    settings: Settings, database_url: str, order_id: str, details: dict[str, Any], says: str
-) -> str:
-    model = ScriptedLLM([*until_question(order_id, details), relay])
-    async with call_session(model, settings=settings, database_url=database_url) as session:
-        await reach_question(session, order_id, says)
-        (output,) = tool_outputs(session, "exchange_items")
-        assert output.is_error
-        assert agent_lines(session)[-2:] == [IDENTITY_QUESTION, output.output]
-        assert await audit_events(session, kind="order_exchange_requested") == []
-    assert not any(turn.offers(EXCHANGE_TOOLS) for turn in model.turns)
-    return output.output
 
 
 @pytest.mark.parametrize(

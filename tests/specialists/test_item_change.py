@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
 
 import pytest
 from livekit.agents import AgentSession
@@ -15,7 +14,6 @@ from customer_service.call.wording import NOTHING_TO_CONFIRM_YET, OFFER_HUMAN, U
 from customer_service.domain import OrderItem, OrderStatus, Transaction, TransactionKind
 from customer_service.settings import Settings
 from customer_service.specialists import item_change
-from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.specialists.item_change import RULES, WORDING
 from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import Store
@@ -30,13 +28,13 @@ from support.conversation import (
     JORDAN_SAYS,
     PRIYA,
     agent_lines,
-    ask_then_verify,
     audit_events,
     tool_outputs,
     verifying_for,
 )
+from support.order_request import OrderRequest
 from support.own_tests import OfflineChat
-from support.scripted_llm import Call, Parallel, ScriptedLLM, Step
+from support.scripted_llm import Call, Parallel, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 from support.store_records import save_orders
 from support.swaps import (
@@ -77,8 +75,22 @@ GREEN_READ_BACK = (
 CHANGED = "Done. The items of order 2 0 0, 2 0 2 are changed, and it is still being processed."
 RECORD_BIGGER = record("record_item_change", [BOTTLE_BLUE] * 3, [BOTTLE_BLUE_750] * 3, GIFT_CARD)
 RECORD_ONE_GREEN = record("record_item_change", [BOTTLE_BLUE], [BOTTLE_GREEN], PAYPAL)
-CONFIRM: list[Step] = [Call("confirm_item_change"), relay]
 PAID = Transaction(kind=TransactionKind.PAYMENT, amount=Decimal("72.00"), method_id=GIFT_CARD)
+
+
+REQUEST = OrderRequest(
+    supervisor_tool="change_items",
+    asking="I'd like to change the items of order {order_id}",
+    order_id=PENDING,
+    caller=PRIYA,
+    says=PRIYA_SAYS,
+    task_tools=ITEM_CHANGE_TOOLS,
+    confirm_tool="confirm_item_change",
+)
+until_question = REQUEST.until_question
+reach_question = REQUEST.reach_question
+_refused_before_the_task = REQUEST.refused_before_the_task
+CONFIRM = REQUEST.confirm
 
 
 def bottles(item_id: str, quantity: int) -> OrderItem:
@@ -91,16 +103,6 @@ def bottles(item_id: str, quantity: int) -> OrderItem:
         options=variant.options,
         price=variant.price,
     )
-
-
-def until_question(order_id: str = PENDING, details: dict[str, Any] = PRIYA) -> list[Step]:
-    return [*verifying_for("change_items", order_id, details)]
-
-
-async def reach_question(
-    session: AgentSession[CallState], order_id: str = PENDING, says: str = PRIYA_SAYS
-) -> None:
-    await ask_then_verify(session, f"I'd like to change the items of order {order_id}", says)
 
 
 async def assert_unchanged(session: AgentSession[CallState]) -> None:
@@ -288,20 +290,6 @@ async def test_the_gift_card_must_cover_the_difference(
         )
         assert await gift_card_balance(session) == Decimal("40.00")
     assert not model.overran
-
-
-async def _refused_before_the_task(
-    settings: Settings, database_url: str, order_id: str, details: dict[str, Any], says: str
-) -> str:
-    model = ScriptedLLM([*until_question(order_id, details), relay])
-    async with call_session(model, settings=settings, database_url=database_url) as session:
-        await reach_question(session, order_id, says)
-        (output,) = tool_outputs(session, "change_items")
-        assert output.is_error
-        assert agent_lines(session)[-2:] == [IDENTITY_QUESTION, output.output]
-        assert await audit_events(session, kind="order_items_changed") == []
-    assert not any(turn.offers(ITEM_CHANGE_TOOLS) for turn in model.turns)
-    return output.output
 
 
 @pytest.mark.parametrize(

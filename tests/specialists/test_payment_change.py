@@ -33,14 +33,13 @@ from support.conversation import (
     PRIYA,
     PRIYA_SAYS,
     agent_lines,
-    ask_then_verify,
     audit_events,
     order_now,
     tool_outputs,
-    verifying_for,
 )
+from support.order_request import OrderRequest
 from support.own_tests import OfflineChat
-from support.scripted_llm import Call, Parallel, ScriptedLLM, Step
+from support.scripted_llm import Call, Parallel, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 from support.store_records import save_orders, save_payment_methods, stored_order
 
@@ -59,20 +58,24 @@ READ_BACK = (
 )
 CHANGED = f"Done. Order 2 0 0, 2 0 2 is now paid with your PayPal account. {GIFT_CARD_REFUND}"
 TO_PAYPAL = Call("record_payment_change", {"payment_method_id": PAYPAL})
-CONFIRM: list[Step] = [Call("confirm_payment_change"), relay]
 AMEX = PaymentMethod(
     method_id="credit_card_9000203", kind=PaymentKind.CREDIT_CARD, brand="amex", last_four="1005"
 )
 
 
-def until_question(order_id: str = "200202", details: dict[str, Any] = PRIYA) -> list[Step]:
-    return [*verifying_for("change_payment_method", order_id, details)]
-
-
-async def reach_question(
-    session: AgentSession[CallState], order_id: str = "200202", says: str = PRIYA_SAYS
-) -> None:
-    await ask_then_verify(session, f"I'd like to change how order {order_id} is paid", says)
+REQUEST = OrderRequest(
+    supervisor_tool="change_payment_method",
+    asking="I'd like to change how order {order_id} is paid",
+    order_id="200202",
+    caller=PRIYA,
+    says=PRIYA_SAYS,
+    task_tools=TASK_TOOLS,
+    confirm_tool="confirm_payment_change",
+)
+until_question = REQUEST.until_question
+reach_question = REQUEST.reach_question
+refusal_before_the_task = REQUEST.refused_before_the_task
+CONFIRM = REQUEST.confirm
 
 
 async def payments(session: AgentSession[CallState], order_id: str = "200202") -> list[Any]:
@@ -206,21 +209,6 @@ async def test_a_gift_card_that_does_not_cover_the_order_is_refused(
         assert await payments(session) == [(TransactionKind.PAYMENT, Decimal("72.00"), PAYPAL)]
         assert await gift_card_balance(session) == Decimal("40.00")
     assert not model.overran
-
-
-async def refusal_before_the_task(
-    settings: Settings, database_url: str, order_id: str, details: dict[str, Any], says: str
-) -> str:
-    model = ScriptedLLM([*until_question(order_id, details), relay])
-    async with call_session(model, settings=settings, database_url=database_url) as session:
-        await reach_question(session, order_id, says)
-        (output,) = tool_outputs(session, "change_payment_method")
-        assert output.is_error
-        assert agent_lines(session)[-1] == output.output
-        assert await audit_events(session, kind="order_payment_changed") == []
-    assert not any(turn.offers(TASK_TOOLS) for turn in model.turns)
-    assert not model.overran
-    return output.output
 
 
 async def test_orders_and_callers_it_cannot_change_are_refused_before_the_task(

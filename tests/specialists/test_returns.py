@@ -32,14 +32,14 @@ from support.conversation import (
     PRIYA,
     PRIYA_SAYS,
     agent_lines,
-    ask_then_verify,
     audit_events,
     order_now,
     tool_outputs,
     verifying_for,
 )
+from support.order_request import OrderRequest
 from support.own_tests import OfflineChat
-from support.scripted_llm import Call, Parallel, Say, ScriptedLLM, Step
+from support.scripted_llm import Call, Parallel, Say, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
 RETURN_TOOLS = frozenset({"record_return", "give_up"})
@@ -74,17 +74,20 @@ RECORD_ALL = Call(
 RECORD_MAT = Call(
     "record_return", {"item_numbers": [1], "reason": "damaged", "refund_method_id": GIFT_CARD}
 )
-CONFIRM: list[Step] = [Call("confirm_return"), relay]
 
 
-def until_question(order_id: str = "200201", details: dict[str, Any] = PRIYA) -> list[Step]:
-    return [*verifying_for("request_return", order_id, details)]
-
-
-async def reach_question(
-    session: AgentSession[CallState], order_id: str = "200201", says: str = PRIYA_SAYS
-) -> None:
-    await ask_then_verify(session, f"I'd like to return order {order_id}", says)
+REQUEST = OrderRequest(
+    supervisor_tool="request_return",
+    asking="I'd like to return order {order_id}",
+    order_id="200201",
+    caller=PRIYA,
+    says=PRIYA_SAYS,
+    task_tools=RETURN_TOOLS,
+    confirm_tool="confirm_return",
+)
+until_question = REQUEST.until_question
+reach_question = REQUEST.reach_question
+CONFIRM = REQUEST.confirm
 
 
 def told(request: ReturnRequest, lead: str = "Your return is requested.") -> str:
