@@ -16,9 +16,7 @@ from customer_service.specialists.cancellation import (
     read_back,
 )
 from customer_service.specialists.cancellation import wording as cancellation_wording
-from customer_service.specialists.order_lookup import OrderLookupResult
 from customer_service.store.demo_catalog import DEMO_PAYMENT_METHODS
-from support.clock import DEMO_ORDERS
 from support.offline_chat import (
     ASKED_FOR_PERSON,
     CANCELLATION,
@@ -29,6 +27,7 @@ from support.offline_chat import (
     agent,
     answer,
     called,
+    demo_order_view,
     said,
     tool_round,
     user,
@@ -38,9 +37,7 @@ from support.offline_chat import (
 NOT_A_CLEAR_YES = cancellation_wording("100102").not_a_clear_yes
 
 
-ORDER = OrderLookupResult.from_order(
-    next(order for order in DEMO_ORDERS if order.order_id == "100102")
-)
+ORDER = demo_order_view("100102")
 QUESTION = opening_question(ORDER)
 """The cancellation task's first line: "Order 1 0 0, 1 0 2 contains ... Why ...?"."""
 READ_BACK = read_back(

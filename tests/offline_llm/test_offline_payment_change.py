@@ -11,18 +11,17 @@ from livekit.agents import llm
 
 from customer_service.call.payment_methods import methods_listing
 from customer_service.offline_llm.specialist_replies import CLEAR_YES_NO
-from customer_service.specialists.order_lookup import OrderLookupResult
 from customer_service.specialists.payment_change import (
     PAYMENT_CHANGE_INSTRUCTIONS,
     opening_question,
 )
 from customer_service.store.demo_catalog import DEMO_PAYMENT_METHODS
-from support.clock import DEMO_ORDERS
 from support.offline_chat import (
     FULL_SUPERVISOR,
     agent,
     answer,
     called,
+    demo_order_view,
     said,
     specialist_tools,
     tool_round,
@@ -30,9 +29,7 @@ from support.offline_chat import (
 )
 
 PAYMENT_CHANGE = specialist_tools("payment_change")
-ORDER = OrderLookupResult.from_order(
-    next(order for order in DEMO_ORDERS if order.order_id == "200202")
-)
+ORDER = demo_order_view("200202")
 METHODS = DEMO_PAYMENT_METHODS["C-1002"]
 QUESTION = opening_question(ORDER, ORDER.payments[0], METHODS)
 INSTRUCTIONS = PAYMENT_CHANGE_INSTRUCTIONS.format(

@@ -10,19 +10,18 @@ import pytest
 from livekit.agents import llm
 
 from customer_service.offline_llm.specialists.returns import REASON_QUESTION
-from customer_service.specialists.order_lookup import OrderLookupResult
 from customer_service.specialists.returns import (
     instructions_for,
     opening_question,
     refund_choices,
 )
 from customer_service.store.demo_catalog import DEMO_PAYMENT_METHODS
-from support.clock import DEMO_ORDERS
 from support.offline_chat import (
     FULL_SUPERVISOR,
     agent,
     answer,
     called,
+    demo_order_view,
     said,
     specialist_tools,
     tool_round,
@@ -30,9 +29,7 @@ from support.offline_chat import (
 )
 
 RETURNS = specialist_tools("returns")
-ORDER = OrderLookupResult.from_order(
-    next(order for order in DEMO_ORDERS if order.order_id == "200201")
-)
+ORDER = demo_order_view("200201")
 CHOICES = refund_choices(ORDER, DEMO_PAYMENT_METHODS["C-1002"])
 QUESTION = opening_question(ORDER, CHOICES)
 PAYPAL = "paypal_9000201"

@@ -10,19 +10,18 @@ import pytest
 from livekit.agents import llm
 
 from customer_service.call.item_swaps import SwapChoices
-from customer_service.call.order_view import OrderLookupResult
 from customer_service.domain import OrderStatus, PaymentMethod
 from customer_service.offline_llm.routing import new_request
 from customer_service.offline_llm.swap_replies import METHOD_QUESTION
 from customer_service.specialists import exchange, item_change
 from customer_service.specialists.exchange import not_exchangeable_message
 from customer_service.store.demo_catalog import DEMO_PAYMENT_METHODS, DEMO_PRODUCTS
-from support.clock import DEMO_ORDERS
 from support.offline_chat import (
     FULL_SUPERVISOR,
     agent,
     answer,
     called,
+    demo_order_view,
     said,
     specialist_tools,
     tool_round,
@@ -42,7 +41,7 @@ ITEM_CHANGE = specialist_tools("item_change")
 
 
 def choices(order_id: str, methods: tuple[PaymentMethod, ...]) -> SwapChoices:
-    order = OrderLookupResult.from_order(next(o for o in DEMO_ORDERS if o.order_id == order_id))
+    order = demo_order_view(order_id)
     products = {product.product_id: product for product in DEMO_PRODUCTS}
     return SwapChoices(order=order, products=products, methods=methods, paid_with=GIFT_CARD)
 

@@ -21,6 +21,7 @@ from livekit.agents.llm.tool_context import get_fnc_tool_names
 
 from customer_service import specialists
 from customer_service.call.code_steps import offered_to_the_model
+from customer_service.call.order_view import OrderLookupResult
 from customer_service.chat import converse
 from customer_service.domain import Order
 from customer_service.offline_llm import OfflineLLM
@@ -157,6 +158,11 @@ PRIYA = "Priya Natarajan, 10001, priya.n@example.com"
 def demo_order(order_id: str) -> Order:
     """A demo order as every fresh store starts with it."""
     return next(order for order in DEMO_ORDERS if order.order_id == order_id)
+
+
+def demo_order_view(order_id: str) -> OrderLookupResult:
+    """A demo order as a specialist is handed it (`OrderLookupResult`)."""
+    return OrderLookupResult.from_order(demo_order(order_id))
 
 
 async def stored_order(database_url: str, order_id: str) -> Order:
