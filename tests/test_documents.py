@@ -19,8 +19,10 @@ DOCUMENTS = [
     *[path for path in [PROJECT_ROOT / "AGENTS.md"] if path.exists()],
 ]
 NOT_SETTINGS = {
+    "ACCOUNTS_ADDRESSES": "src/customer_service/specialists/default_address.py",
     "CUSTOMER_ID": "a placeholder for an id on a command line",
     "FULL_SUPERVISOR": "tests/support/offline_chat.py",
+    "OFFLINE_CHAT": "tests/support/own_tests.py",
     "TEST_NOW": "tests/support/clock.py",
     "PASS_ORDER_ID": "src/customer_service/call/registration.py",
     "REQUIRE_POSTGRES_TESTS": "tests/conftest.py",
