@@ -35,9 +35,9 @@ from support.offline_chat import (
     user,
     without,
 )
-from support.own_tests import OfflineChat, declared
+from support.own_tests import offline_chats
 
-CHATS = declared("OFFLINE_CHAT", OfflineChat)
+CHATS = offline_chats()
 """The chat each registered specialist declares in its own test module."""
 
 

@@ -91,3 +91,11 @@ def declared(
             where = folder / f"test_{registration.name}.py"
             missing.append(f"{registration.name}: {where.name} declares no {constant}")
     return Declared(found, missing)
+
+
+def offline_chats(
+    registrations: Iterable[SpecialistRegistration] = SPECIALISTS,
+    folder: Path = SPECIALIST_TESTS,
+) -> Declared[OfflineChat]:
+    """The `OFFLINE_CHAT` of every registered specialist, by its name."""
+    return declared("OFFLINE_CHAT", OfflineChat, registrations=registrations, folder=folder)

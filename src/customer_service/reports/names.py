@@ -12,7 +12,12 @@ from __future__ import annotations
 
 import enum
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from customer_service.call.registration import SpecialistRegistration
 
 
 @dataclass(frozen=True)
@@ -80,17 +85,22 @@ their registrations' (`specialist_names`)."""
 _SUFFIXES = ("_task", "_s")
 
 
-@functools.cache
-def specialist_names() -> dict[str, Name]:
+def names_of(registrations: Iterable[SpecialistRegistration]) -> dict[str, Name]:
     """Each specialist's plain name, by the id its task runs under, as its registration
     gives it (`plain_name`, `explains`)."""
-    from customer_service.specialists import SPECIALISTS
-
     return {
         entry.task_id: Name(entry.plain_name, entry.explains)
-        for entry in SPECIALISTS
+        for entry in registrations
         if entry.plain_name is not None
     }
+
+
+@functools.cache
+def specialist_names() -> dict[str, Name]:
+    """The registered specialists' plain names (`names_of`)."""
+    from customer_service.specialists import SPECIALISTS
+
+    return names_of(SPECIALISTS)
 
 
 def name_of(name: str) -> Name:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import datetime as dt
 import functools
 from collections import Counter
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -29,6 +30,9 @@ from customer_service.domain import (
 from customer_service.simulation.expectations import ScenarioExpectation
 from customer_service.store import ReturnReason, Store
 from customer_service.store.seed import DEMO_CUSTOMERS
+
+if TYPE_CHECKING:
+    from customer_service.call.registration import SpecialistRegistration
 
 __all__ = [
     "ConsentAnswer",
@@ -105,13 +109,20 @@ class ConsentAnswer(_Spec):
     """Whose answer it is; in an expectation left out, any owner (or none) matches."""
 
 
+def expectations_of(
+    registrations: Iterable[SpecialistRegistration],
+) -> dict[str, ScenarioExpectation]:
+    """The expectation each of `registrations` names (`expects`), by its key."""
+    found = [entry.expects for entry in registrations if entry.expects is not None]
+    return {expectation.key: expectation for expectation in found}
+
+
 @functools.cache
 def specialist_expectations() -> dict[str, ScenarioExpectation]:
-    """The expectation each specialist registers (`expects`), by its key."""
+    """The registered specialists' expectations (`expectations_of`)."""
     from customer_service.specialists import SPECIALISTS
 
-    found = [entry.expects for entry in SPECIALISTS if entry.expects is not None]
-    return {expectation.key: expectation for expectation in found}
+    return expectations_of(SPECIALISTS)
 
 
 class ExpectedState(_Spec):

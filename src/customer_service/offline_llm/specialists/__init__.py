@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import cache
+from typing import TYPE_CHECKING
 
 from customer_service.offline_llm.conversation import Conversation, Reply
 
-__all__ = ["OfflineSpecialist", "registered"]
+if TYPE_CHECKING:
+    from customer_service.call.registration import SpecialistRegistration
+
+__all__ = ["OfflineSpecialist", "registered", "specialists_in"]
 
 
 @dataclass(frozen=True)
@@ -72,14 +76,22 @@ def registered() -> tuple[OfflineSpecialist, ...]:
     specialist's supervisor tool and menu phrase."""
     from customer_service.specialists import SPECIALISTS
 
-    registrations = {entry.name: entry for entry in SPECIALISTS}
+    return specialists_in(__name__, __path__, SPECIALISTS)
+
+
+def specialists_in(
+    package: str, paths: Iterable[str], registrations: Iterable[SpecialistRegistration]
+) -> tuple[OfflineSpecialist, ...]:
+    """The `SPECIALIST` of every module in `package`, in `route_rank` order, each given
+    the supervisor tool and menu phrase of the registration of the same name."""
+    by_name = {entry.name: entry for entry in registrations}
     found = []
-    for module_info in pkgutil.iter_modules(__path__):
-        module = importlib.import_module(f"{__name__}.{module_info.name}")
+    for module_info in pkgutil.iter_modules(list(paths)):
+        module = importlib.import_module(f"{package}.{module_info.name}")
         specialist = getattr(module, "SPECIALIST", None)
         if not isinstance(specialist, OfflineSpecialist):
             raise TypeError(f"{module.__name__} defines no SPECIALIST = OfflineSpecialist(...)")
-        if (registration := registrations.get(module_info.name)) is not None:
+        if (registration := by_name.get(module_info.name)) is not None:
             specialist = replace(
                 specialist,
                 supervisor_tool=registration.tool_name,
