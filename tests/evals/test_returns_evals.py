@@ -9,11 +9,10 @@ from livekit.agents.evals import tool_use_judge
 from customer_service.call.wording import spaced_digits
 from customer_service.store import ReturnReason
 from customer_service.testing import call_session
+from support.conversation import PRIYA_SAYS
 from support.evals import EvalModels, judged
 
 pytestmark = pytest.mark.evals
-
-PRIYA_SAYS = "Priya Natarajan, 10001, priya.n@example.com"
 
 
 async def test_a_return_confirmed_after_the_read_back_is_requested(models: EvalModels) -> None:

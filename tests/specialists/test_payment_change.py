@@ -42,6 +42,7 @@ from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Parallel, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 from support.store_records import save_orders, save_payment_methods, stored_order
+from support.swaps import gift_card_balance
 
 PAYPAL = "paypal_9000201"
 GIFT_CARD = "gift_card_9000202"
@@ -81,11 +82,6 @@ CONFIRM = REQUEST.confirm
 async def payments(session: AgentSession[CallState], order_id: str = "200202") -> list[Any]:
     order = await stored_order(session.userdata.store, order_id)
     return [(t.kind, t.amount, t.method_id) for t in order.payments]
-
-
-async def gift_card_balance(session: AgentSession[CallState]) -> Decimal | None:
-    methods = await session.userdata.store.payment_methods("C-1002")
-    return next(m.balance for m in methods if m.method_id == GIFT_CARD)
 
 
 async def assert_unchanged(session: AgentSession[CallState]) -> None:
