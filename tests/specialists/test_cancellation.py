@@ -663,12 +663,6 @@ CONFIRMING = Confirming(
 
 
 OFFLINE_CHAT = OfflineChat(
-    (
-        "I'd like to cancel order 100102",
-        JORDAN_SAYS,
-        "I don't need it any more",
-        "yes",
-        "bye",
-    )
+    ("I'd like to cancel order 100102", JORDAN_SAYS, "I don't need it any more", "yes", "bye")
 )
 """A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

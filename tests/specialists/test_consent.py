@@ -391,11 +391,6 @@ CONFIRMING = Confirming(
 
 
 OFFLINE_CHAT = OfflineChat(
-    (
-        "Please send me text updates about my orders",
-        JORDAN_SAYS,
-        "yes",
-        "bye",
-    )
+    ("Please send me text updates about my orders", JORDAN_SAYS, "yes", "bye")
 )
 """A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

@@ -203,11 +203,5 @@ async def test_already_verified_caller_is_not_asked_again(settings: Settings) ->
     assert len(model.turns) == 5
 
 
-OFFLINE_CHAT = OfflineChat(
-    (
-        "Please verify me",
-        JORDAN_SAYS,
-        "bye",
-    )
-)
+OFFLINE_CHAT = OfflineChat(("Please verify me", JORDAN_SAYS, "bye"))
 """A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

@@ -449,12 +449,5 @@ async def test_quote_marks_in_stored_text_cannot_end_its_quotation(
     assert "\n" not in output
 
 
-OFFLINE_CHAT = OfflineChat(
-    (
-        "I'd like to check an order",
-        JORDAN_SAYS,
-        "100101",
-        "bye",
-    )
-)
+OFFLINE_CHAT = OfflineChat(("I'd like to check an order", JORDAN_SAYS, "100101", "bye"))
 """A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

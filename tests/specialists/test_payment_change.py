@@ -369,12 +369,6 @@ CONFIRMING = Confirming(
 
 
 OFFLINE_CHAT = OfflineChat(
-    (
-        "I'd like to pay for order 200202 with PayPal instead",
-        PRIYA_SAYS,
-        "yes",
-        "yes",
-        "bye",
-    )
+    ("I'd like to pay for order 200202 with PayPal instead", PRIYA_SAYS, "yes", "yes", "bye")
 )
 """A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

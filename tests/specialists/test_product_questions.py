@@ -172,11 +172,5 @@ def test_a_product_with_many_variants_is_summed_up_and_a_narrow_question_answere
     assert described(shirt, ["green"]).endswith('It doesn\'t come in "green".')
 
 
-OFFLINE_CHAT = OfflineChat(
-    (
-        "What colours does the water bottle come in?",
-        "That's all",
-        "bye",
-    )
-)
+OFFLINE_CHAT = OfflineChat(("What colours does the water bottle come in?", "That's all", "bye"))
 """A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""
