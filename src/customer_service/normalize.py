@@ -224,10 +224,25 @@ def normalize_email(text: str) -> str | None:
     lowered = _SPELLED_WITH_DASHES.sub(lambda match: match.group().replace("-", ""), lowered)
     tokens = re.sub(r"[,;]", " ", lowered).split()
     if "@" not in lowered or any(token in _EMAIL_WORDS for token in tokens):
-        lowered = "".join(_EMAIL_WORDS.get(token, token) for token in tokens)
+        lowered = "".join(_EMAIL_WORDS.get(token, token) for token in _email_digits(tokens))
     if not _EMAIL_SHAPE.fullmatch(lowered):
         return None
     return lowered
+
+
+def _email_digits(tokens: list[str]) -> list[str]:
+    """Spoken email `tokens` with number words as digits: "ito three eight seven seven"
+    and "ito thirty eight seventy seven" both end in "3877", "double five" is "55".
+    "o" and "oh" stay letters, and so does a number word inside a word ("someone")."""
+    said: list[str] = []
+    repeat = 1
+    for token in _with_two_digit_words(tokens):
+        if token in _REPEAT_WORDS:
+            repeat = _REPEAT_WORDS[token]
+            continue
+        said.append(_NUMBER_WORDS.get(token, token) * repeat)
+        repeat = 1
+    return said
 
 
 def normalize_name(text: str) -> str:
