@@ -42,11 +42,38 @@ _ORDER = Phrases(
         "where my",
         "where our",
         "status",
+        # Openings that name no service, only something the caller bought: "I wanted
+        # to check on something I ordered", "it's about my stuff".
+        "ordered",
+        "i bought",
+        "i got from you",
+        "bought from you",
+        "purchase",
+        "purchased",
+        "my stuff",
+        "my things",
     ],
     plurals=True,
 )
 # "Will it still arrive this week?": a question about the order the call is about.
-_ARRIVAL = Phrases(["arrive", "arrives", "arriving", "arrival", "get here", "on its way"])
+_ARRIVAL = Phrases(
+    [
+        "arrive",
+        "arrives",
+        "arrived",
+        "arriving",
+        "arrival",
+        "get here",
+        "gets here",
+        "on its way",
+        "come yet",
+        "came yet",
+        "haven't come",
+        "hasn't come",
+        "shipped",
+        "shipped yet",
+    ]
+)
 _LIST_ORDERS = Phrases(
     [
         "don't know",
