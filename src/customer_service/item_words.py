@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping
 __all__ = ["EVERYDAY_WORDS", "name_words", "names_item", "option_words", "singular"]
 
 _WORD = re.compile(r"[a-z0-9]+")
-_COMPOUND_HEAD = 4
-"""The fewest letters of a compound name's head said on its own ("buds", "watch")."""
+_COMPOUND_HEAD = 3
+"""The fewest letters of a compound name's head said on its own ("bud", "watch")."""
 
 EVERYDAY_WORDS: Mapping[str, frozenset[str]] = {
     word: frozenset(meanings)

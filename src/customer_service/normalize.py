@@ -23,6 +23,7 @@ __all__ = [
     "normalize_phone",
     "normalize_postal_code",
     "numbers_from_speech",
+    "numerals",
     "phones_match",
     "postal_codes_match",
 ]
@@ -184,6 +185,65 @@ def numbers_from_speech(text: str) -> list[str]:
     if words:
         end_number()
     return numbers
+
+
+_HUNDRED = "hundred"
+_NUMBER_TOKEN = re.compile(r"[a-z]+|\d+|[^a-z\d]+")
+
+
+def numerals(text: str) -> str:
+    """`text` (lower case) with numbers said in words written in digits, the way sizes
+    and capacities are stored: "size ten" -> "size 10", "the fifty foot one" -> "the 50
+    foot one", "seven hundred fifty" -> "750". Other words stay as they are."""
+    said: list[str] = []
+    number: int | None = None
+    pending: list[str] = []  # spacing since the number's last word
+
+    def end_number() -> None:
+        nonlocal number
+        if number is not None:
+            said.append(str(number))
+            number = None
+        said.extend(pending)
+        pending.clear()
+
+    for token in _NUMBER_TOKEN.findall(text):
+        value = _word_value(token)
+        if value is not None and (number is None or _adds_to(number, value)):
+            number = value if number is None else number + value
+            pending.clear()
+        elif token == _HUNDRED and number is not None and number < 10:
+            number *= 100
+            pending.clear()
+        elif number is not None and not token.strip():
+            pending.append(token)
+        else:
+            end_number()
+            if value is not None:
+                number = value
+            else:
+                said.append(token)
+    end_number()
+    return "".join(said)
+
+
+def _word_value(token: str) -> int | None:
+    # "One" is "the 750 one" far more often than a number.
+    if token in _NUMBER_WORDS and token != "one":
+        return int(_NUMBER_WORDS[token])
+    if token in _TEEN_WORDS:
+        return int(_TEEN_WORDS[token])
+    if token in _TENS_WORDS:
+        return int(_TENS_WORDS[token]) * 10
+    return None
+
+
+def _adds_to(number: int, value: int) -> bool:
+    """Whether `value` said after `number` continues it: "twenty" "five", "seven
+    hundred" "fifty"."""
+    if number % 100 == 0 and number >= 100:
+        return value < 100
+    return number % 10 == 0 and number >= 20 and value < 10
 
 
 def normalize_phone(text: str, region: str) -> str | None:

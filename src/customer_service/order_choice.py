@@ -267,11 +267,7 @@ def fitting_orders(choice: Choice, listed: Sequence[Order]) -> list[Order]:
     if choice.status is not None:
         candidates = [order for order in candidates if order.status is choice.status]
     if choice.words:
-        named = [
-            order
-            for order in candidates
-            if _names_an_item(order, choice.words, with_options=True)
-        ]
+        named = _named_most(candidates, choice.words)
         if choice.status is None:
             named = _without_cancelled(named)
         # Words that name no item of any listed order are talk ("the one I wanted"),
@@ -279,6 +275,17 @@ def fitting_orders(choice: Choice, listed: Sequence[Order]) -> list[Order]:
         if named or not (choice.position or choice.day or choice.status):
             candidates = named
     return candidates
+
+
+def _named_most(orders: Sequence[Order], words: Sequence[str]) -> list[Order]:
+    """The orders the most of the words name, item or option ("the black helmet" is the
+    black one of two helmets); none when no word names any."""
+    counts = [
+        (sum(_names_an_item(order, [word], with_options=True) for word in words), order)
+        for order in orders
+    ]
+    most = max((count for count, _ in counts), default=0)
+    return [order for count, order in counts if most and count == most]
 
 
 def _without_cancelled(orders: list[Order]) -> list[Order]:
