@@ -12,12 +12,13 @@ import pytest
 from benchmarks.tau2.data import DEFAULT_DB, load_json
 
 from customer_service.domain import Order, OrderItem, OrderStatus, PostalAddress
-from customer_service.item_words import EVERYDAY_WORDS, names_item, name_words
-from customer_service.normalize import emails_match, normalize_email, numerals
+from customer_service.item_words import EVERYDAY_WORDS, name_words, names_item
+from customer_service.normalize import emails_match, normalize_email
 from customer_service.offline_llm.fields import find_emails
 from customer_service.offline_llm.identity_details import details_in
 from customer_service.offline_llm.item_choice import ListedItem, ListedVariant, variant_described
 from customer_service.order_choice import fitting_orders, read_choice
+from customer_service.spoken_numbers import numerals
 
 CATALOG = [product["name"] for product in load_json(DEFAULT_DB)["products"].values()]
 
@@ -112,7 +113,8 @@ def test_sizes_and_capacities_in_words_and_digits_pick_the_variant(
     item: ListedItem, said: str, chosen: str
 ) -> None:
     found = variant_described(item, said)
-    assert isinstance(found, ListedVariant) and found.item_id == chosen
+    assert isinstance(found, ListedVariant)
+    assert found.item_id == chosen
 
 
 @pytest.mark.parametrize(
@@ -173,7 +175,9 @@ def _order(
 
 
 BLUE = _order("#W1000001", "Cycling Helmet", {"size": "S", "color": "blue"})
-BLACK = _order("#W1000002", "Cycling Helmet", {"size": "L", "color": "black"}, OrderStatus.DELIVERED)
+BLACK = _order(
+    "#W1000002", "Cycling Helmet", {"size": "L", "color": "black"}, OrderStatus.DELIVERED
+)
 GONE = _order("#W1000003", "Cycling Helmet", {"size": "M", "color": "red"}, OrderStatus.CANCELLED)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 import re
 import shutil
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -90,7 +90,7 @@ def test_the_table_covers_every_kind_and_request() -> None:
 
 
 @pytest.fixture(scope="module")
-def imported_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def imported_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """τ²-bench's database imported once into a SQLite file that each row copies."""
     import asyncio
 
@@ -101,7 +101,7 @@ def imported_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             await s.import_tau2(DB)
 
     asyncio.run(load())
-    yield path
+    return path
 
 
 @pytest.fixture
@@ -120,9 +120,7 @@ async def call(store: Store, settings: Settings, lines: tuple[str, ...]) -> Tran
         lines=io.StringIO("".join(f"{line}\n" for line in lines)),
         out=out,
         echo_caller=True,
-        settings=settings.model_copy(
-            update={"identity_policy": IdentityPolicy.EMAIL_OR_NAME_ZIP}
-        ),
+        settings=settings.model_copy(update={"identity_policy": IdentityPolicy.EMAIL_OR_NAME_ZIP}),
         store=store,
     )
     return Transcript(tuple(out.getvalue().splitlines()))
@@ -150,10 +148,13 @@ async def check(expected: str, transcript: Transcript, store: Store) -> None:
         order = f"#{found.group('order')}"
         spoken = f"Order {spoken_order_id(order)}"
         if kind == "status":
-            assert any(re.match(rf"{re.escape(spoken)}, (is|has|was) ", line) for line in said), text
+            assert any(re.match(rf"{re.escape(spoken)}, (is|has|was) ", line) for line in said), (
+                text
+            )
         elif kind == "offer":
-            orders = await store.get_order(order)
-            assert orders is not None and one_order_offer(orders) in said, text
+            offered = await store.get_order(order)
+            assert offered is not None
+            assert one_order_offer(offered) in said, text
         else:
             assert any(
                 line.startswith(f"{spoken} contains") and line.endswith(REASON_QUESTION)
@@ -163,7 +164,8 @@ async def check(expected: str, transcript: Transcript, store: Store) -> None:
         assert _order(await store.export_tau2(), changed)["status"] == found.group("status"), text
     elif (swapped := found.group("swapped")) is not None:
         items = [item["item_id"] for item in _order(await store.export_tau2(), swapped)["items"]]
-        assert found.group("new") in items and found.group("old") not in items, text
+        assert found.group("new") in items, text
+        assert found.group("old") not in items, text
     elif (paid := found.group("paid")) is not None:
         history = _order(await store.export_tau2(), paid)["payment_history"]
         assert history[-1]["payment_method_id"] == found.group("method"), text

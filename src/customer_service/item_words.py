@@ -14,7 +14,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-__all__ = ["EVERYDAY_WORDS", "name_words", "names_item", "option_words", "singular"]
+from customer_service.spoken_numbers import numerals
+
+__all__ = [
+    "EVERYDAY_WORDS",
+    "SIZE_WORDS",
+    "name_words",
+    "names_item",
+    "option_key",
+    "option_words",
+    "singular",
+]
 
 _WORD = re.compile(r"[a-z0-9]+")
 _COMPOUND_HEAD = 3
@@ -59,18 +69,32 @@ EVERYDAY_WORDS: Mapping[str, frozenset[str]] = {
 """General English: a word callers say, and the words of product names it may mean."""
 
 # Sizes said as words match the letters stored ("large" for "L").
-_SIZE_WORDS = {
+SIZE_WORDS = {
+    "extra small": "xs",
     "small": "s",
     "medium": "m",
     "large": "l",
-    "xl": "xl",
-    "xxl": "xxl",
+    "extra large": "xl",
+    "extra extra large": "xxl",
 }
 _NUMBER_WORDS = {
     word: str(number)
     for number, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-        "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+        ]
     )
 }
 
@@ -103,9 +127,11 @@ def _head_of(word: str, name: Iterable[str]) -> bool:
 
 def _meanings(word: str) -> set[str]:
     said = singular(word.lower())
-    return {said} | {singular(meaning) for meaning in EVERYDAY_WORDS.get(said, ())} | {
-        singular(meaning) for meaning in EVERYDAY_WORDS.get(word.lower(), ())
-    }
+    return (
+        {said}
+        | {singular(meaning) for meaning in EVERYDAY_WORDS.get(said, ())}
+        | {singular(meaning) for meaning in EVERYDAY_WORDS.get(word.lower(), ())}
+    )
 
 
 def option_words(options: Mapping[str, str]) -> frozenset[str]:
@@ -119,12 +145,16 @@ def option_words(options: Mapping[str, str]) -> frozenset[str]:
 
 def _option_word(word: str) -> str:
     lowered = word.lower()
-    return _SIZE_WORDS.get(lowered, _NUMBER_WORDS.get(lowered, lowered))
+    return SIZE_WORDS.get(lowered, _NUMBER_WORDS.get(lowered, lowered))
 
 
-def names_item(
-    word: str, name: str, options: Mapping[str, str] | None = None
-) -> bool:
+def option_key(value: str) -> str:
+    """An option value as compared, said or stored: "6mm" and "6 mm" are "6mm", "ten"
+    and "10" are "10"."""
+    return re.sub(r"[^a-z0-9]", "", numerals(value.lower()))
+
+
+def names_item(word: str, name: str, options: Mapping[str, str] | None = None) -> bool:
     """Whether `word`, said by the caller, names the item called `name`; with its
     `options`, a word for one of them counts too."""
     called = name_words(name)

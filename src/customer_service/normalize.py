@@ -13,6 +13,14 @@ import unicodedata
 
 import phonenumbers
 
+from customer_service.spoken_numbers import (
+    DIGIT_WORDS,
+    EXCLAMATIONS,
+    NUMBER_WORDS,
+    REPEAT_WORDS,
+    with_two_digit_words,
+)
+
 __all__ = [
     "digits_from_speech",
     "emails_match",
@@ -23,56 +31,10 @@ __all__ = [
     "normalize_phone",
     "normalize_postal_code",
     "numbers_from_speech",
-    "numerals",
     "phones_match",
     "postal_codes_match",
 ]
 
-_DIGIT_WORDS = {
-    "zero": "0",
-    "oh": "0",
-    "o": "0",
-    "one": "1",
-    "two": "2",
-    "three": "3",
-    "four": "4",
-    "five": "5",
-    "six": "6",
-    "seven": "7",
-    "eight": "8",
-    "nine": "9",
-}
-# "o" and "oh" are also letters, so codes that mix letters and digits (UK postcodes)
-# only get the unambiguous number words converted.
-_NUMBER_WORDS = {word: digit for word, digit in _DIGIT_WORDS.items() if word not in ("o", "oh")}
-# "ninety four one oh seven" is 94107 and "four fifteen" 415: callers group digits in
-# twos as often as they say them one by one.
-_TEEN_WORDS = {
-    "ten": "10",
-    "eleven": "11",
-    "twelve": "12",
-    "thirteen": "13",
-    "fourteen": "14",
-    "fifteen": "15",
-    "sixteen": "16",
-    "seventeen": "17",
-    "eighteen": "18",
-    "nineteen": "19",
-}
-_TENS_WORDS = {
-    "twenty": "2",
-    "thirty": "3",
-    "forty": "4",
-    "fifty": "5",
-    "sixty": "6",
-    "seventy": "7",
-    "eighty": "8",
-    "ninety": "9",
-}
-_UNIT_WORDS = {word: digit for word, digit in _NUMBER_WORDS.items() if digit != "0"}
-_REPEAT_WORDS = {"double": 2, "triple": 3}
-# Digit words that, said on their own, are an exclamation: "oh yes".
-_EXCLAMATIONS = frozenset({"o", "oh"})
 
 # One ASCII digit or one run of letters; everything else (separators, punctuation) splits.
 _SPEECH_TOKEN = re.compile(r"[0-9]|[^\W\d_]+")
@@ -109,24 +71,7 @@ _NAME_SEPARATORS = re.compile(r"[\s'-]+")
 
 def _speech_tokens(text: str) -> list[str]:
     """The words and single digits of `text`, with two-digit number words as digits."""
-    return _with_two_digit_words(_SPEECH_TOKEN.findall(text.casefold()))
-
-
-def _with_two_digit_words(words: list[str]) -> list[str]:
-    """`words` (lower case) with "ninety four" as "94", "fifteen" as "15" and "twenty"
-    as "20"."""
-    tokens: list[str] = []
-    for token in words:
-        if token in _UNIT_WORDS and tokens and tokens[-1] in _TENS:
-            tokens[-1] = tokens[-1][0] + _UNIT_WORDS[token]
-        elif token in _TENS_WORDS:
-            tokens.append(_TENS_WORDS[token] + "0")
-        else:
-            tokens.append(_TEEN_WORDS.get(token, token))
-    return tokens
-
-
-_TENS = frozenset(f"{digit}0" for digit in _TENS_WORDS.values())
+    return with_two_digit_words(_SPEECH_TOKEN.findall(text.casefold()))
 
 
 def digits_from_speech(text: str) -> str:
@@ -139,12 +84,12 @@ def digits_from_speech(text: str) -> str:
     digits: list[str] = []
     repeat = 1
     for token in _speech_tokens(text):
-        digit = token if token.isdigit() else _DIGIT_WORDS.get(token)
+        digit = token if token.isdigit() else DIGIT_WORDS.get(token)
         if digit is not None:
             digits.append(digit * repeat)
             repeat = 1
-        elif token in _REPEAT_WORDS:
-            repeat = _REPEAT_WORDS[token]
+        elif token in REPEAT_WORDS:
+            repeat = REPEAT_WORDS[token]
         else:
             # "double" only applies to the digit right after it.
             repeat = 1
@@ -165,19 +110,19 @@ def numbers_from_speech(text: str) -> list[str]:
     repeat = 1
 
     def end_number() -> None:
-        if not all(word in _EXCLAMATIONS for word in words):
+        if not all(word in EXCLAMATIONS for word in words):
             numbers.append("".join(digits))
         digits.clear()
         words.clear()
 
     for token in _speech_tokens(text):
-        digit = token if token.isdigit() else _DIGIT_WORDS.get(token)
+        digit = token if token.isdigit() else DIGIT_WORDS.get(token)
         if digit is not None:
             digits.append(digit * repeat)
             words.append(token)
             repeat = 1
-        elif token in _REPEAT_WORDS:
-            repeat = _REPEAT_WORDS[token]
+        elif token in REPEAT_WORDS:
+            repeat = REPEAT_WORDS[token]
         else:
             if words:
                 end_number()
@@ -185,65 +130,6 @@ def numbers_from_speech(text: str) -> list[str]:
     if words:
         end_number()
     return numbers
-
-
-_HUNDRED = "hundred"
-_NUMBER_TOKEN = re.compile(r"[a-z]+|\d+|[^a-z\d]+")
-
-
-def numerals(text: str) -> str:
-    """`text` (lower case) with numbers said in words written in digits, the way sizes
-    and capacities are stored: "size ten" -> "size 10", "the fifty foot one" -> "the 50
-    foot one", "seven hundred fifty" -> "750". Other words stay as they are."""
-    said: list[str] = []
-    number: int | None = None
-    pending: list[str] = []  # spacing since the number's last word
-
-    def end_number() -> None:
-        nonlocal number
-        if number is not None:
-            said.append(str(number))
-            number = None
-        said.extend(pending)
-        pending.clear()
-
-    for token in _NUMBER_TOKEN.findall(text):
-        value = _word_value(token)
-        if value is not None and (number is None or _adds_to(number, value)):
-            number = value if number is None else number + value
-            pending.clear()
-        elif token == _HUNDRED and number is not None and number < 10:
-            number *= 100
-            pending.clear()
-        elif number is not None and not token.strip():
-            pending.append(token)
-        else:
-            end_number()
-            if value is not None:
-                number = value
-            else:
-                said.append(token)
-    end_number()
-    return "".join(said)
-
-
-def _word_value(token: str) -> int | None:
-    # "One" is "the 750 one" far more often than a number.
-    if token in _NUMBER_WORDS and token != "one":
-        return int(_NUMBER_WORDS[token])
-    if token in _TEEN_WORDS:
-        return int(_TEEN_WORDS[token])
-    if token in _TENS_WORDS:
-        return int(_TENS_WORDS[token]) * 10
-    return None
-
-
-def _adds_to(number: int, value: int) -> bool:
-    """Whether `value` said after `number` continues it: "twenty" "five", "seven
-    hundred" "fifty"."""
-    if number % 100 == 0 and number >= 100:
-        return value < 100
-    return number % 10 == 0 and number >= 20 and value < 10
 
 
 def normalize_phone(text: str, region: str) -> str | None:
@@ -296,11 +182,11 @@ def _email_digits(tokens: list[str]) -> list[str]:
     "o" and "oh" stay letters, and so does a number word inside a word ("someone")."""
     said: list[str] = []
     repeat = 1
-    for token in _with_two_digit_words(tokens):
-        if token in _REPEAT_WORDS:
-            repeat = _REPEAT_WORDS[token]
+    for token in with_two_digit_words(tokens):
+        if token in REPEAT_WORDS:
+            repeat = REPEAT_WORDS[token]
             continue
-        said.append(_NUMBER_WORDS.get(token, token) * repeat)
+        said.append(NUMBER_WORDS.get(token, token) * repeat)
         repeat = 1
     return said
 
@@ -317,10 +203,10 @@ def normalize_postal_code(text: str) -> str:
     """`text` as a compact upper-case code: "9 4 1 0 7" -> "94107", "sw1a 1aa" -> "SW1A1AA",
     "my zip is ninety four one oh seven" -> "94107"."""
     said = _POSTAL_LEAD_IN.sub("", text.strip().casefold(), count=1)
-    tokens = _with_two_digit_words(re.split(r"[\s\-.,]+", said))
-    code = _join_code_tokens(tokens, _DIGIT_WORDS)
+    tokens = with_two_digit_words(re.split(r"[\s\-.,]+", said))
+    code = _join_code_tokens(tokens, DIGIT_WORDS)
     if not code.isdigit():
-        code = _join_code_tokens(tokens, _NUMBER_WORDS)
+        code = _join_code_tokens(tokens, NUMBER_WORDS)
     return re.sub(r"[\W_]", "", code).upper()
 
 
@@ -328,8 +214,8 @@ def _join_code_tokens(tokens: list[str], digit_words: dict[str, str]) -> str:
     parts: list[str] = []
     repeat = 1
     for token in tokens:
-        if token in _REPEAT_WORDS:
-            repeat = _REPEAT_WORDS[token]
+        if token in REPEAT_WORDS:
+            repeat = REPEAT_WORDS[token]
             continue
         parts.append(digit_words.get(token, token) * repeat)
         repeat = 1

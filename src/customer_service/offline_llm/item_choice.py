@@ -19,7 +19,7 @@ from typing import TypeVar
 
 from customer_service.call.answers import Phrases, normalise
 from customer_service.call.wording import unquoted
-from customer_service.normalize import numerals
+from customer_service.spoken_numbers import numerals
 
 __all__ = [
     "ListedItem",
@@ -204,7 +204,8 @@ def _said_by_number(value: str, values: set[str], heard: str) -> bool:
         return False
     number = alone.group(1)
     same = [other for other in values if _spoken_form(other).split(" ")[0] == number]
-    return len(same) == 1 and re.search(rf"(?<![\w.]){re.escape(number)}(?![\w.])", heard) is not None
+    said = re.search(rf"(?<![\w.]){re.escape(number)}(?![\w.])", heard)
+    return len(same) == 1 and said is not None
 
 
 def _mentioned(item: ListedItem, said: str) -> dict[str, str]:
