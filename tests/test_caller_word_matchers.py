@@ -12,13 +12,13 @@ import pytest
 from benchmarks.tau2.data import DEFAULT_DB, load_json
 
 from customer_service.domain import Order, OrderItem, OrderStatus, PostalAddress
-from customer_service.item_words import EVERYDAY_WORDS, name_words, names_item
 from customer_service.normalize import emails_match, normalize_email
 from customer_service.offline_llm.fields import find_emails
 from customer_service.offline_llm.identity_details import details_in
 from customer_service.offline_llm.item_choice import ListedItem, ListedVariant, variant_described
 from customer_service.order_choice import fitting_orders, read_choice
-from customer_service.spoken_numbers import numerals
+from customer_service.spoken.item_words import EVERYDAY_WORDS, name_words, names_item
+from customer_service.spoken.numbers import numerals
 
 CATALOG = [product["name"] for product in load_json(DEFAULT_DB)["products"].values()]
 

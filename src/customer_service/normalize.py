@@ -13,7 +13,7 @@ import unicodedata
 
 import phonenumbers
 
-from customer_service.spoken_numbers import (
+from customer_service.spoken.numbers import (
     DIGIT_WORDS,
     EXCLAMATIONS,
     NUMBER_WORDS,

@@ -26,8 +26,8 @@ from customer_service.call.speakable import (
 from customer_service.call.state import CallState
 from customer_service.call.wording import quoted
 from customer_service.domain import Order, OrderStatus
-from customer_service.item_words import names_item
 from customer_service.order_numbers import order_number_in, spoken_order_id
+from customer_service.spoken.item_words import names_item
 
 NO_RECENT_ORDERS = "There are no recent orders on your account."
 WHICH_ORDER = "Which one do you mean?"
@@ -296,7 +296,7 @@ def _without_cancelled(orders: list[Order]) -> list[Order]:
 
 
 def _names_an_item(order: Order, words: Sequence[str], *, with_options: bool = False) -> bool:
-    """Whether the words name an item of the order (`item_words`): with `with_options`,
+    """Whether the words name an item of the order (`spoken.item_words`): with `with_options`,
     an option word ("the blue one") counts too, when the caller picks between orders."""
     return any(
         names_item(word, item.name, item.options if with_options else None)

@@ -19,7 +19,7 @@ from typing import TypeVar
 
 from customer_service.call.answers import Phrases, normalise
 from customer_service.call.wording import unquoted
-from customer_service.spoken_numbers import numerals
+from customer_service.spoken.numbers import numerals
 
 __all__ = [
     "ListedItem",

@@ -31,8 +31,8 @@ from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import PERSONA, quoted
 from customer_service.domain import Product, Variant
-from customer_service.item_words import SIZE_WORDS, names_item, option_key
 from customer_service.order_numbers import spoken_order_id
+from customer_service.spoken.item_words import SIZE_WORDS, names_item, option_key
 
 INSTRUCTIONS = PERSONA + dedent(
     """

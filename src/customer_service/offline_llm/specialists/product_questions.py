@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 
 from customer_service.call.answers import Phrases, normalise, polarity
-from customer_service.item_words import SIZE_WORDS
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
 from customer_service.offline_llm.routing import names_an_order
 from customer_service.offline_llm.specialist_replies import leave, transfer
 from customer_service.offline_llm.specialists import OfflineSpecialist
 from customer_service.specialists.product_questions import WHICH_PRODUCT
-from customer_service.spoken_numbers import numerals
+from customer_service.spoken.item_words import SIZE_WORDS
+from customer_service.spoken.numbers import numerals
 
 __all__ = ["SPECIALIST"]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from customer_service.spoken_numbers import numerals
+from customer_service.spoken.numbers import numerals
 
 __all__ = [
     "EVERYDAY_WORDS",
