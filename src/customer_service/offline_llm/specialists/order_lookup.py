@@ -72,6 +72,14 @@ _ARRIVAL = Phrases(
         "hasn't come",
         "shipped",
         "shipped yet",
+        "ship yet",
+        "happening with",
+        "going on with",
+        "news on",
+        "news about",
+        "update on",
+        "check on",
+        "checking on",
     ]
 )
 _LIST_ORDERS = Phrases(
@@ -149,7 +157,10 @@ def _picks_an_order(conversation: Conversation, line: str) -> bool:
         and conversation.tool_name(turn) == "list_recent_orders"
     ]
     if not listed:
-        return bool(choice.words) and not find_number_runs(line) and not acknowledgement_only(line)
+        # A number of three digits or more is a try at the order number; "the blue one"
+        # holds only the word "one".
+        numbered = any(len(run.digits) >= 3 for run in find_number_runs(line))
+        return bool(choice.words) and not numbered and not acknowledgement_only(line)
     heard_words = set(re.findall(r"[a-z0-9]+", " ".join(listed)))
     return any(word in heard_words or word.rstrip("s") in heard_words for word in choice.words)
 

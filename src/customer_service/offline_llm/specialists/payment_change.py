@@ -35,6 +35,13 @@ _PAYMENT_CHANGE = Phrases(
         "charge my",
         "different card",
         "another card",
+        "how i'm paying",
+        "how i am paying",
+        "how i paid",
+        "how i'm paying for",
+        "put it on my",
+        "with my card instead",
+        "card instead",
     ],
     plurals=True,
 )
