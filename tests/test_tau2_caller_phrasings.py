@@ -168,7 +168,8 @@ async def check(expected: str, transcript: Transcript, store: Store) -> None:
         assert found.group("old") not in items, text
     elif (paid := found.group("paid")) is not None:
         history = _order(await store.export_tau2(), paid)["payment_history"]
-        assert history[-1]["payment_method_id"] == found.group("method"), text
+        payments = [entry for entry in history if entry["transaction_type"] == "payment"]
+        assert payments[-1]["payment_method_id"] == found.group("method"), text
     elif (moved := found.group("moved")) is not None:
         address = _order(await store.export_tau2(), moved)["address"]
         assert address["address1"] == found.group("street"), text
