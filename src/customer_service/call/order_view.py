@@ -61,8 +61,7 @@ class OrderLookupResult(BaseModel):
             if self.carrier:
                 progress += f" with {quoted(self.carrier)}"
             if self.tracking_number:
-                joined = "," if self.carrier else ""
-                progress += f"{joined} tracking number {spaced_digits(self.tracking_number)}"
+                progress += f", tracking number {spaced_digits(self.tracking_number)}"
         elif self.status is OrderStatus.DELIVERED and self.delivered_on is not None:
             progress = f"was delivered on {spoken_date(self.delivered_on)}"
         else:

@@ -83,7 +83,8 @@ _COLOURS = Phrases(
 )
 _SIZE = re.compile(r"\bsize (\d+(?:\.\d+)?|x{0,2}[sml]|xl)\b")
 _SELL = re.compile(
-    r"\b(?:sell|carry|stock|have)\s+(?:any\s+)?(?:the\s+|a\s+|an\s+)?([a-z][a-z -]*?)\s*(?:\?|$)"
+    r"\b(?:do you|you guys|does the store)\s+(?:sell|carry|stock|have)\s+(?:any\s+)?"
+    r"(?:the\s+|a\s+|an\s+)?([a-z][a-z -]*?)\s*(?:\?|$)"
 )
 _MEASURE = re.compile(r"\b\d+(?:\.\d+)? ?(?:mm|cm|m|ml|l|oz|inch|inches)\b")
 _QUOTED = re.compile(r'"([^"]+)"')
