@@ -49,6 +49,8 @@ def respond(conversation: Conversation) -> Reply:
 _ANOTHER_VERSION = re.compile(
     r"\b(?:switch|change|make|need|want|get)\b.*"
     r"\b(?:instead|size|colou?r|version|the [\w-]+ (?:one|ones))\b"
+    # "change the water bottle in my order": an item of the order, changed.
+    r"|\b(?:change|switch|swap)\s+the\s+[\w -]+?\s+(?:in|on|from)\s+my\s+order\b"
 )
 _THEIR_OWN = re.compile(r"\b(?:my|it|them|ordered)\b")
 _NOT_AN_ITEM = Phrases(

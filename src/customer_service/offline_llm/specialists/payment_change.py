@@ -42,6 +42,7 @@ _PAYMENT_CHANGE = Phrases(
         "put it on my",
         "with my card instead",
         "card instead",
+        "other card",
     ],
     plurals=True,
 )
