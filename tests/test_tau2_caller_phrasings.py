@@ -48,16 +48,20 @@ class Row:
     caller_lines: tuple[str, ...]
     kind: str
     expected: tuple[str, ...]
+    fails: str | None
+    """Why the call does not give its outcome today (the table's last column)."""
 
 
 def rows() -> list[Row]:
     found = []
     for line in TABLE.read_text(encoding="utf-8").splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if not line.startswith("| ") or len(cells) != 3 or cells[0] in ("Caller says", "---"):
+        if not line.startswith("| ") or len(cells) != 4 or cells[0] in ("Caller says", "---"):
             continue
-        said, kind, expected = cells
-        found.append(Row(tuple(said.split(" / ")), kind, tuple(expected.split("; "))))
+        said, kind, expected, now = cells
+        fails = now.removeprefix("fails: ") if now.startswith("fails: ") else None
+        assert fails or now == "passes", now
+        found.append(Row(tuple(said.split(" / ")), kind, tuple(expected.split("; ")), fails))
     return found
 
 
@@ -182,7 +186,16 @@ async def check(expected: str, transcript: Transcript, store: Store) -> None:
         assert heard is not bool(found.group("never")), text
 
 
-@pytest.mark.parametrize("row", ROWS, ids=[" / ".join(row.caller_lines)[:60] for row in ROWS])
+@pytest.mark.parametrize(
+    "row",
+    [
+        pytest.param(row, marks=pytest.mark.xfail(reason=row.fails, strict=True))
+        if row.fails
+        else row
+        for row in ROWS
+    ],
+    ids=[" / ".join(row.caller_lines)[:60] for row in ROWS],
+)
 async def test_retail_phrasing(store_copy: Store, settings: Settings, row: Row) -> None:
     transcript = await call(store_copy, settings, row.caller_lines)
     for expected in row.expected:
