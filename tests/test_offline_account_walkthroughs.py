@@ -144,7 +144,7 @@ async def test_product_questions_from_the_demo_catalog(database_url: str) -> Non
         "green. Of its four variants, all but 750 ml, green are available, from $24.00 to "
         "$28.00.",
         "Stainless steel water bottle: 500 ml, green: available, $24.00. 750 ml, green: not "
-        "available right now.",
+        "available right now ($28.00).",
         "Cork yoga mat: 6 mm: available, $78.00.",
         "Ceramic pour-over coffee set comes in color white or black. Both variants are "
         "available, from $48.00 to $52.00.",

@@ -13,6 +13,14 @@ import unicodedata
 
 import phonenumbers
 
+from customer_service.spoken.numbers import (
+    DIGIT_WORDS,
+    EXCLAMATIONS,
+    NUMBER_WORDS,
+    REPEAT_WORDS,
+    with_two_digit_words,
+)
+
 __all__ = [
     "digits_from_speech",
     "emails_match",
@@ -27,51 +35,6 @@ __all__ = [
     "postal_codes_match",
 ]
 
-_DIGIT_WORDS = {
-    "zero": "0",
-    "oh": "0",
-    "o": "0",
-    "one": "1",
-    "two": "2",
-    "three": "3",
-    "four": "4",
-    "five": "5",
-    "six": "6",
-    "seven": "7",
-    "eight": "8",
-    "nine": "9",
-}
-# "o" and "oh" are also letters, so codes that mix letters and digits (UK postcodes)
-# only get the unambiguous number words converted.
-_NUMBER_WORDS = {word: digit for word, digit in _DIGIT_WORDS.items() if word not in ("o", "oh")}
-# "ninety four one oh seven" is 94107 and "four fifteen" 415: callers group digits in
-# twos as often as they say them one by one.
-_TEEN_WORDS = {
-    "ten": "10",
-    "eleven": "11",
-    "twelve": "12",
-    "thirteen": "13",
-    "fourteen": "14",
-    "fifteen": "15",
-    "sixteen": "16",
-    "seventeen": "17",
-    "eighteen": "18",
-    "nineteen": "19",
-}
-_TENS_WORDS = {
-    "twenty": "2",
-    "thirty": "3",
-    "forty": "4",
-    "fifty": "5",
-    "sixty": "6",
-    "seventy": "7",
-    "eighty": "8",
-    "ninety": "9",
-}
-_UNIT_WORDS = {word: digit for word, digit in _NUMBER_WORDS.items() if digit != "0"}
-_REPEAT_WORDS = {"double": 2, "triple": 3}
-# Digit words that, said on their own, are an exclamation: "oh yes".
-_EXCLAMATIONS = frozenset({"o", "oh"})
 
 # One ASCII digit or one run of letters; everything else (separators, punctuation) splits.
 _SPEECH_TOKEN = re.compile(r"[0-9]|[^\W\d_]+")
@@ -108,24 +71,7 @@ _NAME_SEPARATORS = re.compile(r"[\s'-]+")
 
 def _speech_tokens(text: str) -> list[str]:
     """The words and single digits of `text`, with two-digit number words as digits."""
-    return _with_two_digit_words(_SPEECH_TOKEN.findall(text.casefold()))
-
-
-def _with_two_digit_words(words: list[str]) -> list[str]:
-    """`words` (lower case) with "ninety four" as "94", "fifteen" as "15" and "twenty"
-    as "20"."""
-    tokens: list[str] = []
-    for token in words:
-        if token in _UNIT_WORDS and tokens and tokens[-1] in _TENS:
-            tokens[-1] = tokens[-1][0] + _UNIT_WORDS[token]
-        elif token in _TENS_WORDS:
-            tokens.append(_TENS_WORDS[token] + "0")
-        else:
-            tokens.append(_TEEN_WORDS.get(token, token))
-    return tokens
-
-
-_TENS = frozenset(f"{digit}0" for digit in _TENS_WORDS.values())
+    return with_two_digit_words(_SPEECH_TOKEN.findall(text.casefold()))
 
 
 def digits_from_speech(text: str) -> str:
@@ -138,12 +84,12 @@ def digits_from_speech(text: str) -> str:
     digits: list[str] = []
     repeat = 1
     for token in _speech_tokens(text):
-        digit = token if token.isdigit() else _DIGIT_WORDS.get(token)
+        digit = token if token.isdigit() else DIGIT_WORDS.get(token)
         if digit is not None:
             digits.append(digit * repeat)
             repeat = 1
-        elif token in _REPEAT_WORDS:
-            repeat = _REPEAT_WORDS[token]
+        elif token in REPEAT_WORDS:
+            repeat = REPEAT_WORDS[token]
         else:
             # "double" only applies to the digit right after it.
             repeat = 1
@@ -164,19 +110,19 @@ def numbers_from_speech(text: str) -> list[str]:
     repeat = 1
 
     def end_number() -> None:
-        if not all(word in _EXCLAMATIONS for word in words):
+        if not all(word in EXCLAMATIONS for word in words):
             numbers.append("".join(digits))
         digits.clear()
         words.clear()
 
     for token in _speech_tokens(text):
-        digit = token if token.isdigit() else _DIGIT_WORDS.get(token)
+        digit = token if token.isdigit() else DIGIT_WORDS.get(token)
         if digit is not None:
             digits.append(digit * repeat)
             words.append(token)
             repeat = 1
-        elif token in _REPEAT_WORDS:
-            repeat = _REPEAT_WORDS[token]
+        elif token in REPEAT_WORDS:
+            repeat = REPEAT_WORDS[token]
         else:
             if words:
                 end_number()
@@ -224,10 +170,25 @@ def normalize_email(text: str) -> str | None:
     lowered = _SPELLED_WITH_DASHES.sub(lambda match: match.group().replace("-", ""), lowered)
     tokens = re.sub(r"[,;]", " ", lowered).split()
     if "@" not in lowered or any(token in _EMAIL_WORDS for token in tokens):
-        lowered = "".join(_EMAIL_WORDS.get(token, token) for token in tokens)
+        lowered = "".join(_EMAIL_WORDS.get(token, token) for token in _email_digits(tokens))
     if not _EMAIL_SHAPE.fullmatch(lowered):
         return None
     return lowered
+
+
+def _email_digits(tokens: list[str]) -> list[str]:
+    """Spoken email `tokens` with number words as digits: "ito three eight seven seven"
+    and "ito thirty eight seventy seven" both end in "3877", "double five" is "55".
+    "o" and "oh" stay letters, and so does a number word inside a word ("someone")."""
+    said: list[str] = []
+    repeat = 1
+    for token in with_two_digit_words(tokens):
+        if token in REPEAT_WORDS:
+            repeat = REPEAT_WORDS[token]
+            continue
+        said.append(NUMBER_WORDS.get(token, token) * repeat)
+        repeat = 1
+    return said
 
 
 def normalize_name(text: str) -> str:
@@ -242,10 +203,10 @@ def normalize_postal_code(text: str) -> str:
     """`text` as a compact upper-case code: "9 4 1 0 7" -> "94107", "sw1a 1aa" -> "SW1A1AA",
     "my zip is ninety four one oh seven" -> "94107"."""
     said = _POSTAL_LEAD_IN.sub("", text.strip().casefold(), count=1)
-    tokens = _with_two_digit_words(re.split(r"[\s\-.,]+", said))
-    code = _join_code_tokens(tokens, _DIGIT_WORDS)
+    tokens = with_two_digit_words(re.split(r"[\s\-.,]+", said))
+    code = _join_code_tokens(tokens, DIGIT_WORDS)
     if not code.isdigit():
-        code = _join_code_tokens(tokens, _NUMBER_WORDS)
+        code = _join_code_tokens(tokens, NUMBER_WORDS)
     return re.sub(r"[\W_]", "", code).upper()
 
 
@@ -253,8 +214,8 @@ def _join_code_tokens(tokens: list[str], digit_words: dict[str, str]) -> str:
     parts: list[str] = []
     repeat = 1
     for token in tokens:
-        if token in _REPEAT_WORDS:
-            repeat = _REPEAT_WORDS[token]
+        if token in REPEAT_WORDS:
+            repeat = REPEAT_WORDS[token]
             continue
         parts.append(digit_words.get(token, token) * repeat)
         repeat = 1

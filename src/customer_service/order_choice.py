@@ -27,6 +27,7 @@ from customer_service.call.state import CallState
 from customer_service.call.wording import quoted
 from customer_service.domain import Order, OrderStatus
 from customer_service.order_numbers import order_number_in, spoken_order_id
+from customer_service.spoken.item_words import names_item
 
 NO_RECENT_ORDERS = "There are no recent orders on your account."
 WHICH_ORDER = "Which one do you mean?"
@@ -93,7 +94,8 @@ def orders_named(request: str, orders: Sequence[Order]) -> list[Order]:
     in a request, a status or a date is talk about the order ("it hasn't arrived"), and
     a place in a list needs a list the caller heard."""
     words = read_choice(request).words
-    return [order for order in orders if words and _names_an_item(order, words)]
+    named = [order for order in orders if words and _names_an_item(order, words)]
+    return _without_cancelled(named)
 
 
 def several_fit(orders: Sequence[Order]) -> str:
@@ -265,7 +267,9 @@ def fitting_orders(choice: Choice, listed: Sequence[Order]) -> list[Order]:
     if choice.status is not None:
         candidates = [order for order in candidates if order.status is choice.status]
     if choice.words:
-        named = [order for order in candidates if _names_an_item(order, choice.words)]
+        named = _named_most(candidates, choice.words)
+        if choice.status is None:
+            named = _without_cancelled(named)
         # Words that name no item of any listed order are talk ("the one I wanted"),
         # unless they are all the caller said.
         if named or not (choice.position or choice.day or choice.status):
@@ -273,18 +277,29 @@ def fitting_orders(choice: Choice, listed: Sequence[Order]) -> list[Order]:
     return candidates
 
 
-def _names_an_item(order: Order, words: Sequence[str]) -> bool:
-    item_words = {
-        _singular(word) for item in order.items for word in _WORD.findall(item.name.lower())
-    }
-    return any(_singular(word) in item_words for word in words)
+def _named_most(orders: Sequence[Order], words: Sequence[str]) -> list[Order]:
+    """The orders the most of the words name, item or option ("the black helmet" is the
+    black one of two helmets); none when no word names any."""
+    counts = [
+        (sum(_names_an_item(order, [word], with_options=True) for word in words), order)
+        for order in orders
+    ]
+    most = max((count for count, _ in counts), default=0)
+    return [order for count, order in counts if most and count == most]
 
 
-def _singular(word: str) -> str:
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("es") and word[:-2].endswith(("ss", "x", "ch", "sh")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
+def _without_cancelled(orders: list[Order]) -> list[Order]:
+    """A cancelled order named by its items is not the one meant when another order holds
+    them too: "where's my speaker" is about the speaker still coming."""
+    live = [order for order in orders if order.status is not OrderStatus.CANCELLED]
+    return live or orders
+
+
+def _names_an_item(order: Order, words: Sequence[str], *, with_options: bool = False) -> bool:
+    """Whether the words name an item of the order (`spoken.item_words`): with `with_options`,
+    an option word ("the blue one") counts too, when the caller picks between orders."""
+    return any(
+        names_item(word, item.name, item.options if with_options else None)
+        for item in order.items
+        for word in words
+    )

@@ -68,7 +68,7 @@ async def test_anyone_hears_what_a_catalog_product_comes_in_without_verifying(
         assert [output.output for output in tool_outputs(session, "describe_product")] == [
             BOTTLE,
             '"Stainless steel water bottle": "500 ml, green": available, $24.00. '
-            '"750 ml, green": not available right now.',
+            '"750 ml, green": not available right now ($28.00).',
             '"Cork yoga mat": "6 mm": available, $78.00.',
         ]
         (done,) = tool_outputs(session, "answer_product_questions")

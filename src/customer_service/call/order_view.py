@@ -55,8 +55,13 @@ class OrderLookupResult(BaseModel):
         """What the caller may hear about the order, for the model to relay: stored text
         (items, carrier, address) in quotes, as data."""
         if self.status is OrderStatus.PROCESSED:
-            tracking = spaced_digits(self.tracking_number or "")
-            progress = f"has shipped with {quoted(self.carrier or '')}, tracking number {tracking}"
+            # An order can have shipped with no carrier or tracking number on record
+            # (τ²-bench's orders have no carrier): say only what is on record.
+            progress = "has shipped"
+            if self.carrier:
+                progress += f" with {quoted(self.carrier)}"
+            if self.tracking_number:
+                progress += f", tracking number {spaced_digits(self.tracking_number)}"
         elif self.status is OrderStatus.DELIVERED and self.delivered_on is not None:
             progress = f"was delivered on {spoken_date(self.delivered_on)}"
         else:

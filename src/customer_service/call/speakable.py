@@ -141,8 +141,25 @@ def item_phrase(item: OrderItem, name: Callable[[str], str] = str) -> str:
 
 
 def spoken_items(items: Iterable[OrderItem], name: Callable[[str], str] = str) -> str:
-    """Items as one natural phrase: "a yoga mat and two yoga blocks"."""
-    return spoken_list([item_phrase(item, name) for item in items])
+    """Items as one natural phrase: "a yoga mat and two yoga blocks". Two items of one
+    product are told apart by the options that differ: "a Tea Kettle with material
+    glass and a Tea Kettle with material ceramic"."""
+    listed = list(items)
+    return spoken_list([_told_apart(item, listed, name) for item in listed])
+
+
+def _told_apart(item: OrderItem, items: Sequence[OrderItem], name: Callable[[str], str]) -> str:
+    phrase = item_phrase(item, name)
+    namesakes = [other for other in items if other.name == item.name and other is not item]
+    differing = [
+        key
+        for key, value in item.options.items()
+        if any(other.options.get(key) != value for other in namesakes)
+    ]
+    if not differing:
+        return phrase
+    options = spoken_list([f"{key} {name(item.options[key])}" for key in differing])
+    return f"{phrase} with {options}"
 
 
 def main_item(items: Sequence[OrderItem], name: Callable[[str], str] = str) -> str:

@@ -163,10 +163,20 @@ def split_number_run(
 _WRITTEN_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 # A word said whole ("jordan") or spelled out letter by letter ("j o r d a n").
 _EMAIL_WORD = r"(?:[a-z0-9](?:[ \t][a-z0-9](?![\w.@]))+|[a-z0-9]+)"
+_LOCAL_JOIN_AHEAD = r"\.|[ \t]+(?:dot|period|underscore|dash|hyphen)[ \t]+"
+# Digits said in an email's name part, as words or in groups: "ito three eight seven
+# seven", "ito 3 8 7 7", "ito thirty eight seventy seven".
+_NUMBER_WORD = (
+    r"(?:\d+|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|"
+    r"fifty|sixty|seventy|eighty|ninety|double|triple)\b"
+)
+_SAID_NUMBER = rf"{_NUMBER_WORD}(?:[ \t]+{_NUMBER_WORD})*"
+_LOCAL_WORD = rf"{_EMAIL_WORD}(?:[ \t]+{_SAID_NUMBER}(?=[ \t]+at[ \t]|{_LOCAL_JOIN_AHEAD}))?"
 _LOCAL_JOIN = r"(?:\.|[ \t]+(?:dot|period|underscore|dash|hyphen)[ \t]+)"
 _DOMAIN_JOIN = r"(?:\.|[ \t]+(?:dot|period)[ \t]+)"
 _SPOKEN_EMAIL = re.compile(
-    rf"(?<![\w.]){_EMAIL_WORD}(?:{_LOCAL_JOIN}{_EMAIL_WORD})*"
+    rf"(?<![\w.]){_LOCAL_WORD}(?:{_LOCAL_JOIN}{_LOCAL_WORD})*"
     rf"[ \t]+at[ \t]+{_EMAIL_WORD}(?:{_DOMAIN_JOIN}{_EMAIL_WORD})+(?!\w)",
     re.IGNORECASE,
 )

@@ -19,6 +19,7 @@ from typing import TypeVar
 
 from customer_service.call.answers import Phrases, normalise
 from customer_service.call.wording import unquoted
+from customer_service.spoken.numbers import numerals
 
 __all__ = [
     "ListedItem",
@@ -50,7 +51,10 @@ _UNITS = (
     (re.compile(r"\bcentimet(?:er|re)s?\b"), "cm"),
     (re.compile(r"\bmet(?:er|re)s?\b"), "m"),
     (re.compile(r"\binch(?:es)?\b"), "inch"),
+    (re.compile(r"\b(?:foot|feet)\b"), "ft"),
 )
+# A measure said by its number alone: "the 750 one" for "750ml".
+_NUMBER_ALONE = re.compile(r"(\d+(?:\.\d+)?) [a-z]+")
 
 
 @dataclass(frozen=True)
@@ -160,7 +164,7 @@ def item_segments(items: list[ListedItem], said: str) -> dict[str, str]:
 
 
 def _spoken_form(text: str) -> str:
-    text = re.sub(r"(\d)([a-z])", r"\1 \2", normalise(text))
+    text = re.sub(r"(\d)([a-z])", r"\1 \2", numerals(normalise(text)))
     for pattern, unit in _UNITS:
         text = pattern.sub(unit, text)
     return text
@@ -192,6 +196,18 @@ def _compared(item: ListedItem, said: str) -> dict[str, str]:
     return {name: min(beyond, key=lambda value: abs((_measure(value) or Decimal(0)) - current))}
 
 
+def _said_by_number(value: str, values: set[str], heard: str) -> bool:
+    """Whether the caller named a measure by its number alone ("the 750 one" for
+    "750ml"), when no other value of the option has that number."""
+    alone = _NUMBER_ALONE.fullmatch(_spoken_form(value))
+    if alone is None:
+        return False
+    number = alone.group(1)
+    same = [other for other in values if _spoken_form(other).split(" ")[0] == number]
+    said = re.search(rf"(?<![\w.]){re.escape(number)}(?![\w.])", heard)
+    return len(same) == 1 and said is not None
+
+
 def _mentioned(item: ListedItem, said: str) -> dict[str, str]:
     """The option values the caller's words name, a new value before the item's own."""
     heard = _spoken_form(said)
@@ -202,6 +218,7 @@ def _mentioned(item: ListedItem, said: str) -> dict[str, str]:
             value
             for value in sorted(values)
             if re.search(rf"(?<![\w.]){re.escape(_spoken_form(value))}(?![\w])", heard)
+            or _said_by_number(value, values, heard)
         ]
         new = [value for value in said_values if value != item.options.get(name)]
         if new or said_values:

@@ -155,11 +155,14 @@ def respond_for(conversation: Conversation, tools: SwapTools) -> Reply:
     return CallTool(tools.record, arguments)
 
 
-def route_for(conversation: Conversation, asked: Phrases, tools: SwapTools) -> Reply | None:
-    """The call to `tools.supervisor` when the caller's latest line asks for it: for the
-    order they name, or, answering what a tool said about an order, that one ("change
-    the items then", after hearing they can be changed instead of exchanged)."""
-    if not asked.found_in(normalise(conversation.last_caller_line or "")):
+def route_for(
+    conversation: Conversation, asked: Phrases, tools: SwapTools, *, asked_for: bool = False
+) -> Reply | None:
+    """The call to `tools.supervisor` when the caller's latest line asks for it (in
+    `asked`'s words, or as the caller already found, `asked_for`): for the order they
+    name, or, answering what a tool said about an order, that one ("change the items
+    then", after hearing they can be changed instead of exchanged)."""
+    if not (asked_for or asked.found_in(normalise(conversation.last_caller_line or ""))):
         return None
     arguments = order_arguments(conversation)
     if not arguments and conversation.output_answered() is not None:

@@ -32,6 +32,7 @@ from customer_service.call.state import CallState
 from customer_service.call.wording import PERSONA, quoted
 from customer_service.domain import Product, Variant
 from customer_service.order_numbers import spoken_order_id
+from customer_service.spoken.item_words import SIZE_WORDS, names_item, option_key
 
 INSTRUCTIONS = PERSONA + dedent(
     """
@@ -54,6 +55,8 @@ NEEDS_VERIFICATION = (
 )
 ANSWERED = "All right."
 MAX_VARIANTS_LISTED = 4
+SIZE = "size"
+"""The option a size said as a word ("a large") is about."""
 """Variants said one by one; more are summed up (how many, which available, prices)."""
 
 
@@ -89,16 +92,20 @@ def _words(text: str) -> set[str]:
 
 
 def _key(value: str) -> str:
-    """An option value as compared: "6mm" is "6 mm"."""
-    return re.sub(r"[^a-z0-9]", "", value.lower())
+    """An option value as compared: "6mm" is "6 mm", "ten" is "10", "large" is "L"."""
+    return option_key(value)
 
 
 def best_matches(words: str, products: Sequence[Product]) -> list[Product]:
-    """The products whose names share the most words with `words`; none when none do."""
+    """The products whose names share the most words with `words`; failing that, those
+    an everyday word of `words` names ("bike" for a Bicycle, `item_words`); none when
+    none do."""
     wanted = _words(words)
     scored = [(len(wanted & _words(product.name)), product) for product in products]
     best = max((score for score, _ in scored), default=0)
-    return [product for score, product in scored if score == best and best > 0]
+    if best == 0:
+        return [p for p in products if any(names_item(word, p.name) for word in wanted)]
+    return [product for score, product in scored if score == best]
 
 
 def either(phrases: Sequence[str]) -> str:
@@ -141,9 +148,30 @@ def variants_said(variants: Sequence[Variant]) -> str:
     """Each variant a narrower question names, precisely."""
     return " ".join(
         f"{quoted(variant_phrase(v))}: "
-        + (f"available, {spoken_price(v.price)}." if v.available else "not available right now.")
+        + (
+            f"available, {spoken_price(v.price)}."
+            if v.available
+            else f"not available right now ({spoken_price(v.price)})."
+        )
         for v in variants
     )
+
+
+def _wanted(product: Product, value: str) -> tuple[str | None, str]:
+    """The option an asked value is about (None: any option) and its key: a size said
+    as a word ("a large") is about the product's size when it has one."""
+    letters = SIZE_WORDS.get(value.strip().lower())
+    sizes = {_key(v.options.get(SIZE, "")) for v in product.variants}
+    if letters is not None and letters in sizes:
+        return SIZE, letters
+    return None, _key(value)
+
+
+def _fits(variant: Variant, wanted: tuple[str | None, str]) -> bool:
+    name, key = wanted
+    if name is not None:
+        return _key(variant.options.get(name, "")) == key
+    return key in {_key(option) for option in variant.options.values()}
 
 
 def described(product: Product, asked: Sequence[str]) -> str:
@@ -161,12 +189,11 @@ def described(product: Product, asked: Sequence[str]) -> str:
         ]
     )
     lead = f"{quoted(product.name)} comes in {comes_in}." if options else f"{quoted(product.name)}:"
-    known = {_key(value) for values in options.values() for value in values}
-    unknown = [value for value in asked if _key(value) not in known]
+    wanted = {value: _wanted(product, value) for value in asked}
+    unknown = [v for v in asked if not any(_fits(x, wanted[v]) for x in product.variants)]
     if unknown:
         return f"{lead} It doesn't come in {spoken_list([quoted(v) for v in unknown])}."
-    keys = {_key(value) for value in asked}
-    chosen = [v for v in product.variants if keys <= {_key(o) for o in v.options.values()}]
+    chosen = [x for x in product.variants if all(_fits(x, want) for want in wanted.values())]
     if not chosen:
         return f"{lead} There's no variant with all of {spoken_list([quoted(v) for v in asked])}."
     if asked and len(chosen) <= MAX_VARIANTS_LISTED:

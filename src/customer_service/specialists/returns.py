@@ -293,10 +293,12 @@ def not_returnable_message(order: OrderLookupResult, refusal: ReturnOutcome) -> 
             f"Order {spaced} could be returned until {last_day}, thirty days after it "
             f"arrived, so it can't be returned any more. {OFFER_HUMAN}"
         )
-    return (
-        f"Order {spaced} hasn't been delivered yet, so it can't be returned. Once it "
-        "arrives, you'll have thirty days to return it."
-    )
+    not_yet = f"Order {spaced} hasn't been delivered yet, so it can't be returned."
+    # The window runs from the delivery date, which only a dated order will have: a store
+    # without dates (τ²-bench's) has no window, so none is promised.
+    if order.placed_on is None:
+        return not_yet
+    return f"{not_yet} Once it arrives, you'll have thirty days to return it."
 
 
 async def ensure_returnable(state: CallState, order: OrderLookupResult) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from customer_service.call.answers import Phrases, normalise, polarity
@@ -82,6 +83,9 @@ def address_reply(
         asked_for = field_in_problem(answered.output) if answered.is_error else None
         correction = parse_correction(line, asked_for, after_read_back=not answered.is_error)
         recorded = conversation.last_arguments(record)
+        if recorded is not None and (replaced := _with_part_replaced(line, recorded)):
+            # "It's 1505, not 1550": only the part corrected changes.
+            return CallTool(record, replaced)
         if correction is not None and recorded is not None:
             field, value = correction
             return CallTool(record, {**recorded, field: value})
@@ -94,6 +98,30 @@ def address_reply(
         return Say(ADDRESS_QUESTION)
 
     return respond
+
+
+_INSTEAD_OF = (
+    re.compile(r"^(?:no,?\s+)?(?:it'?s\s+|it is\s+)?(?P<new>[\w ]+?),?\s+not\s+(?P<old>[\w ]+)$"),
+    re.compile(r"^(?:no,?\s+)?not\s+(?P<old>[\w ]+?),?\s+(?:it'?s\s+|it is\s+)?(?P<new>[\w ]+)$"),
+)
+
+
+def _with_part_replaced(line: str, recorded: dict[str, object]) -> dict[str, object] | None:
+    """The recorded address with the one part the caller corrects by saying what it is
+    instead of what ("it's 1505, not 1550", "not Pine, Spruce"); None when the line is
+    no such correction or the part it replaces is in no field."""
+    text = line.strip().rstrip(" .!").casefold()
+    for pattern in _INSTEAD_OF:
+        if (said := pattern.match(text)) is None:
+            continue
+        old, new = said.group("old").strip(), said.group("new").strip()
+        part = re.compile(rf"(?<![\w]){re.escape(old)}(?![\w])", re.IGNORECASE)
+        fields = [name for name, value in recorded.items() if isinstance(value, str)]
+        holding = [name for name in fields if part.search(str(recorded[name]))]
+        if len(holding) == 1:
+            (name,) = holding
+            return {**recorded, name: part.sub(new, str(recorded[name]), count=1)}
+    return None
 
 
 def _asks_to_move(said: str) -> bool:

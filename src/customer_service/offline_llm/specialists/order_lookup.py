@@ -42,11 +42,46 @@ _ORDER = Phrases(
         "where my",
         "where our",
         "status",
+        # Openings that name no service, only something the caller bought: "I wanted
+        # to check on something I ordered", "it's about my stuff".
+        "ordered",
+        "i bought",
+        "i got from you",
+        "bought from you",
+        "purchase",
+        "purchased",
+        "my stuff",
+        "my things",
     ],
     plurals=True,
 )
 # "Will it still arrive this week?": a question about the order the call is about.
-_ARRIVAL = Phrases(["arrive", "arrives", "arriving", "arrival", "get here", "on its way"])
+_ARRIVAL = Phrases(
+    [
+        "arrive",
+        "arrives",
+        "arrived",
+        "arriving",
+        "arrival",
+        "get here",
+        "gets here",
+        "on its way",
+        "come yet",
+        "came yet",
+        "haven't come",
+        "hasn't come",
+        "shipped",
+        "shipped yet",
+        "ship yet",
+        "happening with",
+        "going on with",
+        "news on",
+        "news about",
+        "update on",
+        "check on",
+        "checking on",
+    ]
+)
 _LIST_ORDERS = Phrases(
     [
         "don't know",
@@ -57,6 +92,10 @@ _LIST_ORDERS = Phrases(
         "list",
         "which orders",
         "which order",
+        "what orders",
+        "what have i got",
+        "what did i order",
+        "what i ordered",
         "not sure",
         "don't remember",
         "can't remember",
@@ -118,7 +157,10 @@ def _picks_an_order(conversation: Conversation, line: str) -> bool:
         and conversation.tool_name(turn) == "list_recent_orders"
     ]
     if not listed:
-        return bool(choice.words) and not find_number_runs(line) and not acknowledgement_only(line)
+        # A number of three digits or more is a try at the order number; "the blue one"
+        # holds only the word "one".
+        numbered = any(len(run.digits) >= 3 for run in find_number_runs(line))
+        return bool(choice.words) and not numbered and not acknowledgement_only(line)
     heard_words = set(re.findall(r"[a-z0-9]+", " ".join(listed)))
     return any(word in heard_words or word.rstrip("s") in heard_words for word in choice.words)
 

@@ -15,6 +15,8 @@ from customer_service.offline_llm.routing import names_an_order
 from customer_service.offline_llm.specialist_replies import leave, transfer
 from customer_service.offline_llm.specialists import OfflineSpecialist
 from customer_service.specialists.product_questions import WHICH_PRODUCT
+from customer_service.spoken.item_words import SIZE_WORDS
+from customer_service.spoken.numbers import numerals
 
 __all__ = ["SPECIALIST"]
 
@@ -79,6 +81,11 @@ _COLOURS = Phrases(
         "navy",
     ]
 )
+_SIZE = re.compile(r"\bsize (\d+(?:\.\d+)?|x{0,2}[sml]|xl)\b")
+_SELL = re.compile(
+    r"\b(?:do you|you guys|does the store)\s+(?:sell|carry|stock|have)\s+(?:any\s+)?"
+    r"(?:the\s+|a\s+|an\s+)?([a-z][a-z -]*?)\s*(?:\?|$)"
+)
 _MEASURE = re.compile(r"\b\d+(?:\.\d+)? ?(?:mm|cm|m|ml|l|oz|inch|inches)\b")
 _QUOTED = re.compile(r'"([^"]+)"')
 _COMMON = frozenset({"the", "and", "for", "with", "one", "you", "does", "what", "how", "much"})
@@ -111,8 +118,21 @@ def _product_in(line: str, names: list[str]) -> str | None:
 
 
 def _options_in(said: str) -> list[str]:
+    """The option values the caller asks about: colours, measures, a size said as a
+    number ("a size ten") or a word ("in a large")."""
+    written = numerals(said)
     colours = [word for word in re.findall(r"[a-z]+", said) if _COLOURS.found_in(word)]
-    return [*colours, *_MEASURE.findall(said)]
+    sizes = [found.group(1) for found in _SIZE.finditer(written)]
+    words = [word for word in SIZE_WORDS if re.search(rf"\b{word}\b", said)]
+    worded = [word for word in words if not any(word in other for other in words if other != word)]
+    return [*colours, *_MEASURE.findall(written), *sizes, *worded]
+
+
+def _thing_asked_for(said: str) -> str | None:
+    """What a caller asks whether we sell ("do you sell kayaks"), when it is no product
+    of the catalog: the tool then says so."""
+    found = _SELL.search(said)
+    return found.group(1).strip() if found else None
 
 
 def respond(conversation: Conversation) -> Reply:
@@ -141,6 +161,8 @@ def respond(conversation: Conversation) -> Reply:
     if product is None and earlier is not None and options:
         # "And in green?": the product asked about last.
         product, ordered = str(earlier.get("product")), bool(earlier.get("ordered"))
+    if product is None and earlier is None and (thing := _thing_asked_for(said)) is not None:
+        product = thing  # not in the catalog: the tool says so
     if product is None:
         return Say(WHICH_PRODUCT)
     return CallTool(

@@ -36,7 +36,22 @@ _REASONS = {
     "damaged": Phrases(["damaged", "broken", "cracked", "torn", "defective", "faulty"]),
     "wrong_item": Phrases(["wrong", "not what i ordered", "didn't order", "did not order"]),
     "not_as_described": Phrases(
-        ["not as described", "doesn't match", "does not match", "different from", "smaller"]
+        [
+            "not as described",
+            "doesn't match",
+            "does not match",
+            "different from",
+            "smaller",
+            "don't fit",
+            "doesn't fit",
+            "do not fit",
+            "does not fit",
+            "too small",
+            "too big",
+            "too large",
+            "too tight",
+            "too loose",
+        ]
     ),
     "no_longer_needed": Phrases(
         ["don't need", "do not need", "no longer need", "changed my mind", "don't want"]
@@ -56,7 +71,8 @@ def _items(conversation: Conversation) -> dict[int, str]:
 
 def _chosen_items(conversation: Conversation, said: str) -> list[int]:
     items = _items(conversation)
-    if _ALL.found_in(said):
+    if _ALL.found_in(said) or len(items) == 1:
+        # An order of one item: "they don't fit" can only mean it.
         return sorted(items)
     return sorted(items_named(items, said))
 
