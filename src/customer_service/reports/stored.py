@@ -104,7 +104,8 @@ def _mark_unstored(directory: Path, call_id: str) -> bool:
 
 async def store_unstored(store: Store, directory: Path, *, limit: int | None = None) -> int:
     """Stores the reports marked unstored in `directory` (at most `limit`), removing each
-    marker once its row is there; stops at the first failure. How many were stored."""
+    marker once its row is there; stops at the first failure. How many it stored (a row
+    already there is not stored again)."""
     folder = directory / UNSTORED
     try:
         markers = sorted(folder.iterdir())[:limit] if folder.is_dir() else []
@@ -118,13 +119,14 @@ async def store_unstored(store: Store, directory: Path, *, limit: int | None = N
             logger.warning("unstored call report unreadable", extra={"call_id": marker.name})
             continue
         try:
-            await store.add_call_report(record_of(content))
+            added = await store.add_call_report(record_of(content))
         except StoreUnavailable:
             return stored
         marker.unlink(missing_ok=True)
-        stored += 1
-        WRITES["retried"] += 1
-        count_report_write("retried")
+        if added:  # else a write that failed on the way back had reached the store after all
+            stored += 1
+            WRITES["retried"] += 1
+            count_report_write("retried")
     if stored:
         logger.info("unstored call reports stored", extra={"reports": stored})
     return stored

@@ -27,7 +27,14 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 
-__all__ = ["DEFAULT_SERVICE_NAME", "Installed", "flush", "install_otlp", "install_tracer_provider"]
+__all__ = [
+    "DEFAULT_SERVICE_NAME",
+    "Installed",
+    "flush",
+    "install_otlp",
+    "install_tracer_provider",
+    "wanted",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -93,7 +100,11 @@ def install_tracer_provider(provider: TracerProvider) -> None:
     """`provider` for the framework's spans and the project's, through the framework's
     hook, with the framework's content attributes stripped before every exporter."""
     set_tracer_provider(provider, allow_pii=False)
-    _installed.append(provider)
+
+
+def wanted(environ: Mapping[str, str]) -> Installed:
+    """The exporters the OTel settings in `environ` ask for."""
+    return Installed(traces=_on(environ, "TRACES"), metrics=_on(environ, "METRICS"))
 
 
 def install_otlp(environ: Mapping[str, str] | None = None) -> Installed:
@@ -102,15 +113,16 @@ def install_otlp(environ: Mapping[str, str] | None = None) -> Installed:
     environ = os.environ if environ is None else environ
     if _installed:
         return Installed(traces=False, metrics=False)
-    traces, metrics = _on(environ, "TRACES"), _on(environ, "METRICS")
+    traces, metrics = (asked := wanted(environ)).traces, asked.metrics
     if not (traces or metrics):
-        return Installed(traces=False, metrics=False)
+        return asked
     attributes = {} if environ.get("OTEL_SERVICE_NAME") else {"service.name": DEFAULT_SERVICE_NAME}
     resource = Resource.create(attributes)
     if traces:
         provider = TracerProvider(resource=resource)
         provider.add_span_processor(BatchSpanProcessor(_span_exporter(_grpc(environ, "TRACES"))))
         install_tracer_provider(provider)
+        _installed.append(provider)
     if metrics:
         reader = PeriodicExportingMetricReader(_metric_exporter(_grpc(environ, "METRICS")))
         meters = MeterProvider(resource=resource, metric_readers=[reader])

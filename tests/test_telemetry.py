@@ -1,0 +1,183 @@
+"""Traces through the framework's hook (`livekit.agents.telemetry.set_tracer_provider`):
+one whole call yields the framework's spans and the project's (each specialist run with
+its outcome, each store transaction with its action, the call report's row among them),
+and no attribute holds the caller's name, email, phone, address or order contents, by
+any shape the privacy mask knows. The OTLP exporters stay off until the standard OTel
+settings name a collector."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from livekit.agents.telemetry import set_tracer_provider
+from opentelemetry import trace as trace_api
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from customer_service.chat import converse
+from customer_service.offline_llm import OfflineLLM
+from customer_service.privacy import mask_free_text
+from customer_service.settings import Settings
+from customer_service.store.seed import DEMO_CUSTOMERS, demo_orders
+from customer_service.telemetry import exporters
+from customer_service.telemetry.spans import (
+    OUTCOME,
+    SPECIALIST,
+    SPECIALIST_RUN,
+    STORE_ACTION,
+    STORE_TRANSACTION,
+)
+from customer_service.testing import sqlite_url
+from support.offline_chat import JORDAN
+
+JORDAN_RECORD = DEMO_CUSTOMERS[0]
+[ORDER] = [order for order in demo_orders(dt.date.today()) if order.order_id == "100101"]
+NAMES = [JORDAN_RECORD.full_name]
+DETAILS = [
+    JORDAN_RECORD.email,
+    JORDAN_RECORD.phone,
+    JORDAN_RECORD.postal_code,
+    *(str(part) for part in JORDAN_RECORD.address.model_dump().values() if part),
+    *(item.name for item in ORDER.items),
+]
+"""What the call hears and says: the caller's details and what their order holds."""
+NUMBERS_ONLY = {"lk.llm_metrics", "langfuse.observation.completion_start_time"}
+"""The framework's attributes of timings alone, whose digits read like a phone number's."""
+
+
+@pytest.fixture
+def spans() -> Iterator[InMemorySpanExporter]:
+    """An exporter that keeps the spans; no provider is left installed afterwards."""
+    yield InMemorySpanExporter()
+    set_tracer_provider(trace_api.NoOpTracerProvider())
+
+
+async def one_call(tmp_path: Path) -> None:
+    await converse(
+        OfflineLLM(),
+        database_url=sqlite_url(tmp_path / "store.sqlite3"),
+        lines=io.StringIO(f"Where is my order 100101?\n{JORDAN}\nbye\n"),
+        out=io.StringIO(),
+        echo_caller=True,
+        settings=Settings(report_dir=tmp_path / "reports"),
+    )
+
+
+def texts(span: ReadableSpan) -> Iterator[tuple[str, str]]:
+    """Every text of the span's attributes and its events', with the key that holds it;
+    the framework's timing attributes by each text inside them."""
+    attributes = [span.attributes or {}, *(event.attributes or {} for event in span.events)]
+    for found in attributes:
+        for key, value in found.items():
+            for text in value if isinstance(value, tuple) else (value,):
+                if not isinstance(text, str):
+                    continue
+                if key in NUMBERS_ONLY:
+                    yield from ((key, inner) for inner in _strings(json.loads(text)))
+                else:
+                    yield key, text
+
+
+def _strings(value: object) -> Iterator[str]:
+    """The texts inside a timing attribute's JSON, but for the times (ISO 8601)."""
+    if isinstance(value, str):
+        if not _is_time(value):
+            yield value
+    elif isinstance(value, dict):
+        for inner in value.values():
+            yield from _strings(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _strings(inner)
+
+
+def _is_time(text: str) -> bool:
+    try:
+        dt.datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def personal(finished: tuple[ReadableSpan, ...]) -> list[tuple[str, str, str]]:
+    """(span, key, text) for each text the privacy mask would change."""
+    return [
+        (span.name, key, text)
+        for span in finished
+        for key, text in texts(span)
+        if mask_free_text(text, names=NAMES, details=DETAILS) != text
+    ]
+
+
+async def test_one_call_traces_the_framework_and_the_project_without_personal_data(
+    spans: InMemorySpanExporter, tmp_path: Path
+) -> None:
+    exporters.install_tracer_provider(_provider_for(spans))
+
+    await one_call(tmp_path)
+
+    finished = spans.get_finished_spans()
+    names = {span.name for span in finished}
+    assert {"agent_session", "llm_request", "function_tool"} <= names
+    [run] = [span for span in finished if span.name == SPECIALIST_RUN]
+    assert dict(run.attributes or {}) == {
+        SPECIALIST: "verify_identity_task",
+        OUTCOME: "completed",
+    }
+    actions = {
+        (span.attributes or {}).get(STORE_ACTION)
+        for span in finished
+        if span.name == STORE_TRANSACTION
+    }
+    assert {"store a call report", "write an audit event"} <= actions
+    assert personal(finished) == []
+
+
+async def test_the_check_finds_what_the_framework_keeps_when_content_is_allowed(
+    spans: InMemorySpanExporter, tmp_path: Path
+) -> None:
+    # The framework's default keeps the conversation in its spans: the check sees it.
+    set_tracer_provider(_provider_for(spans), allow_pii=True)
+
+    await one_call(tmp_path)
+
+    found = {text for _, _, text in personal(spans.get_finished_spans())}
+    assert any(JORDAN_RECORD.email in text for text in found)
+
+
+def _provider_for(exporter: InMemorySpanExporter) -> TracerProvider:
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return provider
+
+
+@pytest.mark.parametrize(
+    ("environ", "traces", "metrics"),
+    [
+        ({}, False, False),
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"}, True, True),
+        (
+            {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318", "OTEL_SDK_DISABLED": "true"},
+            False,
+            False,
+        ),
+        (
+            {
+                "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://collector:4318/v1/traces",
+                "OTEL_METRICS_EXPORTER": "none",
+            },
+            True,
+            False,
+        ),
+    ],
+)
+def test_the_exporters_are_on_only_when_the_otel_settings_name_a_collector(
+    environ: dict[str, str], traces: bool, metrics: bool
+) -> None:
+    assert exporters.wanted(environ) == exporters.Installed(traces=traces, metrics=metrics)
