@@ -96,8 +96,7 @@ Commands:
   identity-release  CUSTOMER_ID [--operator NAME]: release a held account (audited)
   import-tau2     DB.json [--force]: load τ²-bench's retail database into the store
   export-tau2     OUT.json: write the store as τ²-bench's retail database
-  report          DIR | --database-url URL [--since DATE] [--outcome O]: summarise call
-                  reports (a folder, or the store); --html FILE for a page; --prune [DAYS]
+  report          DIR or --database-url URL: summarise call reports; --html FILE, --prune DAYS
 
 `python src/agent.py COMMAND --help` lists a command's options.
 LiveKit's CLI runs the same agent: `lk agent dev`, `lk agent console`, `lk agent start`.

@@ -14,7 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 from livekit.agents.telemetry import set_tracer_provider
+from livekit.agents.telemetry.pii import is_pii_attribute
 from opentelemetry import trace as trace_api
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -23,7 +25,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from customer_service.chat import converse
 from customer_service.offline_llm import OfflineLLM
 from customer_service.privacy import mask_free_text
-from customer_service.settings import Settings
+from customer_service.settings import PROJECT_ROOT, Settings
 from customer_service.store.seed import DEMO_CUSTOMERS, demo_orders
 from customer_service.telemetry import exporters
 from customer_service.telemetry.spans import (
@@ -181,3 +183,25 @@ def test_the_exporters_are_on_only_when_the_otel_settings_name_a_collector(
     environ: dict[str, str], traces: bool, metrics: bool
 ) -> None:
     assert exporters.wanted(environ) == exporters.Installed(traces=traces, metrics=metrics)
+
+
+COLLECTOR = PROJECT_ROOT / "examples" / "telemetry" / "otel-collector.yaml"
+
+
+def test_the_example_collector_takes_otlp_and_drops_only_content_attributes() -> None:
+    config = yaml.safe_load(COLLECTOR.read_text())
+    for pipeline in config["service"]["pipelines"].values():
+        for kind in ("receivers", "processors", "exporters"):
+            assert set(pipeline[kind]) <= set(config[kind]), (kind, pipeline[kind])
+    protocols = config["receivers"]["otlp"]["protocols"]
+    assert protocols["http"]["endpoint"].endswith(":4318")
+    assert protocols["grpc"]["endpoint"].endswith(":4317")
+    dropped = config["processors"]["attributes/no-content"]["actions"]
+    assert {action["action"] for action in dropped} == {"delete"}
+    keys = [action["key"] for action in dropped if "key" in action]
+    assert keys
+    assert all(is_pii_attribute(key) for key in keys)
+    assert (
+        "OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318"
+        in (PROJECT_ROOT / "docs" / "operating.md").read_text()
+    )
