@@ -8,10 +8,15 @@ settings name a collector."""
 from __future__ import annotations
 
 import datetime as dt
+import http.server
 import io
 import json
+import subprocess
+import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 import yaml
@@ -36,6 +41,7 @@ from customer_service.telemetry.spans import (
     STORE_TRANSACTION,
 )
 from customer_service.testing import sqlite_url
+from support.agent_process import child_environment
 from support.offline_chat import JORDAN
 
 JORDAN_RECORD = DEMO_CUSTOMERS[0]
@@ -205,3 +211,68 @@ def test_the_example_collector_takes_otlp_and_drops_only_content_attributes() ->
         "OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318"
         in (PROJECT_ROOT / "docs" / "operating.md").read_text()
     )
+
+
+EXPORTING_PROCESS = """
+import asyncio
+
+from customer_service.server import prewarm
+from customer_service.telemetry.exporters import flush
+from customer_service.telemetry.metrics import record_call
+from customer_service.telemetry.spans import OUTCOME, specialist_run
+
+
+class JobProcess:
+    userdata = {}
+
+
+prewarm(JobProcess())
+with specialist_run("order_lookup_task") as span:
+    span.set_attribute(OUTCOME, "completed")
+record_call({"outcome": "transferred", "turns": [{"llm_ttft_s": 0.2}], "cost_usd": 0.01})
+asyncio.run(flush())
+"""
+
+
+class Collector(http.server.BaseHTTPRequestHandler):
+    """An OTLP/HTTP collector's front door: keeps each request's path and body."""
+
+    received: ClassVar[list[tuple[str, bytes]]] = []
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length", "0"))
+        self.received.append((self.path, self.rfile.read(length)))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_a_job_process_sends_its_spans_and_metrics_to_the_collector_otel_names(
+    tmp_path: Path,
+) -> None:
+    collector = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Collector)
+    threading.Thread(target=collector.serve_forever, daemon=True).start()
+    try:
+        environment = child_environment(tmp_path) | {
+            "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{collector.server_port}"
+        }
+        result = subprocess.run(
+            [sys.executable, "-c", EXPORTING_PROCESS],
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    finally:
+        collector.shutdown()
+    assert result.returncode == 0, result.stderr[-2000:]
+    bodies = {path: body for path, body in Collector.received}
+    assert b"customer_service.specialist_run" in bodies["/v1/traces"]
+    assert b"order_lookup_task" in bodies["/v1/traces"]
+    assert b"customer_service.handoffs" in bodies["/v1/metrics"]
+    assert b"customer_service.caller_wait" in bodies["/v1/metrics"]

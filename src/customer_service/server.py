@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import gc
 import logging
@@ -88,8 +87,8 @@ async def report_session_end(ctx: JobContext) -> None:
     store, sends the call's spans when an OTLP collector is configured, and logs the shape
     of the finished call; the transcript stays out of the logs."""
     call = await report_job(ctx)
-    # The call's spans leave now, off the event loop, rather than wait for the next batch.
-    await asyncio.to_thread(flush)
+    # The call's spans and figures leave now rather than wait for the next batch.
+    await flush()
     if call is None:
         return  # no session started (the store could not be opened): nothing to report
     report = call.content

@@ -14,6 +14,7 @@ arguments and results, instructions) are stripped before any exporter.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import Mapping
@@ -132,7 +133,14 @@ def install_otlp(environ: Mapping[str, str] | None = None) -> Installed:
     return Installed(traces=traces, metrics=metrics)
 
 
-def flush() -> None:
-    """Sends what the installed providers hold (blocking: run it in a thread)."""
-    for provider in _installed:
-        provider.force_flush(FLUSH_TIMEOUT_MS)
+async def flush() -> None:
+    """Sends what the installed providers hold, in a thread (the exporters block); at
+    once when none is installed."""
+    if not _installed:
+        return
+
+    def send() -> None:
+        for provider in _installed:
+            provider.force_flush(FLUSH_TIMEOUT_MS)
+
+    await asyncio.to_thread(send)
