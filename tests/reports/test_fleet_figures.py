@@ -62,6 +62,6 @@ def test_the_page_shows_the_fleet_view_when_given_it() -> None:
 
     assert 'id="fleet"' not in page(summary, calls)
     assert '<table data-table="fleet">' in with_fleet
-    assert "<td>Handed to a person</td><td class=\"n\">2</td>" in with_fleet
+    assert '<td>Handed to a person</td><td class="n">2</td>' in with_fleet
     assert '<table data-table="refusals">' in with_fleet
     assert "Cost per call: $0.2917 on average, $0.5000 at the 95th percentile." in with_fleet
