@@ -15,13 +15,15 @@ from pathlib import Path
 
 import pytest
 from livekit.agents import llm
+from livekit.agents.testing import fake_job_context
 
+from customer_service import server
 from customer_service.chat import converse
 from customer_service.offline_llm import OfflineLLM
 from customer_service.reports import stored
 from customer_service.reports.collect import Outcome, SessionEvents, report_call
 from customer_service.reports.command import OUTCOMES, main
-from customer_service.settings import Settings
+from customer_service.settings import Settings, get_settings
 from customer_service.store import Store
 from customer_service.store.call_reports import CallReportRecord
 from customer_service.testing import call_session
@@ -66,6 +68,46 @@ async def report(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, s
 def page(path: Path) -> str:
     """The page, each chart's random id made one."""
     return re.sub(r"chart-[0-9a-f-]{36}", "chart", path.read_text())
+
+
+async def call_in_a_room(job_id: str, *lines: str) -> None:
+    """One call through the server's entrypoint, ended as the framework ends a job."""
+    with fake_job_context(job_id=job_id) as ctx:
+        ctx.proc.userdata[server.VAD_KEY] = None
+        await server.entrypoint(ctx)
+        session = ctx.primary_session
+        try:
+            for line in lines:
+                await session.run(user_input=line)
+        finally:
+            await session.aclose()
+        await server.report_session_end(ctx)
+        for shutdown_callback in ctx._shutdown_callbacks:
+            await shutdown_callback("test over")
+
+
+async def test_three_calls_in_three_jobs_write_three_rows_with_no_report_folder(
+    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MODEL_PROVIDER", "offline")
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.delenv("REPORT_DIR", raising=False)
+    get_settings.cache_clear()
+    try:
+        await call_in_a_room("job-1", *RESOLVED[:2])
+        await call_in_a_room("job-2", "I want to talk to a person")
+        await call_in_a_room("job-3", *ABANDONED)
+    finally:
+        get_settings.cache_clear()
+
+    stored_rows = await rows(database_url)
+    assert [(row.call_id, row.outcome) for row in sorted(stored_rows, key=lambda r: r.call_id)] == [
+        ("call-job-1", "resolved"),
+        ("call-job-2", "escalated"),
+        ("call-job-3", "abandoned"),
+    ]
+    assert all(row.report["job_id"] == row.call_id.removeprefix("call-") for row in stored_rows)
 
 
 def test_the_outcomes_report_offers_are_the_calls_outcomes() -> None:
