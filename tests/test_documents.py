@@ -34,6 +34,7 @@ NOT_SETTINGS = {
             "OTEL_EXPORTER_OTLP_HEADERS",
             "OTEL_SERVICE_NAME",
             "OTEL_SDK_DISABLED",
+            "OTEL_METRICS_EXPORTER",
         )
     },
 }
