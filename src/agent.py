@@ -9,6 +9,8 @@ python src/agent.py seed-demo        add the demo customers and orders to the da
 python src/agent.py import-tau2 DB   load τ²-bench's retail database into the store
 python src/agent.py identity-release CUSTOMER_ID [--operator NAME]   release a held account
 python src/agent.py report DIR       summarise a folder of call reports (--html FILE: a page)
+python src/agent.py report --database-url URL   the same from the store (every server's)
+python src/agent.py report --prune [DAYS]       delete the store's older call reports
 
 `lk agent dev|console|start` and `python -m livekit.agents start src/agent.py` import this
 file and take the module-level `server` (the framework looks for `app`, `server` or
@@ -94,7 +96,7 @@ Commands:
   identity-release  CUSTOMER_ID [--operator NAME]: release a held account (audited)
   import-tau2     DB.json [--force]: load τ²-bench's retail database into the store
   export-tau2     OUT.json: write the store as τ²-bench's retail database
-  report          DIR: summarise a folder of call reports (REPORT_DIR); --html FILE for a page
+  report          DIR or --database-url URL: summarise call reports; --html FILE, --prune DAYS
 
 `python src/agent.py COMMAND --help` lists a command's options.
 LiveKit's CLI runs the same agent: `lk agent dev`, `lk agent console`, `lk agent start`.

@@ -482,3 +482,15 @@ def test_the_rehearsal_can_be_left_out_of_the_forkserver_to_compare() -> None:
         _, _, without = job_process.pool_functions(kind, rehearsal=False)
         assert without == [module for module in preloads if module != FORKSERVER_MODULE]
         assert without
+
+
+@pytest.mark.subprocess
+def test_the_report_write_benchmark_measures_each_call_after_its_warm_up() -> None:
+    from benchmarks.report_write import FIGURES, measure
+
+    figures = measure("sqlite", processes=1, calls=2)
+
+    assert set(figures) == set(FIGURES)
+    for name in FIGURES:
+        [value] = figures[name]  # two calls, the first left out
+        assert value > 0, name

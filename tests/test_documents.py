@@ -28,6 +28,17 @@ NOT_SETTINGS = {
     "REQUIRE_POSTGRES_TESTS": "tests/conftest.py",
     "TEST_POSTGRES_URL": "tests/support/databases.py",
     "TEST_WORKERS": "Makefile",
+    **{
+        name: "src/customer_service/telemetry/exporters.py"
+        for name in (
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            "OTEL_EXPORTER_OTLP_PROTOCOL",
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "OTEL_SERVICE_NAME",
+            "OTEL_SDK_DISABLED",
+            "OTEL_METRICS_EXPORTER",
+        )
+    },
 }
 """Names in capitals the documents quote that are not settings, and where each lives."""
 PATH_ROOTS = ("src/", "tests/", "benchmarks/", "docs/", "examples/", "scripts/", ".ci/")

@@ -44,6 +44,7 @@ def test_the_durations_and_counts_are_the_ones_known_here() -> None:
         "order_lookup_max_attempts",
         "recent_orders_limit",
         "repeated_tool_call_limit",
+        "report_retention_days",
         "result_validation_retries",
         "slow_step_notice_s",
         "specialist_max_attempts",

@@ -39,6 +39,7 @@ from customer_service.store import StoreMisconfigured, StoreUnavailable
 from customer_service.store.errors import store_problem
 from customer_service.store.shared import StoreConfig, shared_store
 from customer_service.supervisor import CustomerServiceAgent
+from customer_service.telemetry.exporters import flush, install_otlp
 from customer_service.telephony.attributes import ProgressAttributes
 from customer_service.telephony.caller_id import learn_caller_line
 from customer_service.telephony.hangup import hang_up
@@ -63,8 +64,10 @@ them there (`gc.freeze`)."""
 
 
 def prewarm(proc: JobProcess) -> None:
-    """Loads Silero once per worker process, before any call arrives."""
+    """Loads Silero once per worker process, before any call arrives, and installs the
+    OTLP exporters there when the OTel settings name a collector (off by default)."""
     proc.userdata[VAD_KEY] = load_vad()
+    install_otlp()
     # What is loaded by now lives as long as the process: no collection needs to walk
     # it during a call, and walking it would copy the pages shared with the forkserver.
     gc.collect()
@@ -80,9 +83,12 @@ def call_id_for(ctx: JobContext) -> str:
 
 async def report_session_end(ctx: JobContext) -> None:
     """The framework's `on_session_end`: puts the call's outcome on the job's tagger
-    (uploaded to LiveKit Cloud next), writes its report when REPORT_DIR is set, and logs
-    the shape of the finished call; the transcript stays out of the logs."""
+    (uploaded to LiveKit Cloud next), writes its report to REPORT_DIR when set and to the
+    store, sends the call's spans when an OTLP collector is configured, and logs the shape
+    of the finished call; the transcript stays out of the logs."""
     call = await report_job(ctx)
+    # The call's spans and figures leave now rather than wait for the next batch.
+    await flush()
     if call is None:
         return  # no session started (the store could not be opened): nothing to report
     report = call.content

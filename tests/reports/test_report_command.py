@@ -119,3 +119,16 @@ def test_a_page_that_cannot_be_written_there_is_one_line(
     assert out.startswith("3 calls\n")
     assert len(err) == 2  # notes.json skipped, then the page
     assert err[-1].startswith(f"--html {page}: the page cannot be written there: ")
+
+
+def test_a_folders_reports_are_chosen_by_when_they_ended_and_their_outcome(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    directory = write_reports(tmp_path / "reports")
+
+    status, out, _ = run(capsys, directory, "--since", "2025-03-04")
+    assert (status, out.splitlines()[0]) == (0, "2 calls")  # call-1 and call-2
+    status, out, _ = run(capsys, directory, "--outcome", "locked", "--outcome", "escalated")
+    assert (status, out.splitlines()[0]) == (0, "1 call")  # call-3
+    status, _, err = run(capsys, directory, "--since", "2025-03-06T00:00:00+00:00")
+    assert (status, err[-1]) == (1, "No call report matches --since and --outcome.")

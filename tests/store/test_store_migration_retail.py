@@ -14,7 +14,7 @@ from customer_service.domain import OrderStatus
 from customer_service.store import Store
 from customer_service.store.customers import lookup_keys
 from customer_service.store.engine import create_store_engine
-from customer_service.store.schema import migrate_database, migrations_config
+from customer_service.store.schema import head_revision, migrate_database, migrations_config
 from customer_service.store.seed import DEMO_CUSTOMERS, demo_orders
 
 TODAY = dt.date(2026, 11, 27)
@@ -78,7 +78,8 @@ async def test_the_old_demo_store_moves_to_the_benchmarks_states(database_url: s
         await engine.dispose()
 
     upgrade = await migrate_database(database_url)
-    assert (upgrade.before, upgrade.after) == ("0004", "0005")
+    assert upgrade.before == "0004"
+    assert upgrade.after == head_revision()
 
     async with await Store.open(database_url, migrate=False, seed_demo_data=False) as store:
         statuses = {o.order_id: o.status for o in await store.recent_orders("C-1001", 5)}

@@ -24,6 +24,7 @@ from customer_service.call import audit
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState, Delegation, DelegationOutcome
 from customer_service.call.wording import BOUND_APOLOGY, OFFER_HUMAN, RESULT_UNUSABLE
+from customer_service.telemetry.spans import OUTCOME, specialist_run
 
 logger = logging.getLogger(__name__)
 
@@ -73,7 +74,27 @@ def offer_human(state: CallState) -> ToolError:
     return ToolError(BOUND_APOLOGY)
 
 
+NOT_RUN = "not_run"
+"""A traced run's outcome when no run was recorded: refused by a bound, or never started."""
+
+
 async def delegate(
+    state: CallState,
+    task: Specialist[ResultT],
+    *,
+    is_failure: Callable[[ResultT], bool] = lambda _: False,
+) -> ResultT:
+    """`run_within_bounds`, in a span of its own that ends with the run's outcome."""
+    runs = state.guardrails.delegations
+    recorded = len(runs)
+    with specialist_run(task.id) as span:
+        try:
+            return await run_within_bounds(state, task, is_failure=is_failure)
+        finally:
+            span.set_attribute(OUTCOME, runs[-1].outcome.value if len(runs) > recorded else NOT_RUN)
+
+
+async def run_within_bounds(
     state: CallState,
     task: Specialist[ResultT],
     *,

@@ -28,11 +28,13 @@ from customer_service.call.known_details import known_details
 from customer_service.call.state import CallState
 from customer_service.privacy import mask_room_name
 from customer_service.reports.masking import masked_history, masked_result
+from customer_service.reports.stored import store_report
 from customer_service.reports.turns import turns, usage_entries
 from customer_service.settings import RecordingConsent
 from customer_service.specialists import SPECIALISTS
 from customer_service.specialists.consent import ConsentTopic
 from customer_service.store import AuditEvent, StoreUnavailable
+from customer_service.telemetry.metrics import record_call
 
 logger = logging.getLogger(__name__)
 
@@ -214,32 +216,40 @@ def _events(session_report: SessionReport) -> list[dict[str, Any]]:
 async def report_call(
     state: CallState, session_report: SessionReport, *, tagger: Tagger | None = None
 ) -> CallReport:
-    """The call's report, its outcome put on `tagger`, and written to REPORT_DIR when set."""
+    """The call's report, its outcome put on `tagger`, written to REPORT_DIR when set, then
+    stored as a row of the store (`stored`), and counted in the OTel metrics. The call is
+    over: neither write can fail it, and the row waits on nothing the caller hears."""
     events, stored = await call_events(state)
     report = build(state, session_report, events, stored=stored)
     if tagger is not None:
         tag(tagger, state, report.outcome)
         report.content["tags"] = sorted({*report.content["tags"], *tagger.tags})
+    record_call(report.content)
     directory = state.settings.report_dir
-    if directory is not None:
-        try:
-            path = report.write(directory)
-        except OSError as error:
-            # The call is over either way; its outcome is on the tagger and in this line.
-            logger.error(
-                "call report not written",
-                extra={
-                    "call_id": state.call_id,
-                    "outcome": report.outcome.value,
-                    "error": type(error).__name__,
-                },
-            )
-            return report
-        logger.info(
-            "call report written",
-            extra={"call_id": state.call_id, "outcome": report.outcome.value, "path": str(path)},
-        )
+    written = directory is not None and _write_file(state, report, directory)
+    await store_report(state.store, report.content, directory if written else None)
     return report
+
+
+def _write_file(state: CallState, report: CallReport, directory: Path) -> bool:
+    try:
+        path = report.write(directory)
+    except OSError as error:
+        # The call is over either way; its outcome is on the tagger and in this line.
+        logger.error(
+            "call report not written",
+            extra={
+                "call_id": state.call_id,
+                "outcome": report.outcome.value,
+                "error": type(error).__name__,
+            },
+        )
+        return False
+    logger.info(
+        "call report written",
+        extra={"call_id": state.call_id, "outcome": report.outcome.value, "path": str(path)},
+    )
+    return True
 
 
 async def report_job(ctx: JobContext) -> CallReport | None:

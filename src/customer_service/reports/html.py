@@ -1,10 +1,10 @@
 """`report DIR --html FILE`: the summary and each call, as one self-contained page.
 
-At the top, the days the calls span; then the folder's figures, each table beside its
-chart (`charts`); then every call in a list, each linked to its details further down
-(`call_details`); at the end, each name the page uses beside the name the reports and
-the text summary give it, with what it means (`names`). The page holds no script and
-refers to nothing on the network.
+At the top, the days the calls span; then the figures, each table beside its chart
+(`charts`), and the fleet view (`fleet_view`); then every call in a list, each linked to
+its details further down (`call_details`); at the end, each name the page uses beside
+the name the reports and the text summary give it, with what it means (`names`). The
+page holds no script and refers to nothing on the network.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from customer_service.reports.charts import (
     latency_chart,
     outcomes_chart,
 )
+from customer_service.reports.fleet import Fleet
+from customer_service.reports.fleet_view import fleet_section
 from customer_service.reports.markup import Vocabulary, table, when
 from customer_service.reports.summary import (
     USAGE_AMOUNTS,
@@ -70,7 +72,8 @@ def _spread(step: StepLatency) -> list[str]:
     return [seconds(step.median_s), seconds(step.p95_s)]
 
 
-def page(summary: Summary, calls: list[Call]) -> str:
+def page(summary: Summary, calls: list[Call], fleet: Fleet | None = None) -> str:
+    """The page; with `fleet`, its fleet view after the usage."""
     names = Vocabulary()
     priced = [model for model in summary.usage if model.cost_usd is not None]
     sections = [
@@ -112,6 +115,7 @@ def page(summary: Summary, calls: list[Call]) -> str:
         f"<p>Estimated cost: {html.escape(estimated_cost(summary))}</p>",
         cost_chart(priced) if priced else "",
         "</section>",
+        fleet_section(fleet, names) if fleet is not None else "",
         calls_list(calls, names),
         call_sections(calls, names),
         names.glossary(),

@@ -169,6 +169,25 @@ def _report_in(path: Path) -> dict[str, Any]:
         raise _NotAReport("not JSON: nested too deep") from error
     except ValueError as error:
         raise _NotAReport(f"not JSON: {printable(str(error))}") from error
+    return _checked(content)
+
+
+def checked_reports(named: Iterable[tuple[str, object]], *, where: str) -> Loaded:
+    """The call reports among `named` contents (each with the name a skipped one is
+    shown by), checked as a folder's files are; `NoReports` names `where` when none is."""
+    reports: list[dict[str, Any]] = []
+    skipped: list[Skipped] = []
+    for name, content in named:
+        try:
+            reports.append(_checked(content))
+        except _NotAReport as reason:
+            skipped.append(Skipped(printable(name), str(reason)))
+    if not reports:
+        raise NoReports(f"{where} holds no call report.")
+    return Loaded(reports, skipped)
+
+
+def _checked(content: object) -> dict[str, Any]:
     if not isinstance(content, dict) or "report_version" not in content:
         raise _NotAReport("not a call report: it has no report_version")
     try:

@@ -133,6 +133,8 @@ class Settings(BaseSettings):
     """Where each call's transcript is written when the call may be recorded; unset keeps none."""
     report_dir: Path | None = None
     """Where each call's report (`customer_service.reports`) is written; unset writes none."""
+    report_retention_days: int = Field(default=90, ge=1, le=720)
+    """Days a call's report row is kept by `report --prune` (run on a schedule)."""
     model_prices: Annotated[dict[str, ModelPrice], NoDecode] = Field(default_factory=dict)
     """Prices by model (as *_MODEL names it), as JSON; each replaces that model's default."""
 

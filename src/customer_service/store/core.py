@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from customer_service.clock import Clock, SystemClock
 from customer_service.store.errors import database_errors
+from customer_service.telemetry.spans import store_transaction
 
 __all__ = ["StoreCore"]
 
@@ -45,11 +46,13 @@ class StoreCore:
 
     @contextlib.asynccontextmanager
     async def _session(self, action: str) -> AsyncIterator[AsyncSession]:
-        """One transaction, committed when the block ends without an exception."""
-        async with self._turn():
-            with database_errors(action):
-                async with self._sessions.begin() as session:
-                    yield session
+        """One transaction, committed when the block ends without an exception, in a
+        span named by its action (`telemetry.spans`): every store write, in one place."""
+        with store_transaction(action):
+            async with self._turn():
+                with database_errors(action):
+                    async with self._sessions.begin() as session:
+                        yield session
 
     @contextlib.asynccontextmanager
     async def _write_session(self, action: str) -> AsyncIterator[AsyncSession]:

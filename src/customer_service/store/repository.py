@@ -12,6 +12,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from customer_service.clock import Clock
 from customer_service.store.addresses import AddressChangeStore
 from customer_service.store.audit import AuditStore
+from customer_service.store.call_reports import CallReportStore
 from customer_service.store.catalog import CatalogStore
 from customer_service.store.consents import ConsentStore
 from customer_service.store.customers import CustomerStore
@@ -60,6 +61,7 @@ class Store(
     IdentityFailureStore,
     ReturnRequestStore,
     Tau2DataStore,
+    CallReportStore,
     AuditStore,
 ):
     """Every concern of the store (customers, orders, address changes, ...) behind one
