@@ -119,3 +119,24 @@ def test_a_page_that_cannot_be_written_there_is_one_line(
     assert out.startswith("3 calls\n")
     assert len(err) == 2  # notes.json skipped, then the page
     assert err[-1].startswith(f"--html {page}: the page cannot be written there: ")
+
+
+@pytest.mark.parametrize("constant", ["Infinity", "-Infinity", "NaN"])
+def test_a_report_holding_a_figure_json_does_not_allow_is_skipped_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], constant: str
+) -> None:
+    directory = write_reports(tmp_path / "reports")
+    infinite = {**REPORTS[0], "call_id": "call-infinite"}
+    infinite["turns"] = [{"turn": 1, "tools": [], "llm_ttft_s": float(constant.lower())}]
+    (directory / "call-infinite.json").write_text(json.dumps(infinite))
+    assert constant in (directory / "call-infinite.json").read_text()
+
+    status, out, err = run(capsys, directory, "--html", str(tmp_path / "summary.html"))
+
+    assert status == 0
+    assert out.startswith("3 calls\n")
+    assert err == [
+        f"skipped call-infinite.json: not JSON: {constant} is not a number JSON allows",
+        "skipped notes.json: not a call report: it has no report_version",
+    ]
+    assert (tmp_path / "summary.html").is_file()
