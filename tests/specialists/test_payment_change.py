@@ -121,6 +121,24 @@ async def test_a_clear_yes_pays_the_order_with_the_new_method_and_refunds_the_ol
     assert not model.overran
 
 
+async def test_a_yes_that_names_another_method_than_the_read_back_changes_nothing(
+    settings: Settings,
+) -> None:
+    # The read-back pays with PayPal and names the gift card only as where the money goes
+    # back: "yes, the gift card" corrects the choice, whatever the model makes of it.
+    model = ScriptedLLM([*until_question(), TO_PAYPAL, *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_question(session)
+        await session.run(user_input="Yes, PayPal")
+        assert agent_lines(session)[-1] == READ_BACK
+        await session.run(user_input="Yes, the gift card")
+        [refused] = tool_outputs(session, "confirm_payment_change")
+        assert (refused.output, refused.is_error) == (WORDING.not_a_clear_yes, True)
+        assert isinstance(session.current_agent, PaymentChangeTask)
+        await assert_unchanged(session)
+    assert not model.overran
+
+
 async def test_a_card_pays_in_full_and_its_refund_is_said_with_its_timing(
     settings: Settings, demo_database_url: str
 ) -> None:
