@@ -432,3 +432,45 @@ async def test_a_check_does_the_same_database_work_for_an_email_on_file_as_for_o
     assert any(statement.startswith("SELECT") for work in on_file_work for statement in work)
     # The near miss was counted against Jordan all the same.
     assert await near_misses_counted(database_url, JORDAN_ID) == 1
+
+
+@pytest.mark.parametrize(
+    "request_line",
+    [
+        "Please change my email to jordan.new@example.org",
+        "My new email is jordan.new@example.org, can you update it?",
+    ],
+)
+async def test_an_email_said_as_the_new_value_of_a_request_is_no_identity_detail(
+    settings: Settings, database_url: str, request_line: str
+) -> None:
+    # The model puts the new email in the check with the name and zip: the new value is
+    # not the account's, so it is left out, and the name and zip verify; nothing counts.
+    new_email = "jordan.new@example.org"
+    model = ScriptedLLM([Call("verify_identity"), check(email=new_email, **BY_NAME_AND_ZIP), relay])
+    async with call_session(model, settings=settings, database_url=database_url) as session:
+        await session.run(user_input=request_line)
+        await session.run(user_input="Jordan Lee, 94107")
+        customer = session.userdata.verified_customer
+        assert customer is not None
+        assert customer.customer_id == JORDAN_ID
+        assert session.userdata.identity.failed_checks == 0
+        [verified] = await audit_events(session, kind="identity_verified")
+        assert verified.detail["by"] == "name_and_postal_code"
+    assert not model.overran
+    assert await near_misses_counted(database_url, JORDAN_ID) == 0
+
+
+async def test_an_email_said_as_on_file_is_checked_as_given(
+    settings: Settings, database_url: str
+) -> None:
+    # Said as the account's, a wrong email with the right name and zip is still a miss.
+    model = ScriptedLLM(
+        [Call("verify_identity"), check(email="jordan.new@example.org", **BY_NAME_AND_ZIP), relay]
+    )
+    async with call_session(model, settings=settings, database_url=database_url) as session:
+        await session.run(user_input="My email is jordan.new@example.org")
+        await session.run(user_input="Jordan Lee, 94107")
+        assert session.userdata.verified_customer is None
+        assert session.userdata.identity.failed_checks == 1
+    assert await near_misses_counted(database_url, JORDAN_ID) == 1

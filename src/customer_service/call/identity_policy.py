@@ -33,8 +33,9 @@ what any mismatch hears, while the owner, calling from elsewhere, is not held by
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from textwrap import dedent
 
 from livekit.agents.llm import ChatContext
@@ -46,8 +47,9 @@ from customer_service.call.state import CallState
 from customer_service.call.wording import PERSONA
 from customer_service.domain import Customer
 from customer_service.normalize import (
+    contact_details,
+    digits_from_speech,
     emails_match,
-    holds_contact_detail,
     names_match,
     postal_codes_match,
 )
@@ -62,10 +64,12 @@ __all__ = [
     "OPENING_QUESTION_EMAIL_OR_NAME_ZIP",
     "GivenDetails",
     "count_failed_check",
+    "given_as_new",
     "line_is_held",
     "matching_account",
     "offers_contact_detail",
     "verified_by",
+    "without_new_values",
 ]
 
 # What the identity specialist (`customer_service.specialists.identity`) says and is told
@@ -197,8 +201,63 @@ def verified_by(given: GivenDetails, customer: Customer, policy: IdentityPolicy)
 
 def offers_contact_detail(history: ChatContext, *, latest: bool = False) -> bool:
     """Whether the caller's words in `history` (`latest`: their last message only) hold
-    something shaped like an email or a phone number: they are giving their details.
-    (A name alone cannot be told apart from other words here.)"""
+    something shaped like an email or a phone number, not said as a new value: they are
+    giving their details. (A name alone cannot be told apart from other words here.)"""
     messages = caller_messages(history)
     said = messages[-1:] if latest else messages
-    return any(holds_contact_detail(message.text_content or "") for message in said)
+    return any(
+        not said_as_new
+        for message in said
+        for _, said_as_new in _contact_details(message.text_content or "")
+    )
+
+
+_NEW_VALUE_CUE = re.compile(
+    r"(?:\bnew\b(?:\s+[\w-]+){0,3}"
+    r"|\b(?:change|changed|changing|update|updated|updating|switch|replace|set|move)\b"
+    r"[^.!?]{0,60}?\b(?:to|with|into|for))\s*(?:is|:|,)?\s*$",
+    re.IGNORECASE,
+)
+"""The words before a value the caller gives as the new one: "change my email to ...",
+"my new number is ..."."""
+
+
+def _contact_details(text: str) -> list[tuple[str, bool]]:
+    """Each email address or phone number in `text`, and whether it was said as a new
+    value."""
+    return [(detail, given_as_new(text[:start])) for start, detail in contact_details(text)]
+
+
+def given_as_new(before: str) -> bool:
+    """Whether a value said after `before` (the caller's words before it) is given as
+    the new value of a request: "please change my email to", "my new number is"."""
+    clause = re.split(r"[.!?;]\s", before)[-1]
+    return _NEW_VALUE_CUE.search(clause) is not None
+
+
+def _said_as_new(history: ChatContext) -> list[str]:
+    """The email addresses and phone numbers the caller said as a new value."""
+    return [
+        detail
+        for message in caller_messages(history)
+        for detail, said_as_new in _contact_details(message.text_content or "")
+        if said_as_new
+    ]
+
+
+def _same_contact(given: str, said: str) -> bool:
+    if emails_match(given, said):
+        return True
+    digits, said_digits = digits_from_speech(given), digits_from_speech(said)
+    return len(digits) >= 7 and digits[-7:] == said_digits[-7:]
+
+
+def without_new_values(given: GivenDetails, history: ChatContext) -> GivenDetails:
+    """`given` without its phone number or email address when the caller said it as the
+    new value of a request ("please change my email to ..."): what is to become theirs
+    is no detail of the account as it is, and checked it would fail, counted against the
+    account whose name and postal code came with it."""
+    contact = given.contact.strip()
+    if contact and any(_same_contact(contact, said) for said in _said_as_new(history)):
+        return replace(given, contact="")
+    return given

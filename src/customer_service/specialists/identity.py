@@ -30,6 +30,7 @@ from customer_service.call.identity_policy import (
     matching_account,
     offers_contact_detail,
     verified_by,
+    without_new_values,
 )
 from customer_service.call.latency import CHECKING_DETAILS, THANKS
 from customer_service.call.phrase_cache import say
@@ -230,7 +231,7 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
     # Its own cap (failed checks lock verification) is the stricter bound here.
     @guarded(count_repeats=False)
     async def _given(self, context: RunContext[CallState], given: GivenDetails) -> None:
-        await self._check(context.userdata, given)
+        await self._check(context.userdata, without_new_values(given, self.chat_ctx))
 
     def _calling_number_tool(
         self,
