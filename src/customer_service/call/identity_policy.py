@@ -214,7 +214,7 @@ def offers_contact_detail(history: ChatContext, *, latest: bool = False) -> bool
 
 _NEW_VALUE_CUE = re.compile(
     r"(?:\bnew\b(?:\s+[\w-]+){0,3}"
-    r"|\b(?:change|changed|changing|update|updated|updating|switch|replace|set|move)\b"
+    r"|\b(?:change|changed|changing|update|updated|updating|switch|replace)\b"
     r"[^.!?]{0,60}?\b(?:to|with|into|for))\s*(?:is|:|,)?\s*$",
     re.IGNORECASE,
 )
