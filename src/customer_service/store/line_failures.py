@@ -5,8 +5,10 @@ A near miss counts against the account it came close to (`identity_failures`); a
 that comes close to none (an email address that is nobody's, a name alone) counts
 against no account, only against the call. Counted here as well, by the line it came
 from, every failed check adds up across calls from that line, whatever it guessed
-(`customer_service.call.identity_policy.line_is_held`). A line is kept as a keyed digest
-of the number the phone network presented (`line_key`), never the number itself.
+(`customer_service.call.identity_policy.line_is_held`). A line is kept as a SHA-256
+digest of the number the phone network presented (`line_key`), never the number in
+clear; a phone number's digest can be found again by trying numbers, so the table is
+personal data like the rest of the store, only never readable at a glance.
 """
 
 from __future__ import annotations

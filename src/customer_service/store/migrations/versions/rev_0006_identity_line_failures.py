@@ -1,4 +1,4 @@
-"""Failed identity checks counted per calling line (`identity_line_failures`): a keyed
+"""Failed identity checks counted per calling line (`identity_line_failures`): a SHA-256
 digest of the number the phone network presented, when, and the call.
 
 Revision ID: 0006
