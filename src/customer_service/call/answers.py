@@ -232,7 +232,7 @@ _CARD = r"(?<!gift )card"
 _OPTION_WORDS = (
     *("beige", "black", "blue", "brown", "gold", "green", "navy", "pink", "purple", "red"),
     *("silver", "white", "yellow", "small", "medium", "large", "leather", "metal"),
-    *("plastic", "wood", "cotton", "nylon", "cork", "foam", "firm", "king", "double"),
+    *("plastic", "wood", "cotton", "nylon", "cork", "foam", "firm", "king"),
 )
 _NAMED_IN_READ_BACK = {
     **{
