@@ -158,3 +158,35 @@ def test_numbers_in_a_yes_to_an_address_are_its_own_in_its_order(
 )
 def test_a_no_said_outright_is_read_from_the_callers_words(said: str, expected: bool) -> None:
     assert declines_outright(said) is expected
+
+
+PAYPAL_READ_BACK = (
+    "Order 2 0 0, 2 0 2's 72 dollars will be charged to your PayPal account instead. You "
+    "get 72 dollars back. It goes back onto your gift card straight away. Shall I make "
+    "this change? Please say yes or no."
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "names", "confirmed"),
+    [
+        ("yes, the gift card", "your PayPal account", False),
+        ("yes, on my Visa", "your PayPal account", False),
+        ("yes, the credit card", "your gift card, which has 40 dollars on it", False),
+        ("yes, the card", "your PayPal account", False),
+        ("yes, in black", "size: M, color: blue", False),
+        ("yes, the small ones", "size: M, color: blue", False),
+        ("yes, PayPal please", "your PayPal account", True),
+        ("yes, the gift card", "your gift card, which has 40 dollars on it", True),
+        ("yes, that card", "your Visa card ending in 4 2 4 2", True),
+        ("yes, in grey", "color: gray", True),
+        ("yes please", "your PayPal account", True),
+    ],
+)
+def test_a_yes_that_names_another_method_or_item_than_the_read_back_is_a_correction(
+    answer: str, names: str, confirmed: bool
+) -> None:
+    # What the change chooses is what the answer may name: the read-back also names the
+    # gift card, as where the old payment goes back, and that is not what is chosen.
+    assert confirms(answer, read_back=PAYPAL_READ_BACK, names=names) is confirmed
+    assert confirms(answer, read_back=names) is confirmed

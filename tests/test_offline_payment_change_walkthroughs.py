@@ -110,3 +110,26 @@ async def test_a_caller_with_one_method_is_told_there_is_no_other(database_url: 
         ONLY_METHOD.format(order="1 0 0, 1 0 2", method="your Visa card ending in 4 2 4 2"),
         DECLINED_OFFER,
     ]
+
+
+async def test_a_yes_naming_the_gift_card_to_a_paypal_read_back_changes_nothing(
+    database_url: str,
+) -> None:
+    said = (
+        await chat(
+            database_url,
+            "I'd like to pay for order 200202 with PayPal instead",
+            PRIYA,
+            "yes",
+            "yes, the gift card",
+        )
+    ).agent
+    # A correction: the gift card is taken as the choice, which pays already.
+    assert said[2:] == [
+        QUESTION,
+        READ_BACK,
+        "Order 2 0 0, 2 0 2 is already paid with your gift card, which has 40 dollars on it. "
+        "Which payment method would you like to pay with instead?",
+    ]
+    assert await paid_with(database_url) == [GIFT_CARD.method_id]
+    assert await gift_card_balance(database_url) == Decimal("40.00")

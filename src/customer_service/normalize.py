@@ -22,6 +22,7 @@ from customer_service.spoken.numbers import (
 )
 
 __all__ = [
+    "contact_details",
     "digits_from_speech",
     "emails_match",
     "name_key",
@@ -302,9 +303,22 @@ _DIGIT_RUN = re.compile(
 _PHONE_DIGITS = 9  # the fewest in a number said without its country code (Spain)
 
 
+def contact_details(text: str) -> list[tuple[int, str]]:
+    """Each thing in `text` shaped like an email address or a phone number, with where
+    it starts, in order."""
+    emails = [
+        (found.start(), found.group())
+        for found in _EMAIL_LIKE.finditer(text)
+        if normalize_email(found.group())
+    ]
+    phones = [
+        (found.start(), found.group())
+        for found in _DIGIT_RUN.finditer(text)
+        if len(digits_from_speech(found.group())) >= _PHONE_DIGITS
+    ]
+    return sorted(emails + phones)
+
+
 def holds_contact_detail(text: str) -> bool:
     """Whether `text` holds something shaped like an email address or a phone number."""
-    return any(normalize_email(found.group()) for found in _EMAIL_LIKE.finditer(text)) or any(
-        len(digits_from_speech(found.group())) >= _PHONE_DIGITS
-        for found in _DIGIT_RUN.finditer(text)
-    )
+    return bool(contact_details(text))

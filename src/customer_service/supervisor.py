@@ -30,7 +30,12 @@ from livekit.agents.llm import ChatContext
 
 from customer_service.call.code_steps import calls_a_tool, code_step, for_the_model, step_call
 from customer_service.call.consent_wording import ConsentTopic
-from customer_service.call.empty_replies import Reply, never_empty, relays_a_tool_result
+from customer_service.call.empty_replies import (
+    Reply,
+    never_empty,
+    relays_a_tool_result,
+    results_to_relay,
+)
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.heard import caller_messages
@@ -176,8 +181,12 @@ class CustomerServiceAgent(Agent):
             yield step_call(ASK_OWED_QUESTION)
             return
 
+        # A tool's result the model fails to relay is said by code: a change made is
+        # never heard as "could you say that again?".
+        results = results_to_relay(chat_ctx)
+
         def reply_from_model() -> Reply:
-            return model_reply(self, chat_ctx, tools, model_settings)
+            return model_reply(self, chat_ctx, tools, model_settings, instead_of_apology=results)
 
         reply = reply_from_model()
         if owed is None:

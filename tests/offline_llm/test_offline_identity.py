@@ -5,6 +5,10 @@ from __future__ import annotations
 import pytest
 from livekit.agents import llm
 
+from customer_service.offline_llm.identity_details import (
+    email_or_name_zip_arguments,
+    identity_details,
+)
 from support.offline_chat import (
     IDENTITY,
     IDENTITY_QUESTION,
@@ -339,3 +343,25 @@ async def test_identity_asks_for_exactly_what_is_missing(line: str, prompt: str)
 @pytest.mark.parametrize("line", ["I don't know", "never mind", "forget it", "cancel", "I give up"])
 async def test_identity_give_up(line: str) -> None:
     assert called(await answer(IDENTITY, user(line))) == ("give_up", {})
+
+
+@pytest.mark.parametrize(
+    "request_line",
+    [
+        "please change my email to jordan.new@example.org",
+        "my new email is jordan.new@example.org",
+        "can you update my phone number to 415 555 0199?",
+    ],
+)
+def test_a_contact_said_as_the_new_value_of_a_request_is_no_identity_detail(
+    request_line: str,
+) -> None:
+    details = identity_details([request_line, "Jordan Lee, 94107"])
+    assert details.phone_or_email is None
+    assert email_or_name_zip_arguments(details) == {
+        "full_name": "Jordan Lee",
+        "postal_code": "94107",
+    }
+    # Said as the account's, it is one.
+    on_file = identity_details(["Jordan Lee, 94107, my email is jordan.new@example.org"])
+    assert on_file.phone_or_email == "jordan.new@example.org"

@@ -132,3 +132,24 @@ def test_a_folders_reports_are_chosen_by_when_they_ended_and_their_outcome(
     assert (status, out.splitlines()[0]) == (0, "1 call")  # call-3
     status, _, err = run(capsys, directory, "--since", "2025-03-06T00:00:00+00:00")
     assert (status, err[-1]) == (1, "No call report matches --since and --outcome.")
+
+
+@pytest.mark.parametrize("constant", ["Infinity", "-Infinity", "NaN"])
+def test_a_report_holding_a_figure_json_does_not_allow_is_skipped_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], constant: str
+) -> None:
+    directory = write_reports(tmp_path / "reports")
+    infinite = {**REPORTS[0], "call_id": "call-infinite"}
+    infinite["turns"] = [{"turn": 1, "tools": [], "llm_ttft_s": float(constant.lower())}]
+    (directory / "call-infinite.json").write_text(json.dumps(infinite))
+    assert constant in (directory / "call-infinite.json").read_text()
+
+    status, out, err = run(capsys, directory, "--html", str(tmp_path / "summary.html"))
+
+    assert status == 0
+    assert out.startswith("3 calls\n")
+    assert err == [
+        f"skipped call-infinite.json: not JSON: {constant} is not a number JSON allows",
+        "skipped notes.json: not a call report: it has no report_version",
+    ]
+    assert (tmp_path / "summary.html").is_file()

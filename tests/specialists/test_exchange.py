@@ -210,6 +210,28 @@ async def test_no_to_the_read_back_and_unclear_answers_request_nothing(
     assert not model.overran
 
 
+@pytest.mark.parametrize(
+    ("record", "read_back", "answer"),
+    [
+        (RECORD_MAT, MAT_READ_BACK, "Yes, with the gift card"),
+        (RECORD_BLOCKS, BLOCKS_READ_BACK, "Yes, the cork ones"),
+    ],
+    ids=["another method", "the items as they are"],
+)
+async def test_a_yes_naming_another_method_or_item_than_chosen_requests_nothing(
+    settings: Settings, record: Step, read_back: str, answer: str
+) -> None:
+    model = ScriptedLLM([*until_question(), record, *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_question(session)
+        await session.run(user_input="the one I told you about")
+        assert agent_lines(session)[-1] == read_back
+        refused = await session.run(user_input=answer)
+        refused.expect.contains_function_call_output(output=WORDING.not_a_clear_yes, is_error=True)
+        await assert_not_exchanged(session)
+    assert not model.overran
+
+
 async def test_a_confirm_before_anything_is_read_back_requests_nothing(
     settings: Settings,
 ) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from customer_service.call.identity_hold import label_only_hold_limit
+from customer_service.call.identity_hold import label_only_hold_limit, line_hold_limit
 from customer_service.call.identity_policy import (
     MISSING_EMAIL_OR_NAME_ZIP,
     OPENING_QUESTION_EMAIL_OR_NAME_ZIP,
@@ -30,9 +30,10 @@ from customer_service.specialists.identity import (
 from customer_service.store import Store
 from customer_service.store.customers import customer_to_row
 from customer_service.testing import call_session
+from customer_service.testing.database_work import recording
 from support.conversation import agent_lines, audit_events
 from support.identity_failures import near_misses_counted, seed_near_misses
-from support.line import PHONE_LINE
+from support.line import PHONE_LINE, WORK_PHONE_LINE
 from support.scripted_llm import IDENTITY_TOOLS, Call, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
@@ -125,9 +126,10 @@ MISMATCHES = {
         {"email": "priya.n@example.com", "full_name": "Jordan Lee"},
         {JORDAN_ID: 0, PRIYA_ID: 1},
     ),
+    # A name is public: with a zip that is not its account's, it counts against nobody.
     "Jordan's name, a wrong zip": (
         {"full_name": "Jordan Lee", "postal_code": "94108"},
-        {JORDAN_ID: 1, PRIYA_ID: 0},
+        {JORDAN_ID: 0, PRIYA_ID: 0},
     ),
     "Jordan's zip, a wrong name": (
         {"full_name": "Alex Nobody", "postal_code": "94107"},
@@ -253,9 +255,11 @@ async def test_on_a_held_account_the_right_details_read_like_a_miss_and_count(
 async def test_name_and_zip_near_misses_hold_only_at_the_label_only_limit(
     settings: Settings, database_url: str
 ) -> None:
+    # Jordan's name and zip, the two details on a parcel label, with emails that are not
+    # his: near misses of the label kind.
     guesses = [
-        check(full_name="Jordan Lee", postal_code=f"941{index:02d}")
-        for index in range(10, 10 + settings.identity_account_max_failures)
+        check(email=f"jordan{index}@example.org", **BY_NAME_AND_ZIP)
+        for index in range(settings.identity_account_max_failures)
     ]
     for start in range(0, len(guesses), settings.identity_max_attempts):
         batch = guesses[start : start + settings.identity_max_attempts]
@@ -264,11 +268,87 @@ async def test_name_and_zip_near_misses_hold_only_at_the_label_only_limit(
     assert (
         await near_misses_counted(database_url, JORDAN_ID) == settings.identity_account_max_failures
     )
-    # A stranger who knows the name has not held the owner out, who gives the email.
+    # A stranger who knows the label has not held the owner out, who gives the email.
     verified, _, _ = await _checks(
         [check(**BY_EMAIL)], settings=settings, database_url=database_url
     )
     assert verified == JORDAN_ID
+
+
+async def test_a_name_guesser_over_five_calls_holds_nobody_and_the_owner_verifies_after(
+    settings: Settings, database_url: str
+) -> None:
+    # Jordan's name with made-up zips, three a call, five calls: as many guesses as hold
+    # an account by its label, and not one of them came close to any account.
+    calls = 5
+    zips = iter(range(94110, 94110 + calls * settings.identity_max_attempts))
+    for _ in range(calls):
+        guesses = [
+            check(full_name="Jordan Lee", postal_code=str(next(zips)))
+            for _ in range(settings.identity_max_attempts)
+        ]
+        verified, lines, _ = await _checks(guesses, settings=settings, database_url=database_url)
+        assert verified is None
+        assert lines[-1] == VERIFICATION_LOCKED
+    assert calls * settings.identity_max_attempts >= label_only_hold_limit(settings)
+    assert await near_misses_counted(database_url, JORDAN_ID) == 0
+    # The owner, by the name and zip a parcel label carries, and by the email.
+    for right in (BY_NAME_AND_ZIP, BY_EMAIL):
+        verified, _, _ = await _checks(
+            [check(**right)], settings=settings, database_url=database_url
+        )
+        assert verified == JORDAN_ID
+
+
+async def test_an_email_guesser_calling_from_one_line_is_held_there_after_the_bound(
+    settings: Settings, database_url: str
+) -> None:
+    # Emails that are nobody's count against no account: only the line bounds them.
+    calls, line = 11, WORK_PHONE_LINE
+    limit = line_hold_limit(settings)
+    per_call = settings.identity_max_attempts
+    guesses = iter(f"guess{index}@example.org" for index in range(calls * per_call))
+
+    async def guessing_call() -> list[str]:
+        wrong = [check(email=next(guesses)) for _ in range(per_call)]
+        verified, lines, _ = await _checks(
+            wrong, settings=settings, database_url=database_url, line=line
+        )
+        assert verified is None
+        return lines
+
+    before_the_bound = limit // per_call
+    heard = [await guessing_call() for _ in range(before_the_bound)]
+    # Below the bound, the right email from the line verifies.
+    verified, _, _ = await _checks(
+        [check(**BY_EMAIL)], settings=settings, database_url=database_url, line=line
+    )
+    assert verified == JORDAN_ID
+    heard += [await guessing_call() for _ in range(calls - before_the_bound)]
+    # Every guessing call heard the same words, past the bound as before it.
+    assert all(lines == heard[0] for lines in heard)
+    assert heard[0][-1] == VERIFICATION_LOCKED
+
+    # Past it, the right email from that line reads exactly as a wrong one does.
+    verified, held, held_kinds = await _checks(
+        [check(**BY_EMAIL)], settings=settings, database_url=database_url, line=line
+    )
+    _, wrong, wrong_kinds = await _checks(
+        [check(email="nobody@example.org")],
+        settings=settings,
+        database_url=database_url,
+        line=line,
+    )
+    assert verified is None
+    assert held == wrong
+    assert held[-1] == mismatch_message(settings.identity_max_attempts - 1)
+    assert held_kinds == wrong_kinds
+    # The owner is not held by it: from another line, or none, the email verifies.
+    for elsewhere in (PHONE_LINE, NOT_A_PHONE):
+        verified, _, _ = await _checks(
+            [check(**BY_EMAIL)], settings=settings, database_url=database_url, line=elsewhere
+        )
+        assert verified == JORDAN_ID
 
 
 async def test_the_owners_line_passes_a_hold_and_asks_for_no_calling_number(
@@ -315,3 +395,82 @@ async def test_a_colleagues_brief_says_what_verified_the_caller(
         [record] = await state.store.escalations(call_id=state.call_id)
         assert record.summary == f"Verified as customer {JORDAN_ID} by {said}."
     assert not model.overran
+
+
+async def _work_of_a_check(
+    given: dict[str, str], *, settings: Settings, database_url: str
+) -> tuple[list[str], list[list[str]]]:
+    """What the agent said to one check of `given`, and the database work of that turn:
+    each transaction's statements."""
+    model = ScriptedLLM([Call("verify_identity"), check(**given), relay])
+    async with call_session(model, settings=settings, database_url=database_url) as session:
+        session.userdata.learn_line(WORK_PHONE_LINE)
+        await session.run(user_input="verify me")
+        with recording(session.userdata.store.engine) as work:
+            await session.run(user_input="here are my details")
+        said = agent_lines(session)
+    assert not model.overran
+    return said, [transaction.statements for transaction in work.transactions_ended]
+
+
+async def test_a_check_does_the_same_database_work_for_an_email_on_file_as_for_one_not(
+    settings: Settings, database_url: str
+) -> None:
+    # Jordan's email with a zip not his, and an email that is nobody's: the same words,
+    # and nothing in the work (and so its time) tells them apart.
+    on_file, on_file_work = await _work_of_a_check(
+        {**BY_EMAIL, "postal_code": "10001"}, settings=settings, database_url=database_url
+    )
+    nobodys, nobodys_work = await _work_of_a_check(
+        {"email": "nobody@example.org", "postal_code": "10001"},
+        settings=settings,
+        database_url=database_url,
+    )
+    assert on_file == nobodys
+    assert on_file[-1] == mismatch_message(settings.identity_max_attempts - 1)
+    assert on_file_work == nobodys_work
+    assert any(statement.startswith("SELECT") for work in on_file_work for statement in work)
+    # The near miss was counted against Jordan all the same.
+    assert await near_misses_counted(database_url, JORDAN_ID) == 1
+
+
+@pytest.mark.parametrize(
+    "request_line",
+    [
+        "Please change my email to jordan.new@example.org",
+        "My new email is jordan.new@example.org, can you update it?",
+    ],
+)
+async def test_an_email_said_as_the_new_value_of_a_request_is_no_identity_detail(
+    settings: Settings, database_url: str, request_line: str
+) -> None:
+    # The model puts the new email in the check with the name and zip: the new value is
+    # not the account's, so it is left out, and the name and zip verify; nothing counts.
+    new_email = "jordan.new@example.org"
+    model = ScriptedLLM([Call("verify_identity"), check(email=new_email, **BY_NAME_AND_ZIP), relay])
+    async with call_session(model, settings=settings, database_url=database_url) as session:
+        await session.run(user_input=request_line)
+        await session.run(user_input="Jordan Lee, 94107")
+        customer = session.userdata.verified_customer
+        assert customer is not None
+        assert customer.customer_id == JORDAN_ID
+        assert session.userdata.identity.failed_checks == 0
+        [verified] = await audit_events(session, kind="identity_verified")
+        assert verified.detail["by"] == "name_and_postal_code"
+    assert not model.overran
+    assert await near_misses_counted(database_url, JORDAN_ID) == 0
+
+
+async def test_an_email_said_as_on_file_is_checked_as_given(
+    settings: Settings, database_url: str
+) -> None:
+    # Said as the account's, a wrong email with the right name and zip is still a miss.
+    model = ScriptedLLM(
+        [Call("verify_identity"), check(email="jordan.new@example.org", **BY_NAME_AND_ZIP), relay]
+    )
+    async with call_session(model, settings=settings, database_url=database_url) as session:
+        await session.run(user_input="My email is jordan.new@example.org")
+        await session.run(user_input="Jordan Lee, 94107")
+        assert session.userdata.verified_customer is None
+        assert session.userdata.identity.failed_checks == 1
+    assert await near_misses_counted(database_url, JORDAN_ID) == 1

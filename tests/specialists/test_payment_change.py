@@ -7,7 +7,8 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from livekit.agents import AgentSession, ToolError
+from livekit.agents import AgentSession, APIStatusError, ToolError, llm
+from livekit.agents.llm import ChatContext
 
 from customer_service.call.state import CallState
 from customer_service.call.wording import NOTHING_TO_CONFIRM_YET, OFFER_HUMAN
@@ -18,6 +19,7 @@ from customer_service.domain import (
     Transaction,
     TransactionKind,
 )
+from customer_service.pipeline.resilience import LLM_FAILURE_APOLOGY, speak_failures
 from customer_service.settings import Settings
 from customer_service.specialists import payment_change
 from customer_service.specialists.order_lookup import OrderLookupResult
@@ -41,6 +43,7 @@ from support.order_request import OrderRequest
 from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Parallel, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
+from support.stand_in_llm import StandInLLM, StandInStream
 from support.store_records import save_orders, save_payment_methods, stored_order
 from support.swaps import gift_card_balance
 
@@ -120,6 +123,66 @@ async def test_a_clear_yes_pays_the_order_with_the_new_method_and_refunds_the_ol
             "old_method_id": GIFT_CARD,
             "new_method_id": PAYPAL,
         }
+    assert not model.overran
+
+
+async def test_a_yes_that_names_another_method_than_the_read_back_changes_nothing(
+    settings: Settings,
+) -> None:
+    # The read-back pays with PayPal and names the gift card only as where the money goes
+    # back: "yes, the gift card" corrects the choice, whatever the model makes of it.
+    model = ScriptedLLM([*until_question(), TO_PAYPAL, *CONFIRM])
+    async with call_session(model, settings=settings) as session:
+        await reach_question(session)
+        await session.run(user_input="Yes, PayPal")
+        assert agent_lines(session)[-1] == READ_BACK
+        await session.run(user_input="Yes, the gift card")
+        [refused] = tool_outputs(session, "confirm_payment_change")
+        assert (refused.output, refused.is_error) == (WORDING.not_a_clear_yes, True)
+        assert isinstance(session.current_agent, PaymentChangeTask)
+        await assert_unchanged(session)
+    assert not model.overran
+
+
+class FailsToRelay(ScriptedLLM):
+    """The scripted model, whose request to relay `tool`'s result fails (the provider is
+    down for that one request); every other request follows the script."""
+
+    def __init__(self, steps: list[Step], *, tool: str) -> None:
+        super().__init__(steps)
+        self.tool = tool
+        self.failed = 0
+
+    def chat(self, *, chat_ctx: ChatContext, **options: Any) -> llm.LLMStream:
+        last = chat_ctx.items[-1] if chat_ctx.items else None
+        if isinstance(last, llm.FunctionCallOutput) and last.name == self.tool:
+            self.failed += 1
+            down = APIStatusError("Service Unavailable", status_code=503, retryable=False)
+            return StandInStream(StandInLLM(error=down), chat_ctx=chat_ctx, **options)
+        return super().chat(chat_ctx=chat_ctx, **options)
+
+
+async def test_a_change_made_is_said_when_the_model_fails_to_relay_it(
+    settings: Settings,
+) -> None:
+    # The change is made; the model's reply that was to tell the caller fails. Code says
+    # the outcome instead of asking the caller to say it again.
+    model = FailsToRelay(
+        [*until_question(), TO_PAYPAL, Call("confirm_payment_change")],
+        tool="change_payment_method",
+    )
+    async with call_session(speak_failures(model), settings=settings) as session:
+        await reach_question(session)
+        await session.run(user_input="Yes, PayPal")
+        await session.run(user_input="Yes please")
+        assert model.failed == 1
+        assert agent_lines(session)[-1] == CHANGED
+        assert LLM_FAILURE_APOLOGY not in agent_lines(session)
+        assert (await payments(session))[1] == (
+            TransactionKind.PAYMENT,
+            Decimal("72.00"),
+            PAYPAL,
+        )
     assert not model.overran
 
 

@@ -17,7 +17,7 @@ import pytest
 from customer_service.entry import MISCONFIGURED_EXIT_CODE
 from customer_service.settings import Settings
 from customer_service.store.errors import shown_url
-from customer_service.store.identity_failures import HOLD_RELEASED
+from customer_service.store.identity_release import HOLD_RELEASED
 from customer_service.store.schema import head_revision
 from customer_service.store_commands import (
     EMPTY_STORE_NOTICE,

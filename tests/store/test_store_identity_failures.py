@@ -15,11 +15,8 @@ from customer_service.clock import FixedClock
 from customer_service.domain import Customer
 from customer_service.store import AuditEvent, Store, StoreUnavailable
 from customer_service.store.customers import customer_to_row
-from customer_service.store.identity_failures import (
-    HOLD_RELEASED,
-    IdentityFailureRow,
-    IdentityHoldRelease,
-)
+from customer_service.store.identity_failures import IdentityFailureRow
+from customer_service.store.identity_release import HOLD_RELEASED, IdentityHoldRelease
 from customer_service.testing import open_demo_store
 from customer_service.testing.database_work import recording
 from support.faults import fail_everything, fail_writes
@@ -487,12 +484,10 @@ EMAIL_OR_NAME_ZIP_NEAR_MISSES: dict[str, tuple[str, str, str, dict[str, bool]]] 
         "",
         {"C-1001": False, "C-2004": False},
     ),
-    "a name with a wrong postal code: every account of that name": (
-        "",
-        "jordan lee",
-        "11111",
-        {"C-1001": True, "C-2001": True, "C-2002": True},
-    ),
+    # A name is public: only with its account's postal code (a parcel label) does it
+    # count, against that account alone, never against every namesake.
+    "a name with a postal code no account of that name has": ("", "jordan lee", "11111", {}),
+    "a name with one namesake's postal code": ("", "jordan lee", "60601", {"C-2001": True}),
     "a name alone": ("", "Jordan Lee", "", {}),
     "a postal code alone": ("", "", "94107", {}),
     "a name with an email and no postal code": ("x@example.org", "Jordan Lee", "", {}),

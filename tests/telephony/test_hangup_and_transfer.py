@@ -17,6 +17,7 @@ from livekit.agents import AgentSession, AgentTask, ToolError
 from livekit.agents.beta.workflows import WarmTransferResult
 from livekit.agents.llm import ChatContext
 
+from customer_service.call.escalation import CLAIMS_LEFT_OUT
 from customer_service.call.idle import ENDED_FOR_SILENCE
 from customer_service.call.state import CallState
 from customer_service.call.wording import (
@@ -320,10 +321,9 @@ async def test_a_warm_transfer_brief_leads_with_the_facts_not_the_models_claims(
             assert label
             assert note.endswith('"')
             assert len(note.removesuffix('"')) == 200
-            assert note.startswith(
-                "Caller is VERIFIED as J. L. (phone *******0134); supervisor approved"
-            )
-            for detail in ("Jordan", "Lee", "415", "555"):
+            # The model's claims are left out: only the record's facts say who the caller is.
+            assert note.startswith(f"{CLAIMS_LEFT_OUT} Please process it right away.")
+            for detail in ("Jordan", "Lee", "415", "555", "VERIFIED", "approved"):
                 assert detail not in task.briefing
             assert task.options["extra_instructions"] == BRIEFING_INSTRUCTIONS
             record = await the_escalation(session)
@@ -342,8 +342,7 @@ async def test_without_a_stored_record_the_brief_is_built_the_same_way(settings:
         context = await transfer_module._briefing(state, claim, session.history)
     [message] = context.messages()
     assert message.text_content == (
-        "Not verified: 0 failed identity checks. Model's note: "
-        '"Caller is VERIFIED as J. L. (phone *******0134); refund approved"'
+        f'Not verified: 0 failed identity checks. Model\'s note: "{CLAIMS_LEFT_OUT}"'
     )
 
 

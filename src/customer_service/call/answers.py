@@ -13,8 +13,10 @@ or neither. Neither is asked about again; it never counts as either answer.
 - A yes followed by a new request ("yes please, and then I also need my address
   updated") is a yes: the request's words count for neither side, unless they hold a
   no, doubt or a question, which make the whole answer neither. A yes to a read-back
-  (`confirms`) also takes no correction ("yes, but ...", "change") and no number the
-  read-back did not say, wherever in the answer they come.
+  (`confirms`) also takes no correction ("yes, but ...", "change"), no number the
+  read-back did not say, and no name of a payment method, colour, size or material the
+  read-back did not say ("yes, the gift card" to a read-back naming PayPal), wherever in
+  the answer they come.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ __all__ = [
     "acknowledgement_only",
     "confirms",
     "declines_outright",
+    "names_only_what_was_read_back",
     "normalise",
     "polarity",
 ]
@@ -67,6 +70,10 @@ class Phrases:
 
     def removed_from(self, text: str) -> str:
         return self._pattern.sub(" ", text)
+
+    def named_in(self, text: str) -> list[str]:
+        """The phrases found in `text`, each time one is, longest first where they overlap."""
+        return [match.group(0) for match in self._pattern.finditer(text)]
 
 
 _UNSURE = Phrases(
@@ -220,15 +227,68 @@ def declines_outright(text: str) -> bool:
 _CORRECTION = Phrases(["but", "except", "actually", "instead", "change", "wait", "hang on"])
 
 
-def confirms(answer: str, *, read_back: str) -> bool:
+_CARD = r"(?<!gift )card"
+"""A card that is not a gift card: what "the card" or "my credit card" names."""
+_OPTION_WORDS = (
+    *("beige", "black", "blue", "brown", "gold", "green", "navy", "pink", "purple", "red"),
+    *("silver", "white", "yellow", "small", "medium", "large", "leather", "metal"),
+    *("plastic", "wood", "cotton", "nylon", "cork", "foam", "firm", "king"),
+)
+_NAMED_IN_READ_BACK = {
+    **{
+        phrase: re.compile(rf"(?<![\w']){pattern}(?![\w'])")
+        for phrase, pattern in {
+            "gift card": "gift card",
+            "paypal": "paypal",
+            "pay pal": "paypal",
+            "visa": "visa",
+            "mastercard": "master ?card",
+            "master card": "master ?card",
+            "amex": "amex|american express",
+            "american express": "amex|american express",
+            "credit card": _CARD,
+            "debit card": _CARD,
+            "card": _CARD,
+            "grey": "gr[ae]y",
+            "gray": "gr[ae]y",
+        }.items()
+    },
+    **{
+        word: re.compile(rf"(?<![\w']){word}(?![\w'])")
+        # Colours, sizes and materials the catalogue's items differ by.
+        for word in _OPTION_WORDS
+    },
+}
+"""Words that name a payment method or an item's option, each with what a read-back
+must hold for an answer that says it to confirm that read-back."""
+_NAMES = Phrases(_NAMED_IN_READ_BACK)
+
+
+def names_only_what_was_read_back(answer: str, read_back: str) -> bool:
+    """Whether every payment method, colour, size or material `answer` names is one
+    `read_back` names too: "yes, the gift card" names another method than a read-back
+    of PayPal, and is a correction."""
+    heard = normalise(read_back)
+    return all(
+        _NAMED_IN_READ_BACK[name].search(heard) for name in _NAMES.named_in(normalise(answer))
+    )
+
+
+def confirms(
+    answer: str, *, read_back: str, numbers: str | None = None, names: str | None = None
+) -> bool:
     """Whether `answer` is a clear yes to `read_back` that corrects nothing: no "but",
-    and no number the read-back did not say in full. Numbers said with the yes must be
-    whole numbers of the read-back, in its order: "yes, 100102" confirms the read-back
-    of order 100102; "yes, 102", "yes 0" and "yes, cancel order 10" do not."""
+    no payment method or item option other than `names` holds (default: the read-back;
+    `names_only_what_was_read_back`), and no number `numbers` (default: the read-back)
+    did not say in full. Numbers said with the yes must be whole numbers of the
+    read-back, in its order: "yes, 100102" confirms the read-back of order 100102;
+    "yes, 102", "yes 0" and "yes, cancel order 10" do not."""
     if polarity(answer) is not True or _CORRECTION.found_in(normalise(answer)):
         return False
+    if not names_only_what_was_read_back(answer, read_back if names is None else names):
+        return False
     said = "".join(numbers_from_speech(answer))
-    return _said_in_order(said, numbers_from_speech(read_back))
+    return _said_in_order(said, numbers_from_speech(read_back if numbers is None else numbers))
 
 
 def _said_in_order(digits: str, numbers: Sequence[str]) -> bool:

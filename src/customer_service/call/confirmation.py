@@ -160,8 +160,14 @@ class _Proposal(Generic[ResultT]):
     result: ResultT
     read_back: str
     numbers: str
+    names: str
+    """What the change chooses (a payment method, items): an answer naming another
+    method or item option than these is a correction (`answers.confirms`)."""
     replaces_one: bool
     """Whether an earlier proposal was read back before this one."""
+
+    def confirmed_by(self, answer: str) -> bool:
+        return confirms(answer, read_back=self.read_back, numbers=self.numbers, names=self.names)
 
 
 class ConfirmBeforeActing(Generic[ResultT]):
@@ -199,14 +205,25 @@ class ConfirmBeforeActing(Generic[ResultT]):
         """What the specialist will finish with once confirmed; None before a proposal."""
         return self._proposal.result if self._proposal else None
 
-    async def propose(self, result: ResultT, *, read_back: str, numbers: str | None = None) -> None:
+    async def propose(
+        self,
+        result: ResultT,
+        *,
+        read_back: str,
+        numbers: str | None = None,
+        names: str | None = None,
+    ) -> None:
         """Makes `result` the one proposal a confirm can finish with, replacing any earlier
         one, and speaks `read_back`, the whole of it, ending in the question that asks
         for the yes (`ConfirmationWording.read_back` adds it). A yes may repeat numbers
         only whole and in order from `numbers` (default: the read-back), so "yes, 102"
-        confirms nothing about order 100102."""
+        confirms nothing about order 100102; and it may name only the payment methods
+        and item options `names` holds (default: the read-back), so "yes, the gift card"
+        confirms no read-back that pays with PayPal and refunds the gift card."""
         replaces_one = self._proposal is not None
-        self._proposal = _Proposal(result, read_back, numbers or read_back, replaces_one)
+        self._proposal = _Proposal(
+            result, read_back, numbers or read_back, names or read_back, replaces_one
+        )
         self._refusals = 0
         self._read_back.ask(read_back)
         if self.tool not in self._specialist.tools:
@@ -246,7 +263,7 @@ class ConfirmBeforeActing(Generic[ResultT]):
         answer = self._read_back.answer()
         if answer is None:
             raise ToolError(self.wording.unanswered)
-        if confirms(answer, read_back=proposal.numbers):
+        if proposal.confirmed_by(answer):
             self._specialist.finish(proposal.result)
             return
         self._refusals += 1
@@ -261,7 +278,7 @@ class ConfirmBeforeActing(Generic[ResultT]):
         please, and I also need ..."), so the change is made before their next request;
         otherwise changing nothing, and saying so plainly."""
         proposal, answer = self._proposal, self._read_back.answer()
-        if proposal and answer is not None and confirms(answer, read_back=proposal.numbers):
+        if proposal and answer is not None and proposal.confirmed_by(answer):
             return proposal.result
         return LeftForNewRequest(self.wording.nothing_done)
 

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable
 
 from livekit.agents import FlushSentinel, llm
 
-from customer_service.call.wording import SAY_AGAIN
+from customer_service.call.wording import SAY_AGAIN, unquoted
 
 __all__ = [
     "Reply",
@@ -25,6 +25,7 @@ __all__ = [
     "never_empty",
     "reaches_the_caller",
     "relays_a_tool_result",
+    "results_to_relay",
 ]
 
 ReplyChunk = llm.ChatChunk | str | FlushSentinel
@@ -44,6 +45,21 @@ def reaches_the_caller(chunk: ReplyChunk) -> bool:
 def relays_a_tool_result(chat_ctx: llm.ChatContext) -> bool:
     """Whether the reply asked for follows a tool's result."""
     return bool(chat_ctx.items) and chat_ctx.items[-1].type == "function_call_output"
+
+
+def results_to_relay(chat_ctx: llm.ChatContext) -> str:
+    """The tool results the reply asked for follows, as the caller hears them: each
+    distinct output of the tools that last ran, stored text unquoted, in order; empty when
+    the reply follows no tool's result. A supervisor tool returns the sentence for the
+    caller (a change made, a refusal), so code can say it when the model cannot."""
+    outputs: list[str] = []
+    for item in reversed(chat_ctx.items):
+        if not isinstance(item, llm.FunctionCallOutput):
+            break
+        said = unquoted(item.output).strip()
+        if said and said not in outputs:
+            outputs.insert(0, said)
+    return " ".join(outputs)
 
 
 def answers_the_caller(chat_ctx: llm.ChatContext) -> bool:

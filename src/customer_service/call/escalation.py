@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections import Counter
 
 from livekit.agents.llm import ChatContext
@@ -18,6 +19,15 @@ logger = logging.getLogger(__name__)
 
 MODEL_NOTE_LIMIT = 200
 """Longest model's note kept in a hand-off record and read to a colleague."""
+
+CLAIMS_LEFT_OUT = "(a claim of verification or approval, left out)"
+"""Stands in a model's note where it claimed the caller verified or something approved:
+the record's facts say whether the caller was verified, and nothing was approved that
+the records do not show."""
+_CLAIM = re.compile(r"verif|authenticat|approv|authori[sz]|vouch|identity", re.IGNORECASE)
+"""Words of a claim about who the caller is or what they may have: any clause holding one
+is the model's say-so about what only the code decides."""
+_CLAUSE_END = re.compile(r"(?<=[.,;:!?])\s+|\n+")
 
 _VERIFIED_BY = {
     "email": "name, postal code and email",
@@ -103,12 +113,23 @@ def model_note(reason: str, state: CallState, history: ChatContext) -> str:
     """The model's account of why, as it may be stored and read to a colleague: on one
     line, masked like logs and with every name and detail the call heard
     (`known_details`), at most `MODEL_NOTE_LIMIT` characters. It is the model's word,
-    never a fact: the record says so."""
-    masked = known_details(state, history).mask(reason)
+    never a fact: the record says so. A clause claiming the caller is verified or that
+    something was approved is left out (`CLAIMS_LEFT_OUT` stands in its place)."""
+    masked = known_details(state, history).mask(_without_claims(reason))
     text = " ".join(masked.split()).replace('"', "'")
     if len(text) > MODEL_NOTE_LIMIT:
         text = text[: MODEL_NOTE_LIMIT - 1].rstrip() + "…"
     return text or "not given"
+
+
+def _without_claims(reason: str) -> str:
+    kept: list[str] = []
+    for clause in _CLAUSE_END.split(reason):
+        if not _CLAIM.search(clause):
+            kept.append(clause)
+        elif not kept or kept[-1] != CLAIMS_LEFT_OUT:
+            kept.append(CLAIMS_LEFT_OUT)
+    return " ".join(kept)
 
 
 def briefing(summary: str, note: str) -> str:

@@ -28,10 +28,12 @@ from customer_service.store import IdentityCandidate
 __all__ = [
     "LABEL_ONLY_HOLD_MULTIPLE",
     "LINE_EXEMPTION_CAP_MULTIPLE",
+    "LINE_HOLD_MULTIPLE",
     "Hold",
     "hold_on",
     "label_only_hold_limit",
     "line_exemption_cap",
+    "line_hold_limit",
     "matching_candidate",
 ]
 
@@ -50,6 +52,15 @@ within the window. It is twice the label-only limit, so a stranger with a parcel
 who holds the account must keep guessing for as long again to shut the owner's line."""
 
 
+LINE_HOLD_MULTIPLE = 2
+"""Failed checks from one calling line within the window, at this many times the limit,
+hold the line (`customer_service.call.identity_policy.line_is_held`), whatever they
+guessed: guesses that come close to no account (an email that is nobody's) count
+against no account, and the call's own limit alone would let a guesser call again and
+again. Twice the limit is more than three calls' worth, so a customer who misremembers
+their details over a call or two is not held by it."""
+
+
 class Hold(enum.StrEnum):
     NONE = "none"
     """Not held: the right details verify."""
@@ -63,6 +74,11 @@ class Hold(enum.StrEnum):
 def label_only_hold_limit(settings: Settings) -> int:
     """Near misses of every kind that hold an account."""
     return settings.identity_account_max_failures * LABEL_ONLY_HOLD_MULTIPLE
+
+
+def line_hold_limit(settings: Settings) -> int:
+    """Failed checks from one calling line that hold it."""
+    return settings.identity_account_max_failures * LINE_HOLD_MULTIPLE
 
 
 def line_exemption_cap(settings: Settings) -> int:

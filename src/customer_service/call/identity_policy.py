@@ -16,32 +16,46 @@ receipt; a name and postal code on a parcel label) verifies the caller.
 A near miss under `email-or-name-zip` (counted by the store,
 `record_failed_email_or_name_zip_check`): a failed check that gave an account's email
 address counts against it as one with the contact (`identity_account_max_failures`
-hold it); one that gave an account's name with a postal code, wrong or right, counts
+hold it); one that gave an account's name with that account's postal code counts
 against it as one of the name and postal code alone (three times that hold it). An
-email address that is nobody's, or a name without a postal code, counts against no
-account: only against the call's own attempts (`identity_max_attempts`). The hold, its
-one way past for the owner's own line, and the one answer to every miss are the same
-under both policies (`customer_service.call.identity_hold`).
+email address that is nobody's, a postal code, or a name (alone, or with a postal code
+not its account's) counts against no account: a name is public, and would otherwise
+let a stranger hold every namesake. The hold, its one way past for the owner's own
+line, and the one answer to every miss are the same under both policies
+(`customer_service.call.identity_hold`).
+
+Under both, every failed check from a phone line that presented a number also counts
+against that line across calls (`line_is_held`): a guesser whose guesses come close to
+no account, calling again and again, is held after `line_hold_limit` of them, and hears
+what any mismatch hears, while the owner, calling from elsewhere, is not held by them.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from textwrap import dedent
 
 from livekit.agents.llm import ChatContext
 
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.heard import caller_messages
-from customer_service.call.identity_hold import matching_candidate
+from customer_service.call.identity_hold import line_hold_limit, matching_candidate
 from customer_service.call.state import CallState
 from customer_service.call.wording import PERSONA
 from customer_service.domain import Customer
-from customer_service.normalize import emails_match, holds_contact_detail, names_match
+from customer_service.normalize import (
+    contact_details,
+    digits_from_speech,
+    emails_match,
+    names_match,
+    postal_codes_match,
+)
 from customer_service.settings import IdentityPolicy
 from customer_service.store import AuditEvent, IdentityCandidate
+from customer_service.store.line_failures import line_key
 
 __all__ = [
     "DETAILS_TOO_LONG_EMAIL_OR_NAME_ZIP",
@@ -50,9 +64,12 @@ __all__ = [
     "OPENING_QUESTION_EMAIL_OR_NAME_ZIP",
     "GivenDetails",
     "count_failed_check",
+    "given_as_new",
+    "line_is_held",
     "matching_account",
     "offers_contact_detail",
     "verified_by",
+    "without_new_values",
 ]
 
 # What the identity specialist (`customer_service.specialists.identity`) says and is told
@@ -108,42 +125,69 @@ class GivenDetails:
 
 async def matching_account(state: CallState, given: GivenDetails) -> IdentityCandidate | None:
     """The account the details verify under the call's policy, if any, with the near
-    misses counted against it within the window."""
+    misses counted against it within the window. An email is looked up in one read,
+    the same whether it is someone's or not: the time a check takes tells nothing."""
     if state.settings.identity_policy is IdentityPolicy.NAME_ZIP_AND_CONTACT:
         return await matching_candidate(state, *given.values())
-    postal_code = given.postal_code.strip()
-    if given.contact.strip():
-        customer_id = await state.store.customer_id_by_email(given.contact)
-        customer = None if customer_id is None else await state.store.get_customer(customer_id)
-        if customer is None:
-            return None
-        postal_code = postal_code or customer.postal_code
-    since = state.clock.now() - dt.timedelta(hours=state.settings.identity_account_window_h)
-    # Filed under the postal code said, or the email's owner's: a postal code given with
-    # the email must be that account's too.
+    name, postal_code, email = (detail.strip() for detail in given.values())
+    since = _window_start(state)
+    if email:
+        found = await state.store.identity_candidates_by_email(email, since)
+    else:
+        found = await state.store.identity_candidates(postal_code, since)
+    # Every detail given must be the one account's: a postal code said with the email
+    # too, and a name with either.
     matches = [
         candidate
-        for candidate in await state.store.identity_candidates(postal_code, since)
-        if (not given.contact.strip() or emails_match(given.contact, candidate.customer.email))
+        for candidate in found
+        if (not email or emails_match(email, candidate.customer.email))
         and (
-            not given.full_name.strip()
-            or names_match(given.full_name, candidate.customer.full_name)
+            not postal_code
+            or postal_codes_match(
+                postal_code, candidate.customer.postal_code, candidate.customer.country
+            )
         )
+        and (not name or names_match(name, candidate.customer.full_name))
     ]
     return matches[0] if len(matches) == 1 else None
+
+
+def _window_start(state: CallState) -> dt.datetime:
+    return state.clock.now() - dt.timedelta(hours=state.settings.identity_account_window_h)
+
+
+def _line(state: CallState) -> str | None:
+    """The key the caller's line's failed checks count under: a phone line that presented
+    a number, only (a browser or a chat has no line to bound)."""
+    line = state.line
+    if not line.is_phone or line.caller_number is None:
+        return None
+    return line_key(line.caller_number)
+
+
+async def line_is_held(state: CallState) -> bool:
+    """Whether the caller's line has failed `line_hold_limit` checks within the window:
+    then no check from it verifies, and each reads and counts as any mismatch."""
+    line = _line(state)
+    if line is None:
+        return False
+    failed = await state.store.line_failures_since(line, _window_start(state))
+    return failed >= line_hold_limit(state.settings)
 
 
 async def count_failed_check(
     state: CallState, given: GivenDetails, events: Sequence[AuditEvent]
 ) -> list[str]:
     """Stores `events` with the failed check counted against every account it came
-    close to under the call's policy, in one transaction; the ids counted against."""
+    close to under the call's policy and against the caller's line, in one
+    transaction; the ids counted against."""
+    line = _line(state)
     if state.settings.identity_policy is IdentityPolicy.NAME_ZIP_AND_CONTACT:
         return await state.store.record_failed_identity_check(
-            *given.values(), state.call_id, events
+            *given.values(), state.call_id, events, line=line
         )
     return await state.store.record_failed_email_or_name_zip_check(
-        given.contact, given.full_name, given.postal_code, state.call_id, events
+        given.contact, given.full_name, given.postal_code, state.call_id, events, line=line
     )
 
 
@@ -157,8 +201,63 @@ def verified_by(given: GivenDetails, customer: Customer, policy: IdentityPolicy)
 
 def offers_contact_detail(history: ChatContext, *, latest: bool = False) -> bool:
     """Whether the caller's words in `history` (`latest`: their last message only) hold
-    something shaped like an email or a phone number: they are giving their details.
-    (A name alone cannot be told apart from other words here.)"""
+    something shaped like an email or a phone number, not said as a new value: they are
+    giving their details. (A name alone cannot be told apart from other words here.)"""
     messages = caller_messages(history)
     said = messages[-1:] if latest else messages
-    return any(holds_contact_detail(message.text_content or "") for message in said)
+    return any(
+        not said_as_new
+        for message in said
+        for _, said_as_new in _contact_details(message.text_content or "")
+    )
+
+
+_NEW_VALUE_CUE = re.compile(
+    r"(?:\bnew\b(?:\s+[\w-]+){0,3}"
+    r"|\b(?:change|changed|changing|update|updated|updating|switch|replace)\b"
+    r"[^.!?]{0,60}?\b(?:to|with|into|for))\s*(?:is|:|,)?\s*$",
+    re.IGNORECASE,
+)
+"""The words before a value the caller gives as the new one: "change my email to ...",
+"my new number is ..."."""
+
+
+def _contact_details(text: str) -> list[tuple[str, bool]]:
+    """Each email address or phone number in `text`, and whether it was said as a new
+    value."""
+    return [(detail, given_as_new(text[:start])) for start, detail in contact_details(text)]
+
+
+def given_as_new(before: str) -> bool:
+    """Whether a value said after `before` (the caller's words before it) is given as
+    the new value of a request: "please change my email to", "my new number is"."""
+    clause = re.split(r"[.!?;]\s", before)[-1]
+    return _NEW_VALUE_CUE.search(clause) is not None
+
+
+def _said_as_new(history: ChatContext) -> list[str]:
+    """The email addresses and phone numbers the caller said as a new value."""
+    return [
+        detail
+        for message in caller_messages(history)
+        for detail, said_as_new in _contact_details(message.text_content or "")
+        if said_as_new
+    ]
+
+
+def _same_contact(given: str, said: str) -> bool:
+    if emails_match(given, said):
+        return True
+    digits, said_digits = digits_from_speech(given), digits_from_speech(said)
+    return len(digits) >= 7 and digits[-7:] == said_digits[-7:]
+
+
+def without_new_values(given: GivenDetails, history: ChatContext) -> GivenDetails:
+    """`given` without its phone number or email address when the caller said it as the
+    new value of a request ("please change my email to ..."): what is to become theirs
+    is no detail of the account as it is, and checked it would fail, counted against the
+    account whose name and postal code came with it."""
+    contact = given.contact.strip()
+    if contact and any(_same_contact(contact, said) for said in _said_as_new(history)):
+        return replace(given, contact="")
+    return given

@@ -28,6 +28,7 @@ from customer_service.call.item_swaps import (
     SwapChoices,
     SwapRules,
     checked_swap,
+    chosen_names,
     item_refusal,
     read_back,
     swap_choices,
@@ -134,6 +135,9 @@ class ItemSwapTask(Specialist[ResultT], Generic[ResultT]):
             read_back=read_back(choices, swap, rules),
             # Only the order number: "yes, two" must not confirm "two yoga blocks".
             numbers=choices.order.order_id,
+            # Only the new items and the method: "yes, the black one" is a correction
+            # when black is what the caller has now.
+            names=chosen_names(swap),
         )
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)

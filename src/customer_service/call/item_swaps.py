@@ -54,6 +54,7 @@ __all__ = [
     "SwapChoices",
     "SwapRules",
     "checked_swap",
+    "chosen_names",
     "described_options",
     "item_refusal",
     "read_back",
@@ -349,6 +350,13 @@ def read_back(choices: SwapChoices, swap: Swap, rules: SwapRules[Any]) -> str:
         f"You'd like to {rules.verb} {spoken_list(phrases)} in order "
         f"{spoken_order_id(choices.order.order_id)}. {_difference(swap, rules)}"
     )
+
+
+def chosen_names(swap: Swap) -> str:
+    """What a swap chooses, for the yes to its read-back (`ConfirmBeforeActing.propose`):
+    each new variant's options and the method the difference goes to or from."""
+    options = [described_options(variant.options) for _, variant in swap.pairs]
+    return " ".join([*options, spoken_method(swap.method)])
 
 
 def _difference(swap: Swap, rules: SwapRules[Any]) -> str:

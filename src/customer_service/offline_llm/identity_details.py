@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from customer_service.call.identity_policy import given_as_new
 from customer_service.normalize import normalize_email
 from customer_service.offline_llm.conversation import Conversation
 from customer_service.offline_llm.fields import (
@@ -164,16 +165,21 @@ def _zips_and_phones(text: str, runs: list[NumberRun]) -> tuple[list[Span], list
 def _details_in_part(part: str) -> IdentityDetails:
     emails: list[Span] = []
     unclear: list[Span] = []
+    new_values: list[Span] = []
     for email in find_emails(part):
-        if (word := word_before_spoken_email(part, email)) is None:
+        if given_as_new(part[: email.start]):
+            # "Change my email to ...": what is to become theirs, not the account's.
+            new_values.append(email)
+        elif (word := word_before_spoken_email(part, email)) is None:
             emails.append(email)
         else:
             unclear.append(Span(word.start, email.end, part[word.start : email.end]))
-    without_emails = mask(part, [*emails, *unclear])
+    without_emails = mask(part, [*emails, *unclear, *new_values])
     postcodes = find_alphanumeric_postcodes(without_emails)
     without_codes = mask(without_emails, postcodes)
     runs = find_number_runs(without_codes)
     zips, phones = _zips_and_phones(without_codes, runs)
+    phones = [phone for phone in phones if not given_as_new(part[: phone.start])]
     contact = _first([*emails, *phones])
     postal = _first([*postcodes, *zips])
     masked = mask(without_codes, [run.span for run in runs])

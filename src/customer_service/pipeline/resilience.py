@@ -103,17 +103,26 @@ def model_reply(
     chat_ctx: ChatContext,
     tools: list[Tool],
     model_settings: ModelSettings,
+    *,
+    instead_of_apology: str = "",
 ) -> Reply:
     """The framework's reply of `agent`'s model (`Agent.default.llm_node`), with its
-    failures spoken: what every `llm_node` of the call asks the model through."""
+    failures spoken: what every `llm_node` of the call asks the model through.
+    `instead_of_apology`, when given, is said in place of the apology: what code knows
+    the caller must hear (the result of a change the reply was to relay)."""
     reply = Agent.default.llm_node(agent, chat_ctx, tools, model_settings)
-    return spoken_failures(reply, agent.session.llm)
+    return spoken_failures(
+        reply, agent.session.llm, instead_of_apology=instead_of_apology or LLM_FAILURE_APOLOGY
+    )
 
 
-async def spoken_failures(reply: Reply, model: object) -> AsyncIterator[ReplyChunk]:
+async def spoken_failures(
+    reply: Reply, model: object, *, instead_of_apology: str = LLM_FAILURE_APOLOGY
+) -> AsyncIterator[ReplyChunk]:
     """`reply` (an agent's reply from `model`), passed on as it comes; when `model`
     speaks its failures (`speak_failures`), a failure or a model silent past the response
-    deadline ends the reply with the apology, or with what was already sent.
+    deadline ends the reply with the apology (or `instead_of_apology`), or with what was
+    already sent.
 
     Cancellation (the caller talked over the agent) is not an Exception and passes
     through: an interruption is not a failure.
@@ -153,7 +162,7 @@ async def spoken_failures(reply: Reply, model: object) -> AsyncIterator[ReplyChu
     if not output_sent:
         yield llm.ChatChunk(
             id=utils.shortuuid("llm_failure_"),
-            delta=llm.ChoiceDelta(role="assistant", content=LLM_FAILURE_APOLOGY),
+            delta=llm.ChoiceDelta(role="assistant", content=instead_of_apology),
         )
     # With output already sent, the turn ends as it stands: a complete tool call still
     # runs, and text already spoken is not contradicted by an apology.

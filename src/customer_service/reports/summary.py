@@ -164,7 +164,7 @@ def _report_in(path: Path) -> dict[str, Any]:
     except OSError as error:
         raise _NotAReport(f"cannot be read: {error.strerror or type(error).__name__}") from error
     try:
-        content = json.loads(text)
+        content = json.loads(text, parse_constant=_not_a_number)
     except RecursionError as error:
         raise _NotAReport("not JSON: nested too deep") from error
     except ValueError as error:
@@ -197,6 +197,12 @@ def _checked(content: object) -> dict[str, Any]:
         where = ".".join(str(part) for part in first["loc"])
         raise _NotAReport(f"not a call report: {printable(where)}: {first['msg']}") from error
     return content
+
+
+def _not_a_number(constant: str) -> Any:
+    # Python's reader takes NaN and Infinity, which JSON has not: no figure of a call is
+    # infinite, and one that were would break every median and chart it reached.
+    raise ValueError(f"{constant} is not a number JSON allows")
 
 
 def _bounded_text(path: Path) -> str:

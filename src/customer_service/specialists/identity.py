@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Coroutine
+from functools import partial
 from textwrap import dedent
 from typing import Any
 
@@ -25,9 +26,11 @@ from customer_service.call.identity_policy import (
     OPENING_QUESTION_EMAIL_OR_NAME_ZIP,
     GivenDetails,
     count_failed_check,
+    line_is_held,
     matching_account,
     offers_contact_detail,
     verified_by,
+    without_new_values,
 )
 from customer_service.call.latency import CHECKING_DETAILS, THANKS
 from customer_service.call.phrase_cache import say
@@ -39,7 +42,6 @@ from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
 from customer_service.domain import Customer
 from customer_service.privacy import mask_name
 from customer_service.settings import IdentityPolicy
-from customer_service.store import AuditEvent
 from customer_service.telephony.caller_id import (
     CALLING_NUMBER_INSTRUCTIONS,
     CALLING_NUMBER_NOT_CONFIRMED,
@@ -229,7 +231,7 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
     # Its own cap (failed checks lock verification) is the stricter bound here.
     @guarded(count_repeats=False)
     async def _given(self, context: RunContext[CallState], given: GivenDetails) -> None:
-        await self._check(context.userdata, given)
+        await self._check(context.userdata, without_new_values(given, self.chat_ctx))
 
     def _calling_number_tool(
         self,
@@ -283,11 +285,13 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             if state.identity.locked:
                 self.finish(IdentityResult(outcome=IdentityOutcome.LOCKED))
                 return
+            # Both read whatever was given: the same work for a right guess as a wrong one.
+            line_held = await line_is_held(state)
             candidate = await matching_account(state, given)
             hold = None if candidate is None else hold_on(candidate, state.settings, state.line)
-            if candidate is None or hold is Hold.HELD:
-                # The right details on a held account read, count and are recorded like
-                # a wrong guess: nothing tells a guesser which of their guesses was right.
+            if candidate is None or hold is Hold.HELD or line_held:
+                # The right details on a held account or from a held line read, count and
+                # are recorded like a wrong guess: nothing tells which guess was right.
                 await self._failed(state, given)
                 return
             customer = candidate.customer
@@ -323,14 +327,10 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             name_given=mask_name(given.full_name),
         )
 
-        async def count_against_near_misses(events: list[AuditEvent]) -> list[str]:
-            # Against the accounts the policy says it came close to: guesses at one
-            # account add up across calls whichever detail is wrong, while one known
-            # detail counts against nobody. The right details on a held account count
-            # too (`customer_service.call.identity_policy`).
-            return await count_failed_check(state, given, events)
-
-        await audit.store_with(state, [failed], count_against_near_misses)
+        # Against the accounts the policy says it came close to and the caller's line:
+        # guesses at one account add up across calls whichever detail is wrong, while
+        # one known detail counts against nobody (`customer_service.call.identity_policy`).
+        await audit.store_with(state, [failed], partial(count_failed_check, state, given))
         if state.identity.locked:
             self.finish(IdentityResult(outcome=IdentityOutcome.LOCKED))
             return

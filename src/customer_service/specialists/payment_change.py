@@ -216,6 +216,8 @@ class PaymentChangeTask(Specialist[PaymentChangeResult]):
             read_back=read_back(self._order, paid, new, old),
             # Only the order number: "yes, 72" must not confirm "72 dollars".
             numbers=order_id,
+            # Only the new method: "yes, the gift card" must not confirm its refund.
+            names=spoken_method(new),
         )
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)

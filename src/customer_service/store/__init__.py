@@ -23,7 +23,8 @@ from customer_service.store.errors import (
     StoreUnavailable,
 )
 from customer_service.store.escalations import EscalationRecord
-from customer_service.store.identity_failures import IdentityCandidate, IdentityHoldRelease
+from customer_service.store.identity_failures import IdentityCandidate
+from customer_service.store.identity_release import IdentityHoldRelease
 from customer_service.store.orders import CancellationOutcome
 from customer_service.store.repository import Store
 from customer_service.store.returns import (

@@ -7,15 +7,21 @@ still run into one limit per account, while a stranger who knows one public deta
 name, an email address) cannot put a customer, or every namesake, over it. Each counted
 check keeps whether it was made of the name and postal code alone (`label_only`): those
 two are printed on every parcel, and the hold rule (`customer_service.call.identity_hold`)
-weighs them apart. An operator releases a held account (`release_identity_hold`); the
-audit event keeps what was cleared.
+weighs them apart. An operator releases a held account (`customer_service.store.identity_release`).
 
 Under `IDENTITY_POLICY=email-or-name-zip`, where the email address alone or the name
 and postal code together verify, a failed check counts against the account whose email
-it gave (the kind with the contact), and, when it gave a name with a postal code,
-against every account of that name (the label-only kind): those are the guesses aimed
-at one account (`record_failed_email_or_name_zip_check`). An email that is nobody's,
-a postal code, or a name given without one counts against nobody.
+it gave (the kind with the contact), and, when it gave a name with that account's
+postal code, against the account (the label-only kind): those are the guesses aimed at
+one account (`record_failed_email_or_name_zip_check`). An email that is nobody's, a
+postal code, or a name, alone or with a postal code not its account's, counts against
+nobody.
+
+Under either policy a failed check from a phone line that presented a number is also
+counted against that line, in the same transaction (`customer_service.store.line_failures`).
+Both counts are written by the same statements whether the check came close to an
+account or not, and the accounts a check may match are read in one query either way, so
+the time a check takes tells nothing about whether a detail was someone's.
 """
 
 from __future__ import annotations
@@ -24,8 +30,19 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pydantic import JsonValue
-from sqlalchemy import Boolean, ColumnElement, Index, String, delete, false, func, or_, select
+from sqlalchemy import (
+    Boolean,
+    ColumnElement,
+    Index,
+    String,
+    case,
+    false,
+    func,
+    insert,
+    literal,
+    or_,
+    select,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 from sqlalchemy.sql.selectable import ScalarSelect
@@ -48,24 +65,20 @@ from customer_service.store.customers import (
     customer_from_row,
     postal_code_condition,
 )
+from customer_service.store.line_failures import line_failure_row
 from customer_service.store.tables import Base, UTCDateTime, serial_id
 
 __all__ = [
-    "HOLD_RELEASED",
     "NEAR_MISS_FACTORS",
     "IdentityCandidate",
     "IdentityFailureRow",
     "IdentityFailureStore",
-    "IdentityHoldRelease",
     "NearMiss",
 ]
 
 NEAR_MISS_FACTORS = 2
 """Of the three details a check compares (name, postal code, phone or email), how many
 must match an account for a failed check to count against it."""
-
-HOLD_RELEASED = "identity_hold_released"
-"""The audit kind of a release: what was cleared, when, and by whom."""
 
 
 class IdentityFailureRow(Base):
@@ -110,18 +123,6 @@ class IdentityCandidate:
         return self.recent_failures - self.recent_label_only
 
 
-@dataclass(frozen=True)
-class IdentityHoldRelease:
-    """What releasing one account's hold cleared: its failed checks, however old."""
-
-    customer_id: str
-    failures: int
-    first_failed_at: dt.datetime | None
-    last_failed_at: dt.datetime | None
-    call_ids: tuple[str, ...]
-    """The calls the cleared failures came from, oldest first, each once."""
-
-
 class IdentityFailureStore(StoreCore):
     """The `Store` methods that count failed identity checks per account, across calls."""
 
@@ -158,14 +159,17 @@ class IdentityFailureStore(StoreCore):
         phone_or_email: str,
         call_id: str,
         events: Sequence[AuditEvent] = (),
+        *,
+        line: str | None = None,
     ) -> list[str]:
         """One failed check, in one transaction: counted against every account it came
-        close to (`near_miss_accounts`), with `events` stored alongside. Returns the ids
-        of the accounts it counted against."""
+        close to (`near_miss_accounts`) and against the calling `line` (a `line_key`),
+        with `events` stored alongside. Returns the ids of the accounts it counted
+        against."""
         # Reads, then writes: SQLite must take the write lock first (see `_write_session`).
         async with self._write_session("record a failed identity check") as session:
             near_misses = await _near_misses(session, full_name, postal_code, phone_or_email)
-            return self._counted(session, near_misses, call_id, events)
+            return await self._counted(session, near_misses, call_id, events, line)
 
     async def record_failed_email_or_name_zip_check(
         self,
@@ -174,39 +178,46 @@ class IdentityFailureStore(StoreCore):
         postal_code: str,
         call_id: str,
         events: Sequence[AuditEvent] = (),
+        *,
+        line: str | None = None,
     ) -> list[str]:
         """One failed check under `IDENTITY_POLICY=email-or-name-zip`, in one
-        transaction: counted against the account whose email address is `email`, and,
-        when `postal_code` was given too, against each account named `full_name` (see
-        the module's docstring), with `events` stored alongside. Returns the ids of the
-        accounts it counted against."""
+        transaction: counted against the account whose email address is `email`, and
+        against each account named `full_name` whose postal code is `postal_code` (see
+        the module's docstring), and against the calling `line`, with `events` stored
+        alongside. Returns the ids of the accounts it counted against."""
         async with self._write_session("record a failed identity check") as session:
             near_misses = await _email_or_name_zip_near_misses(
                 session, email, full_name, postal_code
             )
-            return self._counted(session, near_misses, call_id, events)
+            return await self._counted(session, near_misses, call_id, events, line)
 
-    def _counted(
+    async def _counted(
         self,
         session: AsyncSession,
         near_misses: list[NearMiss],
         call_id: str,
         events: Sequence[AuditEvent],
+        line: str | None,
     ) -> list[str]:
-        """Adds one failed check against each near miss, and `events`, to `session`'s
-        transaction; the ids it counted against."""
+        """Adds one failed check against each near miss and the line, and `events`, to
+        `session`'s transaction; the ids it counted against. The accounts' rows are one
+        INSERT ... SELECT, run for none as for some: the same statements either way."""
         failed_at = self.clock.now()
-        session.add_all(
-            IdentityFailureRow(
-                customer_id=near_miss.customer_id,
-                failed_at=failed_at,
-                call_id=call_id,
-                label_only=near_miss.label_only,
-            )
-            for near_miss in near_misses
-        )
+        ids = [near_miss.customer_id for near_miss in near_misses]
+        label_only = [near_miss.customer_id for near_miss in near_misses if near_miss.label_only]
+        counted = select(
+            CustomerRow.customer_id,
+            literal(failed_at, UTCDateTime()),
+            literal(call_id),
+            case((CustomerRow.customer_id.in_(label_only), True), else_=False),
+        ).where(CustomerRow.customer_id.in_(ids))
+        columns = ["customer_id", "failed_at", "call_id", "label_only"]
+        await session.execute(insert(IdentityFailureRow).from_select(columns, counted))
+        if line is not None:
+            session.add(line_failure_row(line, call_id, failed_at))
         session.add_all(event_to_row(event) for event in events)
-        return [near_miss.customer_id for near_miss in near_misses]
+        return ids
 
     async def identity_candidates(
         self, postal_code: str, failures_since: dt.datetime
@@ -217,7 +228,20 @@ class IdentityFailureStore(StoreCore):
         condition = postal_code_condition(postal_code)
         if condition is None:
             return []
+        return await self._candidates(condition, failures_since)
 
+    async def identity_candidates_by_email(
+        self, email: str, failures_since: dt.datetime
+    ) -> list[IdentityCandidate]:
+        """The customers whose email address is `email`, each with its failed checks at or
+        after `failures_since`: one read, the same whether anyone has it or not."""
+        key = normalize_email(email)
+        condition = false() if key is None else CustomerRow.email_key == key
+        return await self._candidates(condition, failures_since)
+
+    async def _candidates(
+        self, condition: ColumnElement[bool], failures_since: dt.datetime
+    ) -> list[IdentityCandidate]:
         def failures(*only: ColumnElement[bool]) -> ScalarSelect[int]:
             return (
                 select(func.count())
@@ -265,55 +289,6 @@ class IdentityFailureStore(StoreCore):
             near_misses = await _near_misses(session, full_name, postal_code, phone_or_email)
             return [near_miss.customer_id for near_miss in near_misses]
 
-    async def release_identity_hold(
-        self, customer_id: str, *, call_id: str, released_by: str
-    ) -> IdentityHoldRelease | None:
-        """Clears every failed check counted against the account, in one transaction with
-        a `HOLD_RELEASED` audit event that keeps what was cleared. None, writing nothing,
-        when no customer has that id."""
-        async with self._write_session("release an identity hold") as session:
-            if await session.get(CustomerRow, customer_id) is None:
-                return None
-            failures = (
-                await session.execute(
-                    select(IdentityFailureRow.failed_at, IdentityFailureRow.call_id)
-                    .where(IdentityFailureRow.customer_id == customer_id)
-                    .order_by(IdentityFailureRow.failed_at, IdentityFailureRow.id)
-                )
-            ).all()
-            await session.execute(
-                delete(IdentityFailureRow).where(IdentityFailureRow.customer_id == customer_id)
-            )
-            release = IdentityHoldRelease(
-                customer_id=customer_id,
-                failures=len(failures),
-                first_failed_at=failures[0].failed_at if failures else None,
-                last_failed_at=failures[-1].failed_at if failures else None,
-                call_ids=tuple(dict.fromkeys(failure.call_id for failure in failures)),
-            )
-            session.add(event_to_row(_release_event(release, call_id, released_by)))
-        return release
-
-
-def _release_event(release: IdentityHoldRelease, call_id: str, released_by: str) -> AuditEvent:
-    # The failure rows are gone once released: the event is their record.
-    def when(moment: dt.datetime | None) -> str | None:
-        return None if moment is None else moment.isoformat()
-
-    call_ids: list[JsonValue] = list(release.call_ids)
-    return AuditEvent(
-        call_id=call_id,
-        kind=HOLD_RELEASED,
-        customer_id=release.customer_id,
-        detail={
-            "released_by": released_by,
-            "failures_cleared": release.failures,
-            "first_failed_at": when(release.first_failed_at),
-            "last_failed_at": when(release.last_failed_at),
-            "failed_call_ids": call_ids,
-        },
-    )
-
 
 async def _near_misses(
     session: AsyncSession, full_name: str, postal_code: str, phone_or_email: str
@@ -349,7 +324,12 @@ async def _email_or_name_zip_near_misses(
     for row in await session.scalars(select(CustomerRow).where(or_(*conditions))):
         if email_key is not None and emails_match(email, row.email):
             near_misses.append(NearMiss(row.customer_id, label_only=False))
-        elif name and names_match(full_name, row.full_name):
+        elif (
+            name
+            and names_match(full_name, row.full_name)
+            and postal_codes_match(postal_code, row.postal_code, row.country)
+        ):
+            # The label case: a name alone is public, and counts against nobody.
             near_misses.append(NearMiss(row.customer_id, label_only=True))
     return sorted(near_misses, key=lambda near_miss: near_miss.customer_id)
 

@@ -26,7 +26,9 @@ from customer_service.store.engine import (
 from customer_service.store.errors import StoreUnavailable, database_errors
 from customer_service.store.escalations import EscalationStore
 from customer_service.store.identity_failures import IdentityFailureStore
+from customer_service.store.identity_release import IdentityReleaseStore
 from customer_service.store.item_changes import ItemChangeStore
+from customer_service.store.line_failures import LineFailureStore
 from customer_service.store.orders import OrderStore
 from customer_service.store.payment_changes import PaymentChangeStore
 from customer_service.store.payments import PaymentMethodStore
@@ -59,6 +61,8 @@ class Store(
     ConsentStore,
     EscalationStore,
     IdentityFailureStore,
+    IdentityReleaseStore,
+    LineFailureStore,
     ReturnRequestStore,
     Tau2DataStore,
     CallReportStore,
