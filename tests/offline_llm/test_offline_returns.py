@@ -34,7 +34,7 @@ ORDER = OrderLookupResult.from_order(
     next(order for order in DEMO_ORDERS if order.order_id == "200201")
 )
 CHOICES = refund_choices(ORDER, DEMO_PAYMENT_METHODS["C-1002"])
-QUESTION = opening_question(ORDER, CHOICES)
+QUESTION = opening_question(ORDER)
 PAYPAL = "paypal_9000201"
 GIFT_CARD = "gift_card_9000202"
 

@@ -44,6 +44,8 @@ class AgentProfile:
 
 
 STILL_WORKING = f"Yes, I'm still here. {ONE_MOMENT}"
+_VERIFY = "verify_identity"
+"""Identity details said while a tool ran answered its identity check: no new request."""
 
 
 SUPERVISOR = AgentProfile(
@@ -104,7 +106,7 @@ def _asked_meanwhile(conversation: Conversation, output: llm.FunctionCallOutput)
     reply = routing.respond(conversation)
     if (
         isinstance(reply, CallTool)
-        and reply.name != conversation.tool_name(output)
+        and reply.name not in (conversation.tool_name(output), _VERIFY)
         and conversation.offers(reply.name)
     ):
         return reply
