@@ -27,6 +27,7 @@ from customer_service.call.wording import (
     offers_human,
     unquoted,
 )
+from customer_service.normalize import holds_contact_detail
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
 from customer_service.offline_llm.heard_order_numbers import (
     find_order_number,
@@ -157,7 +158,8 @@ def checks_in(line: str) -> bool:
     return _CHECK_IN.found_in(said) and re.search(r"\w", _CHECK_IN.removed_from(said)) is None
 
 
-CORE_TOOLS = frozenset({"verify_identity", "lookup_order", "transfer_to_human", "end_call"})
+_VERIFY = "verify_identity"
+CORE_TOOLS = frozenset({_VERIFY, "lookup_order", "transfer_to_human", "end_call"})
 """The tools every supervisor offers: their specialists are always on the menu."""
 
 
@@ -382,6 +384,10 @@ def respond(conversation: Conversation) -> Reply:
         return requests[0].call
     if (reply := _routed(conversation)) is not None:
         return reply
+    if holds_contact_detail(line) and conversation.offers(_VERIFY):
+        # Identity details alone ("Jordan Lee, 94107, jordan.lee@..."): the check says
+        # what is true, the lock of an earlier failed check included.
+        return CallTool(_VERIFY)
     if not_english(line):
         # Before yes and no: the Spanish "no" in "No encuentro mi pedido" answers nothing.
         return Say(ENGLISH_ONLY)

@@ -235,6 +235,7 @@ class ProductQuestionsTask(Specialist[ProductQuestionsResult]):
         match = found[0]
         self._asked_about.append(match.product_id)
         answer = described(match, options or [])
+        context.userdata.record_product_answer()
         mine = [item for item in items if item.product.product_id == match.product_id]
         if not mine:
             return answer

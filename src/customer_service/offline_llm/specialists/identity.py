@@ -5,7 +5,6 @@ email alone or the name and postal code."""
 from __future__ import annotations
 
 from customer_service.call.answers import Phrases, normalise
-from customer_service.normalize import holds_contact_detail
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
 from customer_service.offline_llm.identity_details import (
     IdentityDetails,
@@ -76,11 +75,8 @@ def respond(conversation: Conversation) -> Reply:
 
 
 def route(conversation: Conversation) -> Reply | None:
-    """The caller asks to be verified, or gives their details (an email or a phone
-    number among them), and asks for nothing any other specialist does: the check says
-    what is true, a lock included."""
-    line = conversation.last_caller_line or ""
-    if _VERIFY.found_in(normalise(line)) or holds_contact_detail(line):
+    """The caller asks to be verified, and for nothing any other specialist does."""
+    if _VERIFY.found_in(normalise(conversation.last_caller_line or "")):
         return CallTool("verify_identity")
     return None
 
