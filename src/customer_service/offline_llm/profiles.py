@@ -126,6 +126,17 @@ def decide(conversation: Conversation, *, tools_allowed: bool = True) -> Reply:
                 return request
             # What became of the work (done, or nothing changed), then the new request.
             return Say(unquoted(last.output).strip(), then=request)
+        if (
+            profile is SUPERVISOR
+            and tools_allowed
+            and not last.is_error
+            and conversation.offers("end_call")
+            and conversation.caller_spoke_during(last)
+            and routing.done_with_the_call(conversation.last_caller_line or "")
+        ):
+            # "No, that is all, thanks" ended the work: what it came to, then goodbye,
+            # not "anything else?" again.
+            return Say(unquoted(last.output).strip(), then=CallTool("end_call"))
         left = routing.request_left(conversation, last) if profile is SUPERVISOR else None
         if left is not None and tools_allowed:
             # "... and change its address too": what the first request came to, then the next.

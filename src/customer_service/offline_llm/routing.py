@@ -82,26 +82,38 @@ NOT_SOMETHING_I_DO = (
 GREETED_BACK = f"Hi there. {HOW_CAN_I_HELP}"
 """The answer to a greeting alone ("hi"): a greeting and one question, not the menu."""
 
-_GOODBYE = Phrases(
-    [
-        "bye",
-        "goodbye",
-        "good bye",
-        "that's all",
-        "that is all",
-        "nothing else",
-        "no thanks",
-        "no thank you",
-        "hang up",
-        "that's it",
-        "that is it",
-        "i'm all set",
-        "i'm done",
-        "see you",
-        "see ya",
-        "talk later",
-    ]
+_GOODBYE_PHRASES = (
+    "bye",
+    "goodbye",
+    "good bye",
+    "that's all",
+    "that is all",
+    "nothing else",
+    "no thanks",
+    "no thank you",
+    "hang up",
+    "that's it",
+    "that is it",
+    "i'm all set",
+    "i'm done",
+    "see you",
+    "see ya",
+    "talk later",
+    "end the call",
+    "end this call",
 )
+_GOODBYE = Phrases(_GOODBYE_PHRASES)
+_DONE_WITH_THE_CALL = Phrases(
+    [phrase for phrase in _GOODBYE_PHRASES if phrase not in ("no thanks", "no thank you")]
+)
+"""A goodbye that is no answer to a question ("no thanks" may answer the one asked)."""
+
+
+def done_with_the_call(line: str) -> bool:
+    """Whether a caller's line says they need nothing more ("no, that is all, thanks")."""
+    return _DONE_WITH_THE_CALL.found_in(normalise(line))
+
+
 # "Hello? Are you still there?" while a tool runs: no request, only a check on the line.
 _CHECK_IN = Phrases(
     [

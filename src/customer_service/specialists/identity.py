@@ -51,6 +51,12 @@ OPENING_QUESTION = fixed(
     "full name, the postal code on your account, and the phone number or email address "
     "on the account."
 )
+NO_DETAILS_WAY_OUT = fixed(
+    "I can't go on with your account without verifying you. We can end the call here, or "
+    f"{OFFER_HUMAN}"
+)
+"""Said instead of a third demand for the details to a caller who gives none: the way
+out, a colleague or the end of the call (the sentence ends with `OFFER_HUMAN`'s words)."""
 OPENING_QUESTION_ON_A_PHONE = fixed(
     "Before I can help with that, I need to verify your identity. Please tell me your "
     "full name and the postal code on your account."
@@ -59,7 +65,7 @@ OPENING_QUESTION_ON_A_PHONE = fixed(
 its own: the number may stand in for the phone factor once the caller confirms it."""
 
 IDENTITY_INSTRUCTIONS = PERSONA + dedent(
-    """
+    f"""
     Your only job now is to verify the caller's identity. You need three things: their
     full name, the postal code on the account, and the phone number or email address on
     the account. Use any the caller has already said in this conversation and ask only
@@ -67,8 +73,10 @@ IDENTITY_INSTRUCTIONS = PERSONA + dedent(
     exactly as the caller said them, without asking for them again; a correction ("no
     wait, I mean 94107") replaces only the detail it corrects. If the check fails, say what
     the tool says; when the caller corrects one detail, check again with it and the others
-    they gave. If the caller cannot or will not give them, call give_up. Never guess a
-    value, never say which detail was wrong, and never talk about orders here.
+    they gave. If the caller cannot or will not give them, call give_up; if they neither
+    give them nor say so after you asked twice, do not ask a third time: say
+    "{NO_DETAILS_WAY_OUT}" Never guess a value, never say which detail was wrong, and
+    never talk about orders here.
     """
 )
 
