@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from textwrap import dedent
 
 from livekit.agents import RunContext, ToolError, function_tool
@@ -25,8 +24,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from customer_service.call.delegation import delegate
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
+from customer_service.call.payment_methods import spoken_amount
 from customer_service.call.registration import Desk, supervisor_tool
-from customer_service.call.speakable import count_word, spoken_list
+from customer_service.call.speakable import count_word, looks_plural, spoken_list
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import PERSONA, quoted
@@ -78,10 +78,6 @@ class ProductQuestionsResult(BaseModel):
     product_ids: tuple[str, ...] = Field(default=())
 
 
-def spoken_price(amount: Decimal) -> str:
-    return f"${amount:.2f}"
-
-
 def _words(text: str) -> set[str]:
     """Lower-case words, singular: "Water bottles" and "bottle" share "bottle"."""
     words = re.findall(r"[a-z0-9]+", text.lower())
@@ -113,9 +109,9 @@ def variant_phrase(variant: Variant) -> str:
 def price_phrase(variants: Sequence[Variant]) -> str:
     low, high = min(v.price for v in variants), max(v.price for v in variants)
     return (
-        f"at {spoken_price(low)}"
+        f"at {spoken_amount(low)}"
         if low == high
-        else f"from {spoken_price(low)} to {spoken_price(high)}"
+        else f"from {spoken_amount(low)} to {spoken_amount(high)}"
     )
 
 
@@ -141,7 +137,7 @@ def variants_said(variants: Sequence[Variant]) -> str:
     """Each variant a narrower question names, precisely."""
     return " ".join(
         f"{quoted(variant_phrase(v))}: "
-        + (f"available, {spoken_price(v.price)}." if v.available else "not available right now.")
+        + (f"available, {spoken_amount(v.price)}." if v.available else "not available right now.")
         for v in variants
     )
 
@@ -160,7 +156,10 @@ def described(product: Product, asked: Sequence[str]) -> str:
             for name, values in options.items()
         ]
     )
-    lead = f"{quoted(product.name)} comes in {comes_in}." if options else f"{quoted(product.name)}:"
+    come = "come" if looks_plural(product.name) else "comes"
+    lead = (
+        f"{quoted(product.name)} {come} in {comes_in}." if options else f"{quoted(product.name)}:"
+    )
     known = {_key(value) for values in options.values() for value in values}
     unknown = [value for value in asked if _key(value) not in known]
     if unknown:
