@@ -11,7 +11,7 @@ import pytest
 
 from customer_service.call.speakable import spaced_digits
 from customer_service.call.wording import GOODBYE, HANDOFF
-from customer_service.offline_llm.routing import GREETED_BACK, NOT_SOMETHING_I_DO
+from customer_service.offline_llm.small_talk import GREETED_BACK, NOT_SOMETHING_I_DO
 from customer_service.specialists.address_update import opening_question
 from customer_service.specialists.cancellation import REASON_QUESTION
 from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic

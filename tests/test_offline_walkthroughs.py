@@ -9,6 +9,7 @@ import io
 import pytest
 
 from customer_service.addresses import AddressProblem, read_back, validated_address
+from customer_service.call.identity_policy import NO_DETAILS_WAY_OUT
 from customer_service.call.speakable import spaced_digits
 from customer_service.call.wording import GREETING, HOW_CAN_I_HELP, STORE_APOLOGY, WELCOME
 from customer_service.call.wording import HANDOFF as HANDOFF_MESSAGE
@@ -33,13 +34,12 @@ from customer_service.specialists.consent import (
     UNCLEAR_CONFIRMATIONS,
     ConsentTopic,
 )
+from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.specialists.identity import (
-    NO_DETAILS_WAY_OUT,
     VERIFICATION_DECLINED,
     VERIFICATION_LOCKED,
     mismatch_message,
 )
-from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.specialists.order_lookup import OPENING_QUESTION as ORDER_QUESTION
 from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import Store

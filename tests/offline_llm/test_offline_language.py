@@ -6,7 +6,8 @@ import pytest
 
 from customer_service.offline_llm import OfflineLLM
 from customer_service.offline_llm.language import not_english
-from customer_service.offline_llm.routing import ENGLISH_ONLY, GREETED_BACK, NOT_SOMETHING_I_DO
+from customer_service.offline_llm.routing import ENGLISH_ONLY
+from customer_service.offline_llm.small_talk import GREETED_BACK, NOT_SOMETHING_I_DO
 from customer_service.settings import Settings
 from customer_service.testing import call_session
 from support.conversation import agent_lines

@@ -34,6 +34,12 @@ from customer_service.offline_llm.heard_order_numbers import (
     find_order_number_read_out,
 )
 from customer_service.offline_llm.language import not_english
+from customer_service.offline_llm.small_talk import (
+    GREETED_BACK,
+    NOT_SOMETHING_I_DO,
+    asks_something_of_us,
+    greets_only,
+)
 from customer_service.offline_llm.specialists import registered
 from customer_service.offline_llm.speech import PERSON
 from customer_service.order_choice import mentions_current_order
@@ -46,10 +52,8 @@ __all__ = [
     "CORE_TOOLS",
     "DECLINED_OFFER",
     "ENGLISH_ONLY",
-    "GREETED_BACK",
     "GREETING",
     "HOW_CAN_I_HELP",
-    "NOT_SOMETHING_I_DO",
     "WHAT_ELSE",
     "YOU_ARE_WELCOME",
     "Request",
@@ -74,13 +78,6 @@ ACCEPTED_OFFER = "caller accepted the offer of a colleague"
 ENGLISH_ONLY = "I'm sorry, I understand English only. Could you say that in English, please?"
 """The offline model's answer to a line it cannot read (`not_english`), instead of the
 menu it would say again and again."""
-NOT_SOMETHING_I_DO = (
-    "I'm afraid that's not something I can do, but I'm happy to help with your orders. "
-    "What would you like to do?"
-)
-"""The answer to a request of the agent that no specialist serves ("tell me a joke")."""
-GREETED_BACK = f"Hi there. {HOW_CAN_I_HELP}"
-"""The answer to a greeting alone ("hi"): a greeting and one question, not the menu."""
 
 _GOODBYE_PHRASES = (
     "bye",
@@ -128,40 +125,6 @@ _CHECK_IN = Phrases(
         "you there",
     ]
 )
-
-
-_GREETINGS = Phrases(
-    ["hello", "hi", "hey", "hiya", "good morning", "good afternoon", "good evening"]
-)
-# "Tell me a joke", "can you sing": a request of the agent itself, for something
-# ("unsubscribe me from ..." asks for a service, which the menu answers). The verbs that
-# only ask the agent to wait, repeat or help are no such request ("can you help me").
-_REQUEST_OF_US = re.compile(
-    r"^(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?P<asked>\w+)"
-    r"|(?P<verb>\w+)\s+(?:me|us)\s+(?:a|an|some|another|one)\b)",
-    re.IGNORECASE,
-)
-_NO_REQUEST = frozenset(
-    {"help", "hear", "excuse", "let", "give", "bear", "hold", "repeat", "say", "pardon", "forgive"}
-)
-
-
-def greets_only(line: str) -> bool:
-    """Whether a line is a greeting and nothing else ("hi", "hello there")."""
-    said = normalise(line)
-    if not _GREETINGS.found_in(said):
-        return False
-    rest = re.sub(r"\bthere\b", " ", _GREETINGS.removed_from(said))
-    return re.search(r"\w", rest) is None
-
-
-def asks_something_of_us(line: str) -> bool:
-    """Whether a line asks the agent to do something ("tell me a joke", "can you sing?")."""
-    found = _REQUEST_OF_US.match(normalise(line))
-    if found is None:
-        return False
-    verb = (found.group("asked") or found.group("verb") or "").lower()
-    return verb not in _NO_REQUEST
 
 
 def checks_in(line: str) -> bool:

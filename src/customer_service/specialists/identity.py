@@ -22,6 +22,7 @@ from customer_service.call.identity_policy import (
     DETAILS_TOO_LONG_EMAIL_OR_NAME_ZIP,
     EMAIL_OR_NAME_ZIP_INSTRUCTIONS,
     MISSING_EMAIL_OR_NAME_ZIP,
+    NO_DETAILS_WAY_OUT,
     OPENING_QUESTION_EMAIL_OR_NAME_ZIP,
     GivenDetails,
     count_failed_check,
@@ -51,12 +52,6 @@ OPENING_QUESTION = fixed(
     "full name, the postal code on your account, and the phone number or email address "
     "on the account."
 )
-NO_DETAILS_WAY_OUT = fixed(
-    "I can't go on with your account without verifying you. We can end the call here, or "
-    f"{OFFER_HUMAN}"
-)
-"""Said instead of a third demand for the details to a caller who gives none: the way
-out, a colleague or the end of the call (the sentence ends with `OFFER_HUMAN`'s words)."""
 OPENING_QUESTION_ON_A_PHONE = fixed(
     "Before I can help with that, I need to verify your identity. Please tell me your "
     "full name and the postal code on your account."

@@ -7,7 +7,10 @@ from __future__ import annotations
 from livekit.agents import llm
 
 from customer_service.call.answers import Phrases, normalise
-from customer_service.call.identity_policy import OPENING_QUESTION_EMAIL_OR_NAME_ZIP
+from customer_service.call.identity_policy import (
+    NO_DETAILS_WAY_OUT,
+    OPENING_QUESTION_EMAIL_OR_NAME_ZIP,
+)
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
 from customer_service.offline_llm.identity_details import (
     IdentityDetails,
@@ -20,11 +23,7 @@ from customer_service.offline_llm.identity_details import (
 from customer_service.offline_llm.specialist_replies import declined_colleague, leave, transfer
 from customer_service.offline_llm.specialists import OfflineSpecialist
 from customer_service.offline_llm.speech import REFUSALS
-from customer_service.specialists.identity import (
-    NO_DETAILS_WAY_OUT,
-    OPENING_QUESTION,
-    OPENING_QUESTION_ON_A_PHONE,
-)
+from customer_service.specialists.identity import OPENING_QUESTION, OPENING_QUESTION_ON_A_PHONE
 
 __all__ = ["SPECIALIST"]
 
@@ -101,10 +100,11 @@ def _answers_without_details(conversation: Conversation) -> int:
     question, or the last check) gave none of them."""
     start = 0
     for index, turn in enumerate(conversation.turns):
-        opening = isinstance(turn, llm.ChatMessage) and turn.role == "assistant"
-        if (opening and (turn.text_content or "").strip() in _OPENINGS) or (
-            isinstance(turn, llm.FunctionCall) and turn.name == "check_identity"
-        ):
+        if isinstance(turn, llm.ChatMessage):
+            asked = turn.role == "assistant" and (turn.text_content or "").strip() in _OPENINGS
+        else:
+            asked = isinstance(turn, llm.FunctionCall) and turn.name == "check_identity"
+        if asked:
             start = index + 1
     count = 0
     for turn in conversation.turns[start:]:
