@@ -64,6 +64,7 @@ from livekit.plugins import turn_detector  # noqa: F401
 from customer_service.entry import (
     DOWNLOAD_FAILED_EXIT_CODE,
     MISCONFIGURED_EXIT_CODE,
+    VOICE_COMMANDS,
     command_of,
     model_hub_problem,
     preflight,
@@ -104,6 +105,22 @@ LiveKit's CLI runs the same agent: `lk agent dev`, `lk agent console`, `lk agent
 
 HELP_OPTIONS = frozenset({"--help", "-h"})
 
+OWN_COMMANDS = frozenset({"chat", "download-files", "report"}) | STORE_COMMANDS
+"""Commands this script runs itself; the others in HELP are the framework's."""
+COMMANDS = OWN_COMMANDS | VOICE_COMMANDS
+
+
+def unknown_command(command: str | None) -> bool:
+    """Whether `command` is none of HELP's: the framework would answer it with its own
+    boxed error, which lists only its commands."""
+    return command is not None and command not in COMMANDS
+
+
+def show_unknown_command(command: str) -> int:
+    print(f"Unknown command {command!r}.\n\n{HELP}", end="", file=sys.stderr)
+    return MISCONFIGURED_EXIT_CODE
+
+
 DOWNLOAD_FILES_DESCRIPTION = (
     "Fetch the turn-detector plugin's model files into the Hugging Face cache (once, or at "
     "image build), for TURN_DETECTION=multilingual or english; the default needs none."
@@ -118,6 +135,8 @@ def show_help(argv: list[str]) -> int:
     """The help `argv` asks for, the script's own or a command's. It reads none of the
     settings, so that one out of its range never hides it."""
     command = command_of(argv)
+    if unknown_command(command):
+        return show_unknown_command(str(command))
     if command is None:
         # The framework's own help lists only its commands; this one lists them all.
         print(HELP, end="")
@@ -154,6 +173,8 @@ def download_files_parser() -> argparse.ArgumentParser:
 # runs, never hides how to run one.
 if __name__ == "__main__" and asks_for_help(sys.argv[1:]):
     sys.exit(show_help(sys.argv[1:]))
+if __name__ == "__main__" and unknown_command(command_of(sys.argv[1:])):
+    sys.exit(show_unknown_command(str(command_of(sys.argv[1:]))))
 
 
 # First: reading the settings loads .env.local and .env into the environment, where the
@@ -184,6 +205,8 @@ def main(argv: list[str]) -> int:
     if asks_for_help(argv):
         return show_help(argv)
     command = command_of(argv)
+    if unknown_command(command):
+        return show_unknown_command(str(command))
     if command == "chat":
         from customer_service.chat import main as chat_main
 

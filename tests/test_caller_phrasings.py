@@ -11,6 +11,7 @@ import pytest
 
 from customer_service.call.speakable import spaced_digits
 from customer_service.call.wording import GOODBYE, HANDOFF
+from customer_service.offline_llm.small_talk import GREETED_BACK, NOT_SOMETHING_I_DO
 from customer_service.specialists.address_update import opening_question
 from customer_service.specialists.cancellation import REASON_QUESTION
 from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
@@ -117,6 +118,10 @@ async def check(expected: str, transcript: Transcript, database_url: str) -> Non
         assert HANDOFF in said, text
     elif expected == "call ends":
         assert said[-1] == GOODBYE, text
+    elif expected == "cannot do":
+        assert said[-1] == NOT_SOMETHING_I_DO, text
+    elif expected == "greeted":
+        assert said[-1] == GREETED_BACK, text
     else:
         raise AssertionError(f"unknown outcome {expected!r}")
 
@@ -130,7 +135,7 @@ async def test_phrasing(demo_database_url: str, row: Row) -> None:
 def test_outcomes_are_all_known() -> None:
     known = re.compile(
         r"(status|address question|cancel question) \d{6}|order question|recent orders|verified|"
-        r"texts (on|off), (not asked|asked once)|person|call ends"
+        r"texts (on|off), (not asked|asked once)|person|call ends|cannot do|greeted"
     )
     assert [
         row.expected

@@ -9,6 +9,7 @@ import pytest
 
 from customer_service.chat import converse
 from customer_service.offline_llm import OfflineLLM
+from customer_service.specialists.identity import VERIFICATION_LOCKED
 from customer_service.testing import sqlite_url
 from support.agent_process import run_agent
 
@@ -28,7 +29,8 @@ def test_piped_chat_command_tells_the_caller_the_order_shipped(tmp_path: Path) -
     assert (
         "has shipped with UPS, tracking number 1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4" in lines[5]
     )
-    assert len(lines) == 6
+    # Input that runs out ends the call as Ctrl-D at the prompt does.
+    assert lines[6:] == ["Agent: Thank you for calling. Goodbye!"]
     # The default store was created under the (temporary) home directory.
     assert (tmp_path / ".local/share/customer-service-agent/store.sqlite3").is_file()
 
@@ -88,6 +90,14 @@ async def test_lockout_walkthrough_offers_a_colleague(tmp_path: Path) -> None:
     assert "can't verify your identity" in said[-1]
     assert "colleague" in said[-1]
     assert not any("1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4" in line for line in lines)
+
+
+async def test_the_right_details_after_a_lockout_hear_the_lockout(tmp_path: Path) -> None:
+    wrong = "Jordan Lee, 90210, jordan.lee@example.com\n"
+    right = "Jordan Lee, 94107, jordan.lee@example.com\n"
+    lines = await chat(tmp_path, "Where is my order 100101?\n" + wrong * 3 + right)
+    said = [line.removeprefix("Agent: ") for line in lines if line.startswith("Agent: ")]
+    assert said[-1] == said[-2] == VERIFICATION_LOCKED
 
 
 async def test_goodbye_ends_the_chat_before_input_runs_out(tmp_path: Path) -> None:

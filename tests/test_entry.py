@@ -174,6 +174,25 @@ def test_help_is_the_scripts_own(argv: list[str], capsys: pytest.CaptureFixture[
     assert capsys.readouterr().out == module.HELP
 
 
+@pytest.mark.parametrize("argv", [["bogus"], ["bogus", "--help"], ["Chat"]])
+def test_an_unknown_command_gets_the_scripts_command_list(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    module = load_agent_script()
+    assert module.main(argv) == MISCONFIGURED_EXIT_CODE
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err == f"Unknown command {argv[0]!r}.\n\n{module.HELP}"
+
+
+def test_an_unknown_command_run_as_a_script_is_not_the_frameworks(tmp_path: Path) -> None:
+    result = run_agent(tmp_path, "bogus")
+    assert result.returncode == MISCONFIGURED_EXIT_CODE, result.stderr
+    assert result.stderr.startswith("Unknown command 'bogus'.")
+    assert "seed-demo" in result.stderr
+    assert "No such command" not in result.stderr
+
+
 def test_store_commands_run_without_livekit_settings(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

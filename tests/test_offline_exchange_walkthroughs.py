@@ -10,7 +10,6 @@ import pytest
 from customer_service.call.wording import GREETING
 from customer_service.domain import ExchangeRequest, OrderStatus
 from customer_service.offline_llm.routing import ANYTHING_ELSE
-from customer_service.offline_llm.swap_replies import METHOD_QUESTION
 from customer_service.specialists.exchange import WORDING, not_exchangeable_message
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.specialists.item_change import not_changeable_message
@@ -57,7 +56,9 @@ async def test_the_mat_for_the_6_mm_one_paid_by_paypal(database_url: str) -> Non
         GREETING,
         IDENTITY_QUESTION,
         QUESTION,
-        METHOD_QUESTION,
+        # Each method named, not "which of your payment methods".
+        "Should the price difference go through your PayPal account, or your gift card, which "
+        "has 40 dollars on it?",
         MAT_READ_BACK,
         f"{MAT_REQUESTED} {ANYTHING_ELSE}",
         GOODBYE,

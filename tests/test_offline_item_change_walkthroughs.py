@@ -12,7 +12,6 @@ from customer_service.call.item_swaps import unavailable_question
 from customer_service.call.wording import GREETING
 from customer_service.domain import OrderStatus, Transaction, TransactionKind
 from customer_service.offline_llm.routing import ANYTHING_ELSE
-from customer_service.offline_llm.swap_replies import METHOD_QUESTION
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.specialists.item_change import WORDING
 from customer_service.store import Store
@@ -66,7 +65,8 @@ async def test_the_bigger_bottles_paid_from_the_gift_card(database_url: str) -> 
         GREETING,
         IDENTITY_QUESTION,
         QUESTION,
-        METHOD_QUESTION,
+        "Should the price difference go through your PayPal account, or your gift card, which "
+        "has 40 dollars on it?",
         BIGGER_READ_BACK,
         f"{CHANGED} The difference of 12 dollars is paid. {ANYTHING_ELSE}",
         GOODBYE,

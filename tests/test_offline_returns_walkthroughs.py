@@ -27,7 +27,7 @@ from support.offline_chat import GOODBYE, PRIYA, chat, demo_order, stored_order
 
 ORDER = OrderLookupResult.from_order(demo_order("200201"))
 PAYPAL, GIFT_CARD = refund_choices(ORDER, DEMO_PAYMENT_METHODS["C-1002"])
-QUESTION = opening_question(ORDER, (PAYPAL, GIFT_CARD))
+QUESTION = opening_question(ORDER)
 
 
 @pytest.fixture
@@ -111,6 +111,37 @@ async def test_one_item_asked_why_then_declined(database_url: str) -> None:
         RETURN_WORDING.nothing_done,
     ]
     assert await requests(database_url) == []
+
+
+async def test_one_question_at_a_time_and_a_fault_is_a_fault(database_url: str) -> None:
+    said = (
+        await chat(
+            database_url,
+            "I'd like to return order 200201",
+            PRIYA,
+            "just the yoga mat",
+            "it stopped working",
+            "onto my gift card",
+            "yes",
+            "what was my return number again?",
+        )
+    ).agent
+    [request] = await requests(database_url)
+    assert request.reason is ReturnReason.DEFECTIVE
+    mat = ReturnResult(
+        order_id="200201",
+        item_indices=(0,),
+        reason=ReturnReason.DEFECTIVE,
+        refund_method_id=GIFT_CARD.method_id,
+    )
+    # The items, then why, then where the refund goes: one question each time.
+    assert said[2:5] == [QUESTION, REASON_QUESTION, refund_question((PAYPAL, GIFT_CARD))]
+    assert QUESTION.count("?") == 1
+    assert "because it is faulty" in read_back(ORDER, mat, GIFT_CARD)
+    assert said[5] == read_back(ORDER, mat, GIFT_CARD)
+    assert said[6] == f"{told(request)} {ANYTHING_ELSE}"
+    # Asked again right after, the same number, with no order number asked for.
+    assert said[7] == told(request, "A return is already requested for order 2 0 0, 2 0 1.")
 
 
 async def test_an_order_still_on_its_way_cannot_be_returned(database_url: str) -> None:

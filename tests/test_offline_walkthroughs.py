@@ -9,12 +9,16 @@ import io
 import pytest
 
 from customer_service.addresses import AddressProblem, read_back, validated_address
+from customer_service.call.identity_policy import NO_DETAILS_WAY_OUT
 from customer_service.call.speakable import spaced_digits
 from customer_service.call.wording import GREETING, HOW_CAN_I_HELP, STORE_APOLOGY, WELCOME
 from customer_service.call.wording import HANDOFF as HANDOFF_MESSAGE
 from customer_service.chat import converse
 from customer_service.domain import OrderStatus
 from customer_service.offline_llm import OfflineLLM
+from customer_service.offline_llm.identity_details import (
+    IDENTITY_QUESTION as OFFLINE_IDENTITY_QUESTION,
+)
 from customer_service.offline_llm.routing import (
     ACCEPTED_OFFER,
     ANYTHING_ELSE,
@@ -234,6 +238,46 @@ async def test_lockout_declining_a_colleague_then_goodbye(database_url: str) -> 
         await chat(database_url, "Where is order 100101?", wrong, wrong, wrong, "no", "no")
     ).agent
     assert said[-3:] == [VERIFICATION_LOCKED, DECLINED_OFFER, GOODBYE]
+
+
+async def test_a_caller_who_gives_no_details_hears_the_demand_twice_then_a_way_out(
+    database_url: str,
+) -> None:
+    said = (
+        await chat(
+            database_url,
+            "Where is my order 100101?",
+            "why do you need that",
+            "I'd rather not say",
+            "yes please",
+        )
+    ).agent
+    assert said[1] == IDENTITY_QUESTION
+    assert said[2] == OFFLINE_IDENTITY_QUESTION
+    assert said[3] == NO_DETAILS_WAY_OUT
+    assert said[4] == HANDOFF_MESSAGE
+
+
+async def test_the_way_out_of_the_identity_check_can_end_the_call(database_url: str) -> None:
+    said = (
+        await chat(database_url, "Where is my order 100101?", "hmm", "no", "end the call")
+    ).agent
+    assert said[1:4] == [IDENTITY_QUESTION, OFFLINE_IDENTITY_QUESTION, NO_DETAILS_WAY_OUT]
+    assert said[-1] == GOODBYE
+
+
+async def test_details_given_one_at_a_time_are_no_refusal(database_url: str) -> None:
+    said = (
+        await chat(
+            database_url,
+            "Where is my order 100101?",
+            "Jordan Lee",
+            "94107",
+            "jordan.lee@example.com",
+        )
+    ).agent
+    assert NO_DETAILS_WAY_OUT not in said
+    assert said[-1].startswith(ORDER_100101)
 
 
 async def test_another_customers_order_reads_like_an_unknown_one(database_url: str) -> None:

@@ -64,12 +64,14 @@ async def converse(
     echo_caller: bool,
     settings: Settings | None = None,
     store: Store | None = None,
+    goodbye_at_end: bool = False,
 ) -> int:
     """Runs one call: each input line is a caller turn; returns when input ends or the
     agent ends the call. The call uses `store` when given (the chat command's, opened as
     the settings say), else a demo store at `database_url` as `call_session` opens it.
     At the prompt (`echo_caller` false), the end of input (Ctrl-D) ends the prompt's
-    line and the agent says goodbye."""
+    line and the agent says goodbye; piped input that runs out ends with the same goodbye
+    when `goodbye_at_end` (the chat command's), as the caller hanging up would."""
     ended = asyncio.Event()
     reader = LineReader(lines)
 
@@ -94,8 +96,9 @@ async def converse(
                 if not echo_caller:
                     print(PROMPT, end="", file=out, flush=True)
                 line = await reader.readline()
-                if not line and not echo_caller:
-                    print(f"\nAgent: {GOODBYE}", file=out, flush=True)
+                if not line and (goodbye_at_end or not echo_caller):
+                    end_of_prompt = "" if echo_caller else "\n"
+                    print(f"{end_of_prompt}Agent: {GOODBYE}", file=out, flush=True)
                 if not line or line.strip() in EXIT_WORDS:
                     break
                 text = line.strip()
@@ -162,6 +165,7 @@ def _chat(args: argparse.Namespace) -> int:
                 out=sys.stdout,
                 echo_caller=not interactive,
                 store=store,
+                goodbye_at_end=True,
             )
         )
         # Ctrl-C ends the call at once: the conversation is cancelled, which closes the

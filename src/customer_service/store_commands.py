@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import datetime as dt
 import getpass
 import sys
 import uuid
@@ -21,6 +22,7 @@ from customer_service.store import Store, StoreMisconfigured, StoreUnavailable
 from customer_service.store.customers import CustomerRow
 from customer_service.store.errors import shown_url, store_problem
 from customer_service.store.schema import FIRST_REVISION, Upgrade, migrate_database
+from customer_service.store.seed import DEMO_CUSTOMERS
 from customer_service.store.shared import StoreConfig
 from customer_service.store.tau2_data import Tau2ShapeError
 from customer_service.store.tau2_records import read_json, write_json
@@ -38,7 +40,8 @@ STORE_COMMANDS = frozenset(
 STORE_COMMAND_DESCRIPTIONS = {
     "migrate": "Bring the database at DATABASE_URL to the latest schema.",
     "seed-demo": "Add the demo customers and orders (README) that the store at DATABASE_URL "
-    "lacks; changes nothing that is there, and adds nothing next to other customers unless "
+    "lacks, and clear the failed identity checks held against the demo customers (audited); "
+    "changes nothing else that is there, and adds nothing next to other customers unless "
     "--force.",
     RELEASE_COMMAND: "Release a held account: clear the failed identity checks counted "
     "against it, so its owner can verify by phone again. The audit log keeps what was "
@@ -203,11 +206,44 @@ async def _seed_demo(config: StoreConfig, *, force: bool) -> str:
     store = await dataclasses.replace(config, seed_demo_data=False).open()
     try:
         added = await store.seed_demo_data(force=force)
+        released = await _release_demo_holds(store)
     finally:
         await store.close()
     if not added.customers and not added.orders:
-        return "the demo data is already there."
-    return f"added {added.customers} demo customers and {added.orders} demo orders."
+        said = "the demo data is already there"
+    else:
+        said = f"added {added.customers} demo customers and {added.orders} demo orders"
+    if released:
+        held = ", ".join(released)
+        said += f"; cleared the failed identity checks of {held}, kept in the audit log"
+    return f"{said}."
+
+
+DEMO_RELEASE = "seed-demo"
+"""Who released a demo customer's hold, in its audit event."""
+
+
+async def _release_demo_holds(store: Store) -> list[str]:
+    """Clears the failed identity checks counted against the demo customers, each release
+    audited as `identity-release` audits it, so that trying the README's lockout (a wrong
+    postal code three times) holds no demo account for the examples after it. Only a
+    customer stored as the demo has it; the ids of those it cleared."""
+    call_id = f"{DEMO_RELEASE}-{uuid.uuid4().hex[:12]}"
+    released = []
+    for demo in DEMO_CUSTOMERS:
+        stored = await store.get_customer(demo.customer_id)
+        if stored is None or stored.email != demo.email:
+            continue
+        if not await store.identity_failures_since(demo.customer_id, _EVER):
+            continue
+        await store.release_identity_hold(
+            demo.customer_id, call_id=call_id, released_by=DEMO_RELEASE
+        )
+        released.append(demo.customer_id)
+    return released
+
+
+_EVER = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
 async def _import_tau2(config: StoreConfig, path: Path, *, force: bool) -> str:

@@ -52,7 +52,7 @@ async def test_a_product_question_is_answered_from_the_catalog_without_verifying
         )
         await answered.expect.contains_message(role="assistant").judge(
             models.judge,
-            intent="Says the 500 ml green water bottle is available at $24.00 and the 750 ml "
+            intent="Says the 500 ml green water bottle is available at 24 dollars and the 750 ml "
             "green one is not available, without asking who the caller is.",
         )
         assert session.userdata.verified_customer is None

@@ -25,7 +25,7 @@ async def test_a_payment_change_confirmed_after_the_read_back_is_made(
         read_back = await session.run(user_input="Yes, PayPal please.")
         await read_back.expect.contains_message(role="assistant").judge(
             models.judge,
-            intent="Says order 200202's 72 dollars will be charged to the PayPal account, "
+            intent="Says the 72 dollars for order 200202 will be charged to the PayPal account, "
             "that 72 dollars go back onto the gift card straight away, and asks the caller "
             "to confirm.",
         )

@@ -150,4 +150,8 @@ async def test_the_offline_model_is_not_talked_into_anything(
         kinds: list[Any] = await audit_kinds(session)
         assert "identity_verified" not in kinds
         assert "order_disclosed" not in kinds
-        assert tool_outputs(session, "lookup_order") == []
+        # The lookup found nothing: at most it ended in words, once the caller, offered a
+        # colleague or the end of the call after two demands, still gave no details.
+        assert [
+            output for output in tool_outputs(session, "lookup_order") if not output.is_error
+        ] == []

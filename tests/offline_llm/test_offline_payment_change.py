@@ -96,7 +96,7 @@ async def test_the_read_back_is_confirmed_only_by_a_yes(
     history = task_history(
         user("PayPal"),
         tool_round("record_payment_change", "", payment_method_id="paypal_9000201"),
-        agent("Order 2 0 0, 2 0 2's 72 dollars will be charged to ... Please say yes or no."),
+        agent("The 72 dollars for order 2 0 0, 2 0 2 will be charged to ... Please say yes or no."),
         user(line),
     )
     assert called(await answer(PAYMENT_CHANGE, *history)) == expected

@@ -31,7 +31,7 @@ from support.offline_chat import (
 RETURNS = specialist_tools("returns")
 ORDER = demo_order_view("200201")
 CHOICES = refund_choices(ORDER, DEMO_PAYMENT_METHODS["C-1002"])
-QUESTION = opening_question(ORDER, CHOICES)
+QUESTION = opening_question(ORDER)
 PAYPAL = "paypal_9000201"
 GIFT_CARD = "gift_card_9000202"
 

@@ -71,6 +71,17 @@ async def test_a_resolved_call_is_a_success(report_dir: Path) -> None:
     assert "lk.success" in report["tags"]
 
 
+async def test_a_call_that_only_asked_about_a_product_is_resolved(report_dir: Path) -> None:
+    tags, outcome, reason = await call_in_a_room(
+        "job-product", "What colours does the water bottle come in?", "and in green?"
+    )
+    assert (outcome, reason) == ("success", "resolved")
+    assert {"lk.success", "outcome:resolved", "verified:false"} <= tags
+    report = written(report_dir, "job-product")
+    assert report["outcome"] == "resolved"
+    assert report["disclosed_order_ids"] == []
+
+
 async def test_an_escalated_call_is_a_failure(report_dir: Path) -> None:
     tags, outcome, reason = await call_in_a_room("job-escalated", "I want to talk to a person")
     assert (outcome, reason) == ("fail", "escalated")
@@ -108,6 +119,7 @@ async def test_without_report_dir_the_outcome_is_still_tagged(
         (["order_cancelled"], None, Outcome.RESOLVED),
         (["address_changed"], None, Outcome.RESOLVED),
         (["return_requested"], None, Outcome.RESOLVED),
+        (["call_ended_by_agent"], "answer", Outcome.RESOLVED),
         (["call_ended_by_agent"], None, Outcome.ABANDONED),
         ([], None, Outcome.ABANDONED),
     ],
@@ -118,6 +130,8 @@ def test_the_outcome_comes_from_the_calls_state_and_events(
     state = CallState(store=cast(Store, None), settings=Settings())
     if change == "escalate":
         state.mark_escalated()
+    elif change == "answer":
+        state.record_product_answer()
     elif change == "lock":
         for _ in range(state.settings.identity_max_attempts):
             state.record_failed_identity_check()

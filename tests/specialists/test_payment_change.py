@@ -57,7 +57,7 @@ QUESTION = (
 )
 GIFT_CARD_REFUND = "You get 72 dollars back. It goes back onto your gift card straight away."
 READ_BACK = (
-    "Order 2 0 0, 2 0 2's 72 dollars will be charged to your PayPal account instead. "
+    "The 72 dollars for order 2 0 0, 2 0 2 will be charged to your PayPal account instead. "
     f"{GIFT_CARD_REFUND} Shall I make this change? Please say yes or no."
 )
 CHANGED = f"Done. Order 2 0 0, 2 0 2 is now paid with your PayPal account. {GIFT_CARD_REFUND}"
@@ -207,8 +207,8 @@ async def test_a_card_pays_in_full_and_its_refund_is_said_with_its_timing(
         )
         await session.run(user_input="the Amex")
         assert agent_lines(session)[-1] == (
-            "Order 2 0 0, 2 0 2's 72 dollars will be charged to your Amex card ending in 1 0 0 "
-            "5 instead. You get 72 dollars back. It reaches your PayPal account in five to "
+            "The 72 dollars for order 2 0 0, 2 0 2 will be charged to your Amex card ending in "
+            "1 0 0 5 instead. You get 72 dollars back. It reaches your PayPal account in five to "
             "seven business days. Shall I make this change? Please say yes or no."
         )
         await session.run(user_input="yes")
@@ -286,8 +286,8 @@ async def test_orders_and_callers_it_cannot_change_are_refused_before_the_task(
         f"Order 1 0 0, 1 0 1 has already shipped, so its payment can't be changed. {OFFER_HUMAN}"
     )
     assert await refusal_before_the_task(settings, url, "200202", PRIYA, PRIYA_SAYS) == (
-        "Order 2 0 0, 2 0 2's payment has already been changed or refunded, so I can't change "
-        f"it again here. {OFFER_HUMAN}"
+        "The payment for order 2 0 0, 2 0 2 has already been changed or refunded, so I can't "
+        f"change it again here. {OFFER_HUMAN}"
     )
 
 
@@ -370,7 +370,7 @@ async def test_a_change_made_elsewhere_while_the_caller_decides_is_told_and_not_
         await session.run(user_input="Yes")
         (output,) = tool_outputs(session, "change_payment_method")
         assert (output.output, output.is_error) == (
-            "Order 2 0 0, 2 0 2's payment has already been changed or refunded, so I can't "
+            "The payment for order 2 0 0, 2 0 2 has already been changed or refunded, so I can't "
             f"change it again here. {OFFER_HUMAN}",
             True,
         )

@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from livekit.agents import llm
 
+from customer_service.call.payment_methods import spoken_amount
 from customer_service.domain import Product, Variant
 from customer_service.settings import Settings
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
@@ -26,7 +27,7 @@ PRODUCT_TOOLS = frozenset({"describe_product"})
 BOTTLE = (
     '"Stainless steel water bottle" comes in "capacity" "500 ml" or "750 ml" and "color" '
     '"blue" or "green". Of its four variants, all but "750 ml, green" are available, from '
-    "$24.00 to $28.00."
+    "24 dollars to 28 dollars."
 )
 
 
@@ -67,9 +68,9 @@ async def test_anyone_hears_what_a_catalog_product_comes_in_without_verifying(
         await session.run(user_input="No, that's all")
         assert [output.output for output in tool_outputs(session, "describe_product")] == [
             BOTTLE,
-            '"Stainless steel water bottle": "500 ml, green": available, $24.00. '
-            '"750 ml, green": not available right now ($28.00).',
-            '"Cork yoga mat": "6 mm": available, $78.00.',
+            '"Stainless steel water bottle": "500 ml, green": available, 24 dollars. '
+            '"750 ml, green": not available right now (28 dollars).',
+            '"Cork yoga mat": "6 mm": available, 78 dollars.',
         ]
         (done,) = tool_outputs(session, "answer_product_questions")
         assert (done.output, done.is_error) == (ANSWERED, False)
@@ -140,7 +141,7 @@ async def test_a_verified_caller_hears_about_their_own_orders_items_only(
         await session.run(user_input=JORDAN_SAYS)
         (first,) = tool_outputs(session, "describe_product")
         assert first.output.startswith('In order 1 0 0, 1 0 1 you have the one in "black". ')
-        assert "$199.99" in first.output
+        assert "199 dollars and 99 cents" in first.output
         assert session.userdata.disclosed_order_ids == ["100101"]
         await session.run(user_input="And the water bottle I ordered?")
         first, second = tool_outputs(session, "describe_product")
@@ -166,11 +167,35 @@ def test_a_product_with_many_variants_is_summed_up_and_a_narrow_question_answere
     shirt = Product(product_id="1", name="T-Shirt", variants=variants)
     assert described(shirt, []) == (
         '"T-Shirt" comes in "size" "S", "M", "L" or "XL" and "color" "red", "blue" or '
-        '"black". Eight of its twelve variants are available, from $21.00 to $31.00.'
+        '"black". Eight of its twelve variants are available, from 21 dollars to 31 dollars.'
     )
-    assert described(shirt, ["XL", "Blue"]) == '"T-Shirt": "XL, blue": available, $30.00.'
+    assert described(shirt, ["XL", "Blue"]) == '"T-Shirt": "XL, blue": available, 30 dollars.'
     assert described(shirt, ["green"]).endswith('It doesn\'t come in "green".')
 
 
 OFFLINE_CHAT = OfflineChat(("What colours does the water bottle come in?", "That's all", "bye"))
 """A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""
+
+
+def test_a_plural_name_agrees_and_prices_are_said_as_every_amount() -> None:
+    variants = tuple(
+        Variant(
+            item_id=f"{index}",
+            product_id="2",
+            options={"color": colour},
+            available=True,
+            price=price,
+        )
+        for index, (colour, price) in enumerate(
+            (("black", Decimal("199.99")), ("silver", Decimal("205.00")))
+        )
+    )
+    headphones = Product(product_id="2", name="Wireless headphones", variants=variants)
+    said = described(headphones, [])
+    assert said.startswith('"Wireless headphones" come in "color"')
+    # One way to say money: the read-backs' (`spoken_amount`), never "$199.99".
+    assert said.endswith(
+        f"from {spoken_amount(Decimal('199.99'))} to {spoken_amount(Decimal('205'))}."
+    )
+    assert "199 dollars and 99 cents" in said
+    assert "$" not in said

@@ -47,8 +47,7 @@ PAYPAL = "paypal_9000201"
 GIFT_CARD = "gift_card_9000202"
 QUESTION = (
     "Order 2 0 0, 2 0 1 contains a Cork yoga mat and two Yoga blocks. Which items would you "
-    "like to return, or is it all of them? And why are you returning them? Should the refund "
-    "go to your PayPal account, or to your gift card, which has 40 dollars on it?"
+    "like to return, or is it all of them?"
 )
 TO_PAYPAL = (
     "Once the items are back with us, the refund is sent. It reaches your PayPal account in "
@@ -503,7 +502,9 @@ async def test_an_order_paid_by_gift_card_has_one_refund_destination_said_not_as
     model = ScriptedLLM([*until_question("200202"), record, *CONFIRM])
     async with call_session(model, settings=settings, database_url=demo_database_url) as session:
         await reach_question(session, "200202")
-        assert agent_lines(session)[-1].endswith("And why are you returning them?")
+        assert agent_lines(session)[-1].endswith(
+            "Which items would you like to return, or is it all of them?"
+        )
         await session.run(user_input="they leak")
         assert agent_lines(session)[-1] == (
             "You'd like to return three Stainless steel water bottles from order 2 0 0, 2 0 2, "

@@ -176,6 +176,27 @@ def test_identity_release_clears_the_hold_and_audits_it(
     )
 
 
+def test_seed_demo_clears_the_holds_on_demo_customers_and_audits_it(
+    database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The README's lockout example, tried often enough, holds Jordan's account.
+    asyncio.run(_with_failures(database_url, 5))
+    settings = _settings(database_url=database_url)
+    assert _run("seed-demo", settings, capsys) == (
+        0,
+        f"{shown_url(database_url)}: the demo data is already there; cleared the failed "
+        "identity checks of C-1001, kept in the audit log.\n",
+        "",
+    )
+    left, [event] = asyncio.run(_released(database_url))
+    assert left == 0
+    assert (event["customer_id"], event["failures_cleared"]) == ("C-1001", 5)
+    assert event["released_by"] == "seed-demo"
+    # Nothing held: nothing cleared, nothing audited again.
+    assert _run("seed-demo", settings, capsys)[1].endswith(": the demo data is already there.\n")
+    assert len(asyncio.run(_released(database_url))[1]) == 1
+
+
 def _release_as(
     arguments: list[str], settings: Settings, capsys: pytest.CaptureFixture[str]
 ) -> tuple[int, str, str]:

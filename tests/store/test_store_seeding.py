@@ -75,6 +75,14 @@ def test_unset_means_decided_by_the_store(own_data_home: Path, tmp_path: Path) -
     assert (postgres.seeds_demo_data, postgres.migrates_on_open) == (False, False)
 
 
+def test_an_empty_database_url_means_the_default_store(own_data_home: Path) -> None:
+    # `DATABASE_URL=`, as copied from .env.example, like the other empty settings.
+    settings = _settings(database_url="")
+    assert settings.database_url == default_database_url()
+    assert settings.uses_embedded_store
+    assert (settings.seeds_demo_data, settings.migrates_on_open) == (True, True)
+
+
 async def test_another_sqlite_file_is_neither_migrated_nor_seeded_unless_asked(
     tmp_path: Path,
 ) -> None:

@@ -44,7 +44,7 @@ from customer_service.call.fixed_sentences import fixed
 from customer_service.call.heard import caller_messages
 from customer_service.call.identity_hold import line_hold_limit, matching_candidate
 from customer_service.call.state import CallState
-from customer_service.call.wording import PERSONA
+from customer_service.call.wording import OFFER_HUMAN, PERSONA
 from customer_service.domain import Customer
 from customer_service.normalize import (
     contact_details,
@@ -61,6 +61,7 @@ __all__ = [
     "DETAILS_TOO_LONG_EMAIL_OR_NAME_ZIP",
     "EMAIL_OR_NAME_ZIP_INSTRUCTIONS",
     "MISSING_EMAIL_OR_NAME_ZIP",
+    "NO_DETAILS_WAY_OUT",
     "OPENING_QUESTION_EMAIL_OR_NAME_ZIP",
     "GivenDetails",
     "count_failed_check",
@@ -72,6 +73,13 @@ __all__ = [
     "without_new_values",
 ]
 
+NO_DETAILS_WAY_OUT = fixed(
+    "I can't go on with your account without verifying you. We can end the call here, or "
+    f"{OFFER_HUMAN}"
+)
+"""Said under either policy instead of a third demand for the details to a caller who
+gives none: the way out, a colleague or the end of the call (it ends with `OFFER_HUMAN`)."""
+
 # What the identity specialist (`customer_service.specialists.identity`) says and is told
 # under email-or-name-zip; its own constants are the default policy's.
 OPENING_QUESTION_EMAIL_OR_NAME_ZIP = fixed(
@@ -80,7 +88,7 @@ OPENING_QUESTION_EMAIL_OR_NAME_ZIP = fixed(
 )
 """The opening under `IDENTITY_POLICY=email-or-name-zip`, on every line."""
 EMAIL_OR_NAME_ZIP_INSTRUCTIONS = PERSONA + dedent(
-    """
+    f"""
     Your only job now is to verify the caller's identity. You need either the email
     address on the account, or their full name and the zip or postal code on the account.
     Use what the caller has already said in this conversation and ask only for what is
@@ -88,8 +96,9 @@ EMAIL_OR_NAME_ZIP_INSTRUCTIONS = PERSONA + dedent(
     check_identity with what they gave, exactly as they said it, without asking again.
     If the check fails, say what the tool says; when the caller corrects a detail or
     offers the other way, check again. If the caller cannot or will not give them, call
-    give_up. Never guess a value, never say which detail was wrong, and never talk about
-    orders here.
+    give_up; if they neither give them nor say so after you asked twice, do not ask a
+    third time: say "{NO_DETAILS_WAY_OUT}" Never guess a value, never say which detail
+    was wrong, and never talk about orders here.
     """
 )
 MISSING_EMAIL_OR_NAME_ZIP = fixed(

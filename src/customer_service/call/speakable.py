@@ -124,7 +124,9 @@ def _plural(name: str) -> str:
     return noun + comma + rest
 
 
-def _looks_plural(name: str) -> bool:
+def looks_plural(name: str) -> bool:
+    """Whether a product's name is a plural noun ("Wireless headphones", "Yoga blocks"),
+    which takes "come", not "comes", and no article."""
     noun = name.partition(",")[0].lower()
     return noun.endswith("s") and not noun.endswith("ss")
 
@@ -134,7 +136,7 @@ def item_phrase(item: OrderItem, name: Callable[[str], str] = str) -> str:
     said = item.name  # as stored: a listener hears no capitals, and quoted data stays exact
     if item.quantity != 1:
         return f"{count_word(item.quantity)} {name(_plural(said))}"
-    if _looks_plural(said):
+    if looks_plural(said):
         return name(said)  # "headphones", not "a headphones"
     article = "an" if said[:1].lower() in tuple("aeio") else "a"
     return f"{article} {name(said)}"

@@ -128,6 +128,9 @@ class CallState:
     identity: IdentityState = field(default_factory=IdentityState)
     order_lookup_failures: int = 0
     disclosed_order_ids: list[str] = field(default_factory=list)
+    products_answered: int = 0
+    """Questions about the catalog answered (`answer_product_questions`): a call that only
+    asked them was served, though it changed and disclosed nothing."""
     guardrails: Guardrails = field(default_factory=Guardrails)
     line: CallerLine = field(default_factory=CallerLine)
     current_order_id: str | None = None
@@ -221,6 +224,9 @@ class CallState:
             self.disclosed_order_ids.append(order_id)
         self.current_order_id = order_id
         self._changed()
+
+    def record_product_answer(self) -> None:
+        self.products_answered += 1
 
     def learn_line(self, line: CallerLine) -> None:
         self.line = line

@@ -1,9 +1,11 @@
 """Whether a caller's line is English: the offline model's rules read English only.
 
 Two plain signs, checked in code: most of the line's letters are outside the Latin
-script (Chinese, Arabic, Cyrillic, ...), or it has four words or more and none of them
-is one of the everyday English words almost every English request holds ("¿Dónde está
-mi pedido?" has none). A line it cannot tell about counts as English.
+script (Chinese, Arabic, Cyrillic, ...), or it has four words or more, none of them one
+of the everyday English words almost every English request holds, and one at least an
+everyday word of another language written in Latin letters ("¿Dónde está mi pedido?"
+has "dónde", "está" and "mi"). A line it cannot tell about counts as English: "tell me a
+joke" has no everyday English word, and none of another language either.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import unicodedata
 __all__ = ["not_english"]
 
 _WORD = re.compile(r"[^\W\d_]+")
+_EMAIL = re.compile(r"\S+@\S+")
 
 _EVERYDAY_ENGLISH_WORDS = """
     about am an and any are at be but by can could did didn do does doesn don for from get
@@ -28,6 +31,23 @@ have, do, can, want and need, prepositions, question words, "please", "order", a
 ends of contractions ("hasn't", "I'd"). Words that are also everyday Spanish ("a", "me",
 "no", "he") are left out."""
 
+_EVERYDAY_OTHER_WORDS = """
+    al algo aqui aquí como cómo con cuando cuándo del donde dónde el ella es esta está
+    estoy favor gracias hola la las los mi mis muy nada para pero por porque puedo qué
+    quiero quisiera su sus tengo una usted
+    au avec bonjour ce cette dans des du est je les mais merci mes mon moi nous où oui
+    pas pour pourquoi quand que qui sont suis une vous votre
+    bitte danke das der ein eine habe ich ist mein meine mit nicht nein und wann
+    warum was wie wir wo
+    ciao dove grazie il lei mio perché sono voglio
+    então não obrigada obrigado olá onde quando você meu minha
+"""
+_EVERYDAY_OTHER = frozenset(_EVERYDAY_OTHER_WORDS.split()) - _EVERYDAY_ENGLISH
+"""Everyday words of the languages of Europe written in Latin letters (Spanish, French,
+German, Italian, Portuguese): articles, pronouns, question words, greetings and thanks.
+Words that are also English ("a", "me", "no", "come", "die") are left out, so a line of
+English words this model does not know is never taken for another language."""
+
 _FEW_WORDS = 4
 """From this many words on, a line without an everyday English word is not English;
 shorter lines ("Hola", "No sé", "track package fast") are too short to tell."""
@@ -41,5 +61,10 @@ def not_english(line: str) -> bool:
     latin = sum(1 for char in letters if unicodedata.name(char, "").startswith("LATIN"))
     if latin * 2 < len(letters):
         return True
-    words = [word.lower() for word in _WORD.findall(line)]
-    return len(words) >= _FEW_WORDS and not _EVERYDAY_ENGLISH.intersection(words)
+    # An email's words ("example.es") are no language's.
+    words = [word.lower() for word in _WORD.findall(_EMAIL.sub(" ", line))]
+    return (
+        len(words) >= _FEW_WORDS
+        and not _EVERYDAY_ENGLISH.intersection(words)
+        and bool(_EVERYDAY_OTHER.intersection(words))
+    )

@@ -9,7 +9,7 @@ import re
 from customer_service.call.answers import normalise
 from customer_service.call.wording import unquoted
 
-__all__ = ["listed_methods", "method_named"]
+__all__ = ["listed_methods", "method_named", "methods_as_said"]
 
 # A listing line: '- credit_card_9000101: your "Visa" card ending in 4 2 4 2'.
 _LISTING_LINE = re.compile(r"^- (\S+): (your .+)$", re.MULTILINE)
@@ -22,6 +22,11 @@ def listed_methods(instructions: str) -> dict[str, str]:
         method_id: normalise(unquoted(description))
         for method_id, description in _LISTING_LINE.findall(instructions)
     }
+
+
+def methods_as_said(instructions: str) -> list[str]:
+    """The listed methods as the caller hears them ("your Visa card ending in 4 2 4 2")."""
+    return [unquoted(description) for _, description in _LISTING_LINE.findall(instructions)]
 
 
 def method_named(instructions: str, line: str) -> str | None:

@@ -44,6 +44,8 @@ class AgentProfile:
 
 
 STILL_WORKING = f"Yes, I'm still here. {ONE_MOMENT}"
+_VERIFY = "verify_identity"
+"""Identity details said while a tool ran answered its identity check: no new request."""
 
 
 SUPERVISOR = AgentProfile(
@@ -104,7 +106,7 @@ def _asked_meanwhile(conversation: Conversation, output: llm.FunctionCallOutput)
     reply = routing.respond(conversation)
     if (
         isinstance(reply, CallTool)
-        and reply.name != conversation.tool_name(output)
+        and reply.name not in (conversation.tool_name(output), _VERIFY)
         and conversation.offers(reply.name)
     ):
         return reply
@@ -124,6 +126,17 @@ def decide(conversation: Conversation, *, tools_allowed: bool = True) -> Reply:
                 return request
             # What became of the work (done, or nothing changed), then the new request.
             return Say(unquoted(last.output).strip(), then=request)
+        if (
+            profile is SUPERVISOR
+            and tools_allowed
+            and not last.is_error
+            and conversation.offers("end_call")
+            and conversation.caller_spoke_during(last)
+            and routing.done_with_the_call(conversation.last_caller_line or "")
+        ):
+            # "No, that is all, thanks" ended the work: what it came to, then goodbye,
+            # not "anything else?" again.
+            return Say(unquoted(last.output).strip(), then=CallTool("end_call"))
         left = routing.request_left(conversation, last) if profile is SUPERVISOR else None
         if left is not None and tools_allowed:
             # "... and change its address too": what the first request came to, then the next.

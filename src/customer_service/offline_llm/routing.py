@@ -27,12 +27,19 @@ from customer_service.call.wording import (
     offers_human,
     unquoted,
 )
+from customer_service.normalize import holds_contact_detail
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
 from customer_service.offline_llm.heard_order_numbers import (
     find_order_number,
     find_order_number_read_out,
 )
 from customer_service.offline_llm.language import not_english
+from customer_service.offline_llm.small_talk import (
+    GREETED_BACK,
+    NOT_SOMETHING_I_DO,
+    asks_something_of_us,
+    greets_only,
+)
 from customer_service.offline_llm.specialists import registered
 from customer_service.offline_llm.speech import PERSON
 from customer_service.order_choice import mentions_current_order
@@ -72,26 +79,38 @@ ENGLISH_ONLY = "I'm sorry, I understand English only. Could you say that in Engl
 """The offline model's answer to a line it cannot read (`not_english`), instead of the
 menu it would say again and again."""
 
-_GOODBYE = Phrases(
-    [
-        "bye",
-        "goodbye",
-        "good bye",
-        "that's all",
-        "that is all",
-        "nothing else",
-        "no thanks",
-        "no thank you",
-        "hang up",
-        "that's it",
-        "that is it",
-        "i'm all set",
-        "i'm done",
-        "see you",
-        "see ya",
-        "talk later",
-    ]
+_GOODBYE_PHRASES = (
+    "bye",
+    "goodbye",
+    "good bye",
+    "that's all",
+    "that is all",
+    "nothing else",
+    "no thanks",
+    "no thank you",
+    "hang up",
+    "that's it",
+    "that is it",
+    "i'm all set",
+    "i'm done",
+    "see you",
+    "see ya",
+    "talk later",
+    "end the call",
+    "end this call",
 )
+_GOODBYE = Phrases(_GOODBYE_PHRASES)
+_DONE_WITH_THE_CALL = Phrases(
+    [phrase for phrase in _GOODBYE_PHRASES if phrase not in ("no thanks", "no thank you")]
+)
+"""A goodbye that is no answer to a question ("no thanks" may answer the one asked)."""
+
+
+def done_with_the_call(line: str) -> bool:
+    """Whether a caller's line says they need nothing more ("no, that is all, thanks")."""
+    return _DONE_WITH_THE_CALL.found_in(normalise(line))
+
+
 # "Hello? Are you still there?" while a tool runs: no request, only a check on the line.
 _CHECK_IN = Phrases(
     [
@@ -114,7 +133,8 @@ def checks_in(line: str) -> bool:
     return _CHECK_IN.found_in(said) and re.search(r"\w", _CHECK_IN.removed_from(said)) is None
 
 
-CORE_TOOLS = frozenset({"verify_identity", "lookup_order", "transfer_to_human", "end_call"})
+_VERIFY = "verify_identity"
+CORE_TOOLS = frozenset({_VERIFY, "lookup_order", "transfer_to_human", "end_call"})
 """The tools every supervisor offers: their specialists are always on the menu."""
 
 
@@ -339,9 +359,17 @@ def respond(conversation: Conversation) -> Reply:
         return requests[0].call
     if (reply := _routed(conversation)) is not None:
         return reply
+    if holds_contact_detail(line) and conversation.offers(_VERIFY):
+        # Identity details alone ("Jordan Lee, 94107, jordan.lee@..."): the check says
+        # what is true, the lock of an earlier failed check included.
+        return CallTool(_VERIFY)
     if not_english(line):
         # Before yes and no: the Spanish "no" in "No encuentro mi pedido" answers nothing.
         return Say(ENGLISH_ONLY)
+    if greets_only(line):
+        return Say(GREETED_BACK)
+    if asks_something_of_us(line) and polarity(line) is None:
+        return Say(NOT_SOMETHING_I_DO)
     if acknowledgement_only(line) and not _asked_or_offered(conversation):
         # "Okay, thanks" to something the agent said, not asked: nothing to act on.
         return Say(YOU_ARE_WELCOME)

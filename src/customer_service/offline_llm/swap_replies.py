@@ -27,14 +27,28 @@ from customer_service.offline_llm.item_choice import (
     paid_with,
     variant_described,
 )
-from customer_service.offline_llm.payment_words import listed_methods, method_named
+from customer_service.offline_llm.payment_words import listed_methods, method_named, methods_as_said
 from customer_service.offline_llm.routing import order_arguments, order_in_discussion
 from customer_service.offline_llm.specialist_replies import first_question, leave, transfer
 from customer_service.offline_llm.speech import REFUSALS
 
-__all__ = ["METHOD_QUESTION", "SwapTools", "respond_for", "route_for"]
+__all__ = ["METHOD_QUESTION", "SwapTools", "method_question", "respond_for", "route_for"]
 
 METHOD_QUESTION = "Which of your payment methods should the price difference go through?"
+"""Asked when the instructions list no method to name (the task then names them)."""
+
+
+def method_question(conversation: Conversation) -> str:
+    """Which method the price difference goes through, naming each one listed: "Should
+    the price difference go through your PayPal account, or your gift card, ...?"."""
+    methods = methods_as_said(conversation.instructions)
+    if not methods:
+        return METHOD_QUESTION
+    *first, last = methods
+    choices = f"{', '.join(first)}, or {last}" if first else last
+    return f"Should the price difference go through {choices}?"
+
+
 _ONE_UNIT = Phrases(["one of the", "one of them", "just one", "only one", "a single"])
 
 Chosen = dict[str, tuple[ListedItem, ListedVariant]]
@@ -150,7 +164,7 @@ def respond_for(conversation: Conversation, tools: SwapTools) -> Reply:
     )
     method = _method(conversation, difference)
     if method is None:
-        return Say(METHOD_QUESTION)
+        return Say(method_question(conversation))
     arguments = {"item_ids": item_ids, "new_item_ids": new_item_ids, "payment_method_id": method}
     return CallTool(tools.record, arguments)
 

@@ -56,7 +56,7 @@ EVENT_FIELDS = {
 
 class Outcome(enum.StrEnum):
     RESOLVED = "resolved"
-    """The caller heard about an order or had a change made."""
+    """The caller heard about an order, had a change made or a product question answered."""
     ESCALATED = "escalated"
     """Handed to a colleague who calls back."""
     TRANSFERRED = "transferred"
@@ -84,7 +84,7 @@ def outcome_of(state: CallState, events: list[AuditEvent]) -> Outcome:
         return Outcome.LOCKED
     if ENDED_FOR_SILENCE in kinds:
         return Outcome.ENDED_FOR_SILENCE
-    if state.disclosed_order_ids or kinds & SERVED:
+    if state.disclosed_order_ids or state.products_answered or kinds & SERVED:
         return Outcome.RESOLVED
     return Outcome.ABANDONED
 

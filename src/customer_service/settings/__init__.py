@@ -190,6 +190,12 @@ class Settings(BaseSettings):
         # mean this directory.
         return None if value == "" else value
 
+    @field_validator("database_url", mode="before")
+    @classmethod
+    def _empty_means_default_store(cls, value: object) -> object:
+        # `DATABASE_URL=` copied from .env.example means the embedded default store.
+        return default_database_url() if isinstance(value, str) and not value.strip() else value
+
     @field_validator("model_prices", mode="before")
     @classmethod
     def _prices_from_json(cls, value: object) -> object:

@@ -23,6 +23,7 @@ from customer_service.call.identity_policy import (
     DETAILS_TOO_LONG_EMAIL_OR_NAME_ZIP,
     EMAIL_OR_NAME_ZIP_INSTRUCTIONS,
     MISSING_EMAIL_OR_NAME_ZIP,
+    NO_DETAILS_WAY_OUT,
     OPENING_QUESTION_EMAIL_OR_NAME_ZIP,
     GivenDetails,
     count_failed_check,
@@ -61,7 +62,7 @@ OPENING_QUESTION_ON_A_PHONE = fixed(
 its own: the number may stand in for the phone factor once the caller confirms it."""
 
 IDENTITY_INSTRUCTIONS = PERSONA + dedent(
-    """
+    f"""
     Your only job now is to verify the caller's identity. You need three things: their
     full name, the postal code on the account, and the phone number or email address on
     the account. Use any the caller has already said in this conversation and ask only
@@ -69,8 +70,10 @@ IDENTITY_INSTRUCTIONS = PERSONA + dedent(
     exactly as the caller said them, without asking for them again; a correction ("no
     wait, I mean 94107") replaces only the detail it corrects. If the check fails, say what
     the tool says; when the caller corrects one detail, check again with it and the others
-    they gave. If the caller cannot or will not give them, call give_up. Never guess a
-    value, never say which detail was wrong, and never talk about orders here.
+    they gave. If the caller cannot or will not give them, call give_up; if they neither
+    give them nor say so after you asked twice, do not ask a third time: say
+    "{NO_DETAILS_WAY_OUT}" Never guess a value, never say which detail was wrong, and
+    never talk about orders here.
     """
 )
 

@@ -115,7 +115,9 @@ def read_back(
     same refunded to `old` (the method paying now), with when it arrives."""
     amount = spoken_amount(paid.amount)
     return WORDING.read_back(
-        f"Order {spoken_order_id(order.order_id)}'s {amount} will be charged to "
+        # "The 72 dollars for order 2 0 0, 2 0 2": a possessive after digits said one by
+        # one ("2 0 2's") does not read as one.
+        f"The {amount} for order {spoken_order_id(order.order_id)} will be charged to "
         f"{spoken_method(new)} instead. {refund_said(paid.amount, old)}"
     )
 
@@ -123,7 +125,7 @@ def read_back(
 REFUSALS = {
     ChangeRefusal.NOT_PENDING: "Order {order} has already shipped, so its payment can't be "
     f"changed. {OFFER_HUMAN}",
-    ChangeRefusal.NOT_ONE_PAYMENT: "Order {order}'s payment has already been changed or "
+    ChangeRefusal.NOT_ONE_PAYMENT: "The payment for order {order} has already been changed or "
     f"refunded, so I can't change it again here. {OFFER_HUMAN}",
     ChangeRefusal.SAME_PAYMENT_METHOD: "Order {order} is already paid with {method}.",
     ChangeRefusal.PAYMENT_METHOD_NOT_FOUND: "That payment method is no longer on your account, "

@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from textwrap import dedent
 
 from livekit.agents import RunContext, ToolError, function_tool
@@ -25,8 +24,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from customer_service.call.delegation import delegate
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
+from customer_service.call.payment_methods import spoken_amount
 from customer_service.call.registration import Desk, supervisor_tool
-from customer_service.call.speakable import count_word, spoken_list
+from customer_service.call.speakable import count_word, looks_plural, spoken_list
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import PERSONA, quoted
@@ -81,10 +81,6 @@ class ProductQuestionsResult(BaseModel):
     product_ids: tuple[str, ...] = Field(default=())
 
 
-def spoken_price(amount: Decimal) -> str:
-    return f"${amount:.2f}"
-
-
 def _words(text: str) -> set[str]:
     """Lower-case words, singular: "Water bottles" and "bottle" share "bottle"."""
     words = re.findall(r"[a-z0-9]+", text.lower())
@@ -120,9 +116,9 @@ def variant_phrase(variant: Variant) -> str:
 def price_phrase(variants: Sequence[Variant]) -> str:
     low, high = min(v.price for v in variants), max(v.price for v in variants)
     return (
-        f"at {spoken_price(low)}"
+        f"at {spoken_amount(low)}"
         if low == high
-        else f"from {spoken_price(low)} to {spoken_price(high)}"
+        else f"from {spoken_amount(low)} to {spoken_amount(high)}"
     )
 
 
@@ -149,9 +145,9 @@ def variants_said(variants: Sequence[Variant]) -> str:
     return " ".join(
         f"{quoted(variant_phrase(v))}: "
         + (
-            f"available, {spoken_price(v.price)}."
+            f"available, {spoken_amount(v.price)}."
             if v.available
-            else f"not available right now ({spoken_price(v.price)})."
+            else f"not available right now ({spoken_amount(v.price)})."
         )
         for v in variants
     )
@@ -188,7 +184,10 @@ def described(product: Product, asked: Sequence[str]) -> str:
             for name, values in options.items()
         ]
     )
-    lead = f"{quoted(product.name)} comes in {comes_in}." if options else f"{quoted(product.name)}:"
+    come = "come" if looks_plural(product.name) else "comes"
+    lead = (
+        f"{quoted(product.name)} {come} in {comes_in}." if options else f"{quoted(product.name)}:"
+    )
     wanted = {value: _wanted(product, value) for value in asked}
     unknown = [v for v in asked if not any(_fits(x, wanted[v]) for x in product.variants)]
     if unknown:
@@ -262,6 +261,7 @@ class ProductQuestionsTask(Specialist[ProductQuestionsResult]):
         match = found[0]
         self._asked_about.append(match.product_id)
         answer = described(match, options or [])
+        context.userdata.record_product_answer()
         mine = [item for item in items if item.product.product_id == match.product_id]
         if not mine:
             return answer

@@ -53,7 +53,8 @@ from customer_service.store import (
 RETURN_INSTRUCTIONS = PERSONA + dedent(
     """
     Your only job now is to learn which items of order {order} the caller wants to return
-    and why. Its items, by number:
+    and why, asking one thing at a time: the items first, then the reason. Its items, by
+    number:
     {items}
     As soon as the caller has said both, call record_return with the numbers of those
     items (every number when they say all of them) and the reason category closest to
@@ -80,6 +81,7 @@ WORDING = ConfirmationWording(
 )
 REASON_WORDS = {
     ReturnReason.DAMAGED: "{they} arrived damaged",
+    ReturnReason.DEFECTIVE: "{they} {are} faulty",
     ReturnReason.WRONG_ITEM: "{they} {are} not what was ordered",
     ReturnReason.NOT_AS_DESCRIBED: "{they} {are} not as described",
     ReturnReason.NO_LONGER_NEEDED: "{they} {are} no longer needed",
@@ -136,13 +138,13 @@ def refund_question(choices: Sequence[PaymentMethod]) -> str:
     return f"Should the refund go to {', to '.join(first)}, or to {last}?"
 
 
-def opening_question(order: OrderLookupResult, choices: Sequence[PaymentMethod] = ()) -> str:
-    question = (
+def opening_question(order: OrderLookupResult) -> str:
+    """The first of the task's questions, one at a time: the items; the reason and where
+    the refund goes are asked once the caller has answered it."""
+    return (
         f"Order {spoken_order_id(order.order_id)} contains {spoken_items(order.items)}. "
-        "Which items would you like to return, or is it all of them? And why are you "
-        f"returning them? {refund_question(choices)}"
+        "Which items would you like to return, or is it all of them?"
     )
-    return question.strip()
 
 
 def refund_destination(method: PaymentMethod) -> str:
@@ -210,7 +212,7 @@ class ReturnTask(Specialist[ReturnResult]):
         # The question names the order's items: its disclosure was recorded when the
         # order was read (`request_return` reads it with `disclosing`).
         self.session.userdata.record_disclosure(self._order.order_id)
-        say(self.session, opening_question(self._order, self._choices))
+        say(self.session, opening_question(self._order))
 
     def _refund_to(self, refund_method_id: str | None) -> PaymentMethod:
         """The chosen method the refund goes to; a speakable `ToolError` asking where when

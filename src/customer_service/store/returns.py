@@ -71,6 +71,8 @@ class ReturnReason(enum.StrEnum):
     """Why the items go back, as a category: the caller's words are not kept."""
 
     DAMAGED = "damaged"
+    DEFECTIVE = "defective"
+    """Stopped working, or never worked: a fault, not damage in transit."""
     WRONG_ITEM = "wrong_item"
     NOT_AS_DESCRIBED = "not_as_described"
     NO_LONGER_NEEDED = "no_longer_needed"

@@ -4,18 +4,26 @@ email alone or the name and postal code."""
 
 from __future__ import annotations
 
+from livekit.agents import llm
+
 from customer_service.call.answers import Phrases, normalise
+from customer_service.call.identity_policy import (
+    NO_DETAILS_WAY_OUT,
+    OPENING_QUESTION_EMAIL_OR_NAME_ZIP,
+)
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
 from customer_service.offline_llm.identity_details import (
     IdentityDetails,
     details_to_check,
     email_or_name_zip_arguments,
     email_or_name_zip_prompt,
+    identity_details,
     missing_details_prompt,
 )
 from customer_service.offline_llm.specialist_replies import declined_colleague, leave, transfer
 from customer_service.offline_llm.specialists import OfflineSpecialist
 from customer_service.offline_llm.speech import REFUSALS
+from customer_service.specialists.identity import OPENING_QUESTION, OPENING_QUESTION_ON_A_PHONE
 
 __all__ = ["SPECIALIST"]
 
@@ -71,7 +79,39 @@ def respond(conversation: Conversation) -> Reply:
         return left
     if REFUSALS.found_in(normalise(conversation.last_caller_line or "")):
         return CallTool("give_up")
+    refused = _answers_without_details(conversation)
+    if refused > _DEMANDS:
+        # Offered the way out and still no details: nothing more to ask.
+        return CallTool("give_up")
+    if refused == _DEMANDS:
+        return Say(NO_DETAILS_WAY_OUT)
     return Say(_asking(conversation, details))
+
+
+_DEMANDS = 2
+"""Times a caller hears the demand for their details before the way out is offered."""
+_OPENINGS = frozenset(
+    {OPENING_QUESTION, OPENING_QUESTION_ON_A_PHONE, OPENING_QUESTION_EMAIL_OR_NAME_ZIP}
+)
+
+
+def _answers_without_details(conversation: Conversation) -> int:
+    """How many of the caller's lines since the task asked for the details (its opening
+    question, or the last check) gave none of them."""
+    start = 0
+    for index, turn in enumerate(conversation.turns):
+        if isinstance(turn, llm.ChatMessage):
+            asked = turn.role == "assistant" and (turn.text_content or "").strip() in _OPENINGS
+        else:
+            asked = isinstance(turn, llm.FunctionCall) and turn.name == "check_identity"
+        if asked:
+            start = index + 1
+    count = 0
+    for turn in conversation.turns[start:]:
+        if isinstance(turn, llm.ChatMessage) and turn.role == "user":
+            gave = not identity_details([turn.text_content or ""]).empty
+            count = 0 if gave else count + 1
+    return count
 
 
 def route(conversation: Conversation) -> Reply | None:

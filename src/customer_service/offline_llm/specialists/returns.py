@@ -9,7 +9,11 @@ from customer_service.call.wording import unquoted
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
 from customer_service.offline_llm.item_choice import items_named
 from customer_service.offline_llm.payment_words import listed_methods, method_named
-from customer_service.offline_llm.routing import names_an_order, order_arguments
+from customer_service.offline_llm.routing import (
+    names_an_order,
+    order_arguments,
+    order_in_discussion,
+)
 from customer_service.offline_llm.specialist_replies import first_question, leave, transfer
 from customer_service.offline_llm.specialists import OfflineSpecialist
 from customer_service.offline_llm.speech import REFUSALS
@@ -30,10 +34,25 @@ _RETURN = Phrases(
     ],
     plurals=True,
 )
+_RETURN_NUMBER = Phrases(["return number", "reference number", "confirmation number", "rma"])
 _ALL = Phrases(["all", "everything", "both", "the whole order", "whole thing"])
 # The caller's words pick a category; they are never passed on themselves.
 _REASONS = {
-    "damaged": Phrases(["damaged", "broken", "cracked", "torn", "defective", "faulty"]),
+    "damaged": Phrases(["damaged", "broken", "cracked", "torn"]),
+    "defective": Phrases(
+        [
+            "defective",
+            "faulty",
+            "stopped working",
+            "doesn't work",
+            "does not work",
+            "not working",
+            "won't turn on",
+            "will not turn on",
+            "quit working",
+            "broke down",
+        ]
+    ),
     "wrong_item": Phrases(["wrong", "not what i ordered", "didn't order", "did not order"]),
     "not_as_described": Phrases(
         [
@@ -117,7 +136,7 @@ def respond(conversation: Conversation) -> Reply:
         return Say(first_question(conversation))
     reason = _reason(said) or _reason(heard)
     if reason is None:
-        if conversation.agent_line_answered() != REASON_QUESTION:
+        if REASON_QUESTION not in conversation.agent_lines():
             return Say(REASON_QUESTION)
         reason = "other"  # asked once: whatever it was, it is some other reason
     arguments: dict[str, object] = {"item_numbers": items, "reason": reason}
@@ -127,7 +146,16 @@ def respond(conversation: Conversation) -> Reply:
 
 
 def route(conversation: Conversation) -> Reply | None:
-    if _RETURN.found_in(normalise(conversation.last_caller_line or "")):
+    said = normalise(conversation.last_caller_line or "")
+    if _RETURN_NUMBER.found_in(said) and not order_arguments(conversation):
+        # "What was my return number again?": the return asked for in this call, whose
+        # tool says the number again.
+        asked = conversation.last_arguments("request_return")
+        if asked is not None and (
+            order_id := asked.get("order_id") or order_in_discussion(conversation)
+        ):
+            return CallTool("request_return", {"order_id": order_id})
+    if _RETURN.found_in(said):
         return CallTool("request_return", order_arguments(conversation))
     return None
 
