@@ -41,7 +41,7 @@ from support.conversation import (
 )
 from support.order_request import OrderRequest
 from support.own_tests import OfflineChat
-from support.scripted_llm import Call, Parallel, ScriptedLLM
+from support.scripted_llm import Call, Parallel, ScriptedLLM, Step
 from support.scripted_llm import relay_tool_output as relay
 from support.stand_in_llm import StandInLLM, StandInStream
 from support.store_records import save_orders, save_payment_methods, stored_order
