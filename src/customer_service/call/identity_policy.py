@@ -34,11 +34,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, replace
 from textwrap import dedent
+from typing import Any
 
-from livekit.agents.llm import ChatContext
+from livekit.agents import RunContext, function_tool
+from livekit.agents.llm import ChatContext, FunctionTool
 
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.heard import caller_messages
@@ -130,6 +132,54 @@ class GivenDetails:
         if policy is IdentityPolicy.EMAIL_OR_NAME_ZIP:
             return contact or (name and postal_code)
         return name and postal_code and contact
+
+
+CheckTool = FunctionTool[..., Coroutine[Any, Any, None]]
+
+
+def check_tool(
+    policy: IdentityPolicy,
+    check: Callable[[RunContext[CallState], GivenDetails], Awaitable[None]],
+) -> CheckTool:
+    """`check_identity`, offered with the details the policy checks and handing them to
+    the identity specialist's `check` as one `GivenDetails`."""
+    if policy is IdentityPolicy.EMAIL_OR_NAME_ZIP:
+
+        @function_tool(name="check_identity")
+        async def check_email_or_name_zip(
+            context: RunContext[CallState],
+            email: str = "",
+            full_name: str = "",
+            postal_code: str = "",
+        ) -> None:
+            """Check the caller against the account. Call once you have the email
+            address, or the full name and postal code.
+
+            Args:
+                email: The email address on the account, as they said it; empty if
+                    they gave their name and postal code instead.
+                full_name: The caller's first and last name, as they said it.
+                postal_code: The postal or ZIP code on the account, as they said it.
+            """
+            await check(context, GivenDetails(full_name, postal_code, email))
+
+        return check_email_or_name_zip
+
+    @function_tool(name="check_identity")
+    async def check_identity(
+        context: RunContext[CallState], full_name: str, postal_code: str, phone_or_email: str
+    ) -> None:
+        """Check the caller's details against the account. Call once you have all three.
+
+        Args:
+            full_name: The caller's first and last name, as they said it.
+            postal_code: The postal or ZIP code on the account, as they said it.
+            phone_or_email: The phone number or email address on the account, as they
+                said it.
+        """
+        await check(context, GivenDetails(full_name, postal_code, phone_or_email))
+
+    return check_identity
 
 
 async def matching_account(state: CallState, given: GivenDetails) -> IdentityCandidate | None:

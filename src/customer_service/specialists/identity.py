@@ -26,6 +26,7 @@ from customer_service.call.identity_policy import (
     NO_DETAILS_WAY_OUT,
     OPENING_QUESTION_EMAIL_OR_NAME_ZIP,
     GivenDetails,
+    check_tool,
     count_failed_check,
     line_is_held,
     matching_account,
@@ -129,9 +130,6 @@ class IdentityResult(BaseModel):
     full_name: str | None = None
 
 
-CheckTool = FunctionTool[..., Coroutine[Any, Any, None]]
-
-
 class VerifyIdentityTask(Specialist[IdentityResult]):
     """Collects what the call's `IDENTITY_POLICY` checks (name, postal code and phone or
     email; or the email, or the name and postal code) and checks it against the store."""
@@ -164,7 +162,10 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             if by_email
             else IDENTITY_INSTRUCTIONS + (CALLING_NUMBER_INSTRUCTIONS if hint else ""),
             chat_ctx=chat_ctx,
-            tools=[self._check_tool(), *([self._calling_number_tool()] if hint else [])],
+            tools=[
+                check_tool(policy, self._given),
+                *([self._calling_number_tool()] if hint else []),
+            ],
         )
         self._calling_number_question = CallingNumberConfirmation(self)
 
@@ -190,46 +191,6 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
         # read them and write out the check's arguments.
         giving = answers_the_caller(chat_ctx) and offers_contact_detail(chat_ctx, latest=True)
         return THANKS if giving else None
-
-    def _check_tool(self) -> CheckTool:
-        """`check_identity`, taking what the policy checks."""
-        if self._policy is IdentityPolicy.EMAIL_OR_NAME_ZIP:
-
-            @function_tool(name="check_identity")
-            async def check_email_or_name_zip(
-                context: RunContext[CallState],
-                email: str = "",
-                full_name: str = "",
-                postal_code: str = "",
-            ) -> None:
-                """Check the caller against the account. Call once you have the email
-                address, or the full name and postal code.
-
-                Args:
-                    email: The email address on the account, as they said it; empty if
-                        they gave their name and postal code instead.
-                    full_name: The caller's first and last name, as they said it.
-                    postal_code: The postal or ZIP code on the account, as they said it.
-                """
-                await self._given(context, GivenDetails(full_name, postal_code, email))
-
-            return check_email_or_name_zip
-
-        @function_tool(name="check_identity")
-        async def check_identity(
-            context: RunContext[CallState], full_name: str, postal_code: str, phone_or_email: str
-        ) -> None:
-            """Check the caller's details against the account. Call once you have all three.
-
-            Args:
-                full_name: The caller's first and last name, as they said it.
-                postal_code: The postal or ZIP code on the account, as they said it.
-                phone_or_email: The phone number or email address on the account, as they
-                    said it.
-            """
-            await self._given(context, GivenDetails(full_name, postal_code, phone_or_email))
-
-        return check_identity
 
     # Its own cap (failed checks lock verification) is the stricter bound here.
     @guarded(count_repeats=False)
