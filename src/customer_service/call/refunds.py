@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from decimal import Decimal
 
 from customer_service.call.payment_methods import refund_timing, spoken_amount
-from customer_service.domain import PaymentMethod, Transaction
+from customer_service.domain import PaymentMethod, Transaction, TransactionKind
 
 __all__ = ["METHOD_GONE_TIMING", "refund_said", "refunds_said"]
 
@@ -25,9 +25,12 @@ def refund_said(amount: Decimal, method: PaymentMethod | None) -> str:
 
 def refunds_said(refunds: Iterable[Transaction], methods: Sequence[PaymentMethod]) -> str:
     """Every refund in `refunds`, one sentence pair per method they go to, in the order
-    the methods first appear; empty when there is none."""
+    the methods first appear; empty when there is none. Payments among them are not
+    refunds, and are not said as money coming back."""
     by_method: dict[str, Decimal] = {}
     for refund in refunds:
+        if refund.kind is not TransactionKind.REFUND:
+            continue
         by_method[refund.method_id] = by_method.get(refund.method_id, Decimal(0)) + refund.amount
     known = {method.method_id: method for method in methods}
     return " ".join(
