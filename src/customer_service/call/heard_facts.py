@@ -21,6 +21,8 @@ from livekit.agents import ToolError
 
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.order_view import OrderLookupResult
+from customer_service.call.registration import Desk
+from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN
 from customer_service.store.order_changes import Heard
 
@@ -58,15 +60,22 @@ class ReadBackStale(Exception):
         self.result = result
 
 
-async def until_heard_holds(attempt: Callable[[Any | None], Awaitable[str]]) -> str:
-    """`attempt(None)`, the supervisor tool's run of its task; each time the store finds
-    the read-back out of date (`ReadBackStale`), `attempt` again with the caller's
-    confirmed request, which reads the order again and the new facts back. A request
-    that is out of date `READ_BACK_ROUNDS` times changes nothing."""
+async def until_heard_holds(
+    desk: Desk,
+    state: CallState,
+    order: OrderLookupResult,
+    attempt: Callable[[OrderLookupResult, Any | None], Awaitable[str]],
+) -> str:
+    """`attempt(order, None)`, the supervisor tool's run of its task on the caller's
+    order; each time the store finds the read-back out of date (`ReadBackStale`), the
+    order read again (its disclosure recorded) and `attempt` on it with the caller's
+    confirmed request, for the task to read the new facts back. A request that is out of
+    date `READ_BACK_ROUNDS` times changes nothing."""
     again: Any | None = None
     for _ in range(READ_BACK_ROUNDS):
         try:
-            return await attempt(again)
+            return await attempt(order, again)
         except ReadBackStale as stale:
             again = stale.result
+            _, order = await desk.callers_order(state, order.order_id, disclosing=True)
     raise ToolError(CHANGED_AGAIN)

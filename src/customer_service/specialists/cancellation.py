@@ -291,10 +291,7 @@ async def cancel_order(
     # The question names its items: the order is read with its disclosure recorded.
     _, first = await desk.callers_order(state, order_id, disclosing=True)
 
-    async def attempt(again: CancellationResult | None) -> str:
-        order = first
-        if again is not None:
-            _, order = await desk.callers_order(state, first.order_id, disclosing=True)
+    async def attempt(order: OrderLookupResult, again: CancellationResult | None) -> str:
         ensure_cancellable(order)
         methods = await state.store.payment_methods(order.customer_id)
         # What cancelling refunds: what each method holds of the order now, as the store does.
@@ -330,4 +327,4 @@ async def cancel_order(
             found=found,
         )
 
-    return await until_heard_holds(attempt)
+    return await until_heard_holds(desk, state, first, attempt)
