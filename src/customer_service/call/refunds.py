@@ -11,6 +11,7 @@ from textwrap import dedent
 
 from livekit.agents import ToolError
 
+from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.payment_methods import (
     methods_listing,
     refund_timing,
@@ -19,6 +20,7 @@ from customer_service.call.payment_methods import (
 )
 from customer_service.call.wording import OFFER_HUMAN
 from customer_service.domain import (
+    Order,
     PaymentKind,
     PaymentMethod,
     Transaction,
@@ -68,13 +70,13 @@ def refunds_said(refunds: Iterable[Transaction], methods: Sequence[PaymentMethod
 
 
 def refund_choices(
-    payments: Sequence[Transaction], methods: Sequence[PaymentMethod]
+    order: OrderLookupResult | Order, methods: Sequence[PaymentMethod]
 ) -> list[PaymentMethod]:
     """Where the caller may have a return's refund sent, as the store allows: the methods
     that hold the order's money now (`held_by_method`, the one holding most first; after
     a change of payment method, the new one, never the one already paid back), then each
     other gift card of theirs."""
-    held = held_by_method(payments)
+    held = held_by_method(order.payments)
     holding = sorted(
         (method for method in methods if method.method_id in held),
         key=lambda method: -held[method.method_id],

@@ -356,7 +356,7 @@ async def request_return(
     async def attempt(order: OrderLookupResult, again: ReturnResult | None) -> str:
         await ensure_returnable(state, order)
         methods = await state.store.payment_methods(order.customer_id)
-        choices = refund_choices(order.payments, methods)
+        choices = refund_choices(order, methods)
         if not choices:
             raise ToolError(no_refund_method_message(order.order_id))
 
