@@ -18,6 +18,7 @@ from customer_service.specialists.cancellation import (
 from customer_service.specialists.cancellation import wording as cancellation_wording
 from customer_service.specialists.order_lookup import OrderLookupResult
 from customer_service.store.demo_catalog import DEMO_PAYMENT_METHODS
+from customer_service.store.orders import outstanding_refunds
 from support.clock import DEMO_ORDERS
 from support.offline_chat import (
     ASKED_FOR_PERSON,
@@ -46,7 +47,7 @@ QUESTION = opening_question(ORDER)
 READ_BACK = read_back(
     ORDER,
     CancelReason.NO_LONGER_NEEDED,
-    refunds_said(ORDER.payments, DEMO_PAYMENT_METHODS["C-1001"]),
+    refunds_said(outstanding_refunds(ORDER.payments), DEMO_PAYMENT_METHODS["C-1001"]),
 )
 
 
