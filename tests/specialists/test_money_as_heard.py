@@ -11,11 +11,14 @@ from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from customer_service.call.heard_facts import CHANGED_SINCE_READ_BACK
+from customer_service.call.refunds import refund_said, refunds_said
 from customer_service.call.wording import STORE_APOLOGY_UNSURE
 from customer_service.domain import (
     ExchangeRequest,
     Order,
     OrderStatus,
+    PaymentKind,
+    PaymentMethod,
     Transaction,
     TransactionKind,
 )
@@ -316,4 +319,48 @@ async def test_a_fault_whose_outcome_cannot_be_read_back_is_not_said_as_nothing_
 
         [output] = tool_outputs(session, "cancel_order")
         assert (output.output, output.is_error) == (STORE_APOLOGY_UNSURE, True)
+    assert not model.overran
+
+
+def test_refunds_said_count_only_refunds() -> None:
+    card = PaymentMethod(
+        method_id="credit_card_1",
+        kind=PaymentKind.CREDIT_CARD,
+        brand="mastercard",
+        last_four="4321",
+    )
+    gift_card = PaymentMethod(method_id=GIFT_CARD, kind=PaymentKind.GIFT_CARD, balance=Decimal(0))
+    history = [
+        _paid(TransactionKind.PAYMENT, "106.86", GIFT_CARD),
+        _paid(TransactionKind.REFUND, "53.43", card.method_id),
+    ]
+
+    assert refunds_said(history, [card, gift_card]) == refund_said(Decimal("53.43"), card)
+
+
+async def test_a_fault_after_an_item_change_committed_is_said_as_done(settings: Settings) -> None:
+    bottles = record("record_item_change", [BOTTLE_BLUE] * 3, [BOTTLE_BLUE_750] * 3, GIFT_CARD)
+    model = ScriptedLLM(
+        [*_until("change_items", PENDING), bottles, Call("confirm_item_change"), relay]
+    )
+    async with call_session(model, settings=settings) as session:
+        store = session.userdata.store
+        change = store.change_order_items
+
+        async def committed_then_lost(**arguments: Any) -> Any:
+            await change(**arguments)
+            raise StoreUnavailable("the connection dropped after the commit")
+
+        store.change_order_items = committed_then_lost  # type: ignore[method-assign]
+        await _ask(session, f"I'd like to change the items of order {PENDING}")
+        await session.run(user_input="all three in 750 ml, from my gift card")
+        await session.run(user_input="yes")
+
+        [output] = tool_outputs(session, "change_items")
+        assert (output.output, output.is_error) == (
+            "Done. The items of order 2 0 0, 2 0 2 are changed, and it is still being "
+            "processed. The difference of 12 dollars is paid.",
+            False,
+        )
+        assert await gift_card_balance(session) == Decimal("28.00")
     assert not model.overran

@@ -73,8 +73,8 @@ STORE_APOLOGY = fixed(
     f"try again in a few minutes. {OFFER_HUMAN}"
 )
 STORE_APOLOGY_UNSURE = fixed(
-    "I'm sorry, I lost our records just as I made that change, so I can't tell you yet "
-    f"whether it went through. Please don't ask for it again before checking. {OFFER_HUMAN}"
+    "I'm sorry, I lost touch with our records just as I made that change, so I can't tell "
+    f"yet whether it went through. {OFFER_HUMAN}"
 )
 """A write failed and its outcome could not be read back: it may have been made."""
 UNEXPECTED_APOLOGY = fixed(
