@@ -8,7 +8,8 @@ order, the reason and how the money comes back (to which method, and when), and
 caller's own latest words after it are a clear yes, both checked in code. A caller
 whose reason is neither is asked which is closer; if neither fits, they are offered a
 colleague. The supervisor then checks the result (`validated_cancellation`) and
-cancels the order once, for that reason (`run_check_write`).
+cancels the order once, for that reason, as the caller heard it (`call.heard_facts`:
+an order paid otherwise meanwhile is read back again before anything is cancelled).
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ and asks which other to use; `record_payment_change` checks the choice in code (
 the caller's own, not the one that pays, a gift card that covers the order) and reads
 back what is charged to the new method and what is refunded to the old one, and when.
 `confirm_payment_change` takes only the caller's own yes after that read-back. The
-supervisor checks the result (`validated_payment_change`) and writes it once
-(`run_check_write`); every refusal of the store is a sentence.
+supervisor checks the result (`validated_payment_change`) and writes it once, as the
+caller heard it (`call.heard_facts`), and says a gift card's balance after the charge;
+every refusal of the store is a sentence.
 """
 
 from __future__ import annotations

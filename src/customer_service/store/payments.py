@@ -1,5 +1,6 @@
 """Customers' payment methods (cards, PayPal, gift cards with their balance), and the
-one way a payment or refund moves a gift card's balance."""
+one way a payment or refund moves a gift card's balance. What of a balance is free to
+spend, and the `Store` read of the methods, are in `balance_holds`."""
 
 from __future__ import annotations
 
