@@ -7,6 +7,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+import pytest
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -27,6 +28,7 @@ from customer_service.store import Store, StoreUnavailable
 from customer_service.store.catalog import VariantRow
 from customer_service.store.payments import PaymentMethodRow
 from customer_service.testing import call_session
+from support.clock import TEST_DAY
 from support.conversation import PRIYA, agent_lines, audit_events, tool_outputs, verifying_for
 from support.scripted_llm import Call, ScriptedLLM, Step
 from support.scripted_llm import relay_tool_output as relay
@@ -205,8 +207,9 @@ async def test_an_exchange_whose_price_changed_before_the_yes_is_read_back_again
     assert not model.overran
 
 
-async def test_an_item_change_hears_what_an_exchange_left_free_on_the_card(
-    settings: Settings, demo_database_url: str
+@pytest.mark.parametrize("second", ["change_items", "exchange_items"])
+async def test_a_second_change_on_one_card_hears_what_an_exchange_left_free(
+    settings: Settings, demo_database_url: str, second: str
 ) -> None:
     # The mat's exchange (10.00 more) holds 10.00 of the gift card's 15.00 until it settles.
     async with await Store.open(demo_database_url) as store:
@@ -220,17 +223,23 @@ async def test_an_item_change_hears_what_an_exchange_left_free_on_the_card(
             call_id="earlier",
         )
         assert held.done
-    bottles = record("record_item_change", [BOTTLE_BLUE] * 3, [BOTTLE_BLUE_750] * 3, GIFT_CARD)
-    model = ScriptedLLM([*_until("change_items", PENDING), bottles])
+        if second == "exchange_items":
+            bottles_order = await stored_order(store, PENDING)
+            delivered = {"status": OrderStatus.DELIVERED, "delivered_on": TEST_DAY}
+            await save_orders(store, bottles_order.model_copy(update=delivered))
+    record_tool = "record_item_change" if second == "change_items" else "record_exchange"
+    bottles = record(record_tool, [BOTTLE_BLUE] * 3, [BOTTLE_BLUE_750] * 3, GIFT_CARD)
+    model = ScriptedLLM([*_until(second, PENDING), bottles])
     async with call_session(model, settings=settings, database_url=demo_database_url) as session:
-        await _ask(session, f"I'd like to change the items of order {PENDING}")
+        before = await order_now(session, PENDING)
+        await _ask(session, f"I'd like other bottles in order {PENDING}")
         await session.run(user_input="all three in 750 ml, from my gift card")
-        [output] = tool_outputs(session, "record_item_change")
+        [output] = tool_outputs(session, record_tool)
         assert output.output == (
             "Your gift card has 5 dollars on it, which doesn't cover the difference of 12 "
             "dollars. Which other payment method would you like to use?"
         )
-        assert (await order_now(session, PENDING)).status is OrderStatus.PENDING
+        assert await order_now(session, PENDING) == before
 
 
 async def test_after_a_payment_change_the_gift_cards_balance_said_is_after_the_charge(
