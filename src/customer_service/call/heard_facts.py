@@ -21,7 +21,9 @@ from livekit.agents import ToolError
 
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.order_view import OrderLookupResult
+from customer_service.call.phrase_cache import say
 from customer_service.call.registration import Desk
+from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN
 from customer_service.store.order_changes import Heard
@@ -31,6 +33,7 @@ __all__ = [
     "CHANGED_SINCE_READ_BACK",
     "ReadBackStale",
     "heard_of",
+    "read_back_again",
     "until_heard_holds",
 ]
 
@@ -49,6 +52,20 @@ READ_BACK_ROUNDS = 3
 def heard_of(order: OrderLookupResult, amount: Decimal | None = None) -> Heard:
     """The facts of `order` its read-back was made from, and the money it said moves."""
     return Heard(payments=order.payments, items=order.items, amount=amount)
+
+
+async def read_back_again(
+    specialist: Specialist[Any], propose: Callable[[str], Awaitable[None]]
+) -> None:
+    """A task's opening when it runs again on the new facts: `propose(lead)` reads the
+    caller's confirmed request back as it stands now, after `lead`, the sentence saying
+    that something changed; when the request can no longer be made as it was, `propose`
+    raises a speakable `ToolError` and that is said after it instead, for the caller to
+    answer."""
+    try:
+        await propose(CHANGED_SINCE_READ_BACK)
+    except ToolError as broken:
+        say(specialist.session, f"{CHANGED_SINCE_READ_BACK} {broken.message}")
 
 
 class ReadBackStale(Exception):

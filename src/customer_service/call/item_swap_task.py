@@ -22,9 +22,9 @@ from customer_service.call.confirmation import ConfirmBeforeActing
 from customer_service.call.delegation import ResultRejected
 from customer_service.call.guard import guarded
 from customer_service.call.heard_facts import (
-    CHANGED_SINCE_READ_BACK,
     ReadBackStale,
     heard_of,
+    read_back_again,
     until_heard_holds,
 )
 from customer_service.call.item_swaps import (
@@ -116,15 +116,12 @@ class ItemSwapTask(Specialist[ResultT], Generic[ResultT]):
             return
         # The order, a price or the card's free balance changed after the caller's yes:
         # the same swap on the new facts, read back at once, or why it no longer can be.
-        try:
-            await self._propose(
-                list(again.item_ids),
-                list(again.new_item_ids),
-                again.payment_method_id,
-                lead=CHANGED_SINCE_READ_BACK,
-            )
-        except ToolError as broken:
-            say(self.session, f"{CHANGED_SINCE_READ_BACK} {broken.message}")
+        await read_back_again(
+            self,
+            lambda lead: self._propose(
+                list(again.item_ids), list(again.new_item_ids), again.payment_method_id, lead
+            ),
+        )
 
     @guarded()
     async def _record(

@@ -26,9 +26,9 @@ from customer_service.call.delegation import ResultRejected
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.heard_facts import (
-    CHANGED_SINCE_READ_BACK,
     ReadBackStale,
     heard_of,
+    read_back_again,
     until_heard_holds,
 )
 from customer_service.call.order_view import OrderLookupResult
@@ -192,7 +192,8 @@ class CancellationTask(Specialist[CancellationResult]):
             say(self.session, opening_question(self._order))
         else:
             # The order changed after the caller's yes: its new facts, read back at once.
-            await self._propose(self._again.reason, lead=CHANGED_SINCE_READ_BACK)
+            reason = self._again.reason
+            await read_back_again(self, lambda lead: self._propose(reason, lead))
 
     async def _propose(self, reason: CancelReason, lead: str = "") -> None:
         order_id = self._order.order_id

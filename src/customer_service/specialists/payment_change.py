@@ -26,9 +26,9 @@ from customer_service.call.delegation import ResultRejected
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.heard_facts import (
-    CHANGED_SINCE_READ_BACK,
     ReadBackStale,
     heard_of,
+    read_back_again,
     until_heard_holds,
 )
 from customer_service.call.order_view import OrderLookupResult
@@ -206,10 +206,8 @@ class PaymentChangeTask(Specialist[PaymentChangeResult]):
             return
         # The order or the card's free balance changed after the caller's yes: the same
         # change on the new facts, read back at once, or why it no longer can be made.
-        try:
-            await self._propose(self._again.payment_method_id, lead=CHANGED_SINCE_READ_BACK)
-        except ToolError as refused_now:
-            say(self.session, f"{CHANGED_SINCE_READ_BACK} {refused_now.message}")
+        method_id = self._again.payment_method_id
+        await read_back_again(self, lambda lead: self._propose(method_id, lead))
 
     @function_tool()
     @guarded()

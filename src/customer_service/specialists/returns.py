@@ -23,9 +23,9 @@ from customer_service.call.delegation import ResultRejected
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.heard_facts import (
-    CHANGED_SINCE_READ_BACK,
     ReadBackStale,
     heard_of,
+    read_back_again,
     until_heard_holds,
 )
 from customer_service.call.order_view import OrderLookupResult
@@ -203,14 +203,14 @@ class ReturnTask(Specialist[ReturnResult]):
             return
         # The order changed after the caller's yes: its new facts, read back at once,
         # or the question again when the refund can no longer go where they chose.
-        refund_to = next((m for m in self._choices if m.method_id == again.refund_method_id), None)
+        await read_back_again(self, lambda lead: self._propose_again(again, lead))
+
+    async def _propose_again(self, request: ReturnResult, lead: str) -> None:
+        choices = self._choices
+        refund_to = next((m for m in choices if m.method_id == request.refund_method_id), None)
         if refund_to is None:
-            say(
-                self.session,
-                f"{CHANGED_SINCE_READ_BACK} {opening_question(self._order, self._choices)}",
-            )
-            return
-        await self._propose(again, refund_to, lead=CHANGED_SINCE_READ_BACK)
+            raise ToolError(opening_question(self._order, choices))
+        await self._propose(request, refund_to, lead)
 
     async def _propose(
         self, request: ReturnResult, refund_to: PaymentMethod, lead: str = ""
