@@ -373,3 +373,41 @@ async def test_a_fault_after_an_item_change_committed_is_said_as_done(settings: 
         )
         assert await gift_card_balance(session) == Decimal("28.00")
     assert not model.overran
+
+
+async def test_a_payment_change_whose_card_an_exchange_took_meanwhile_is_not_made(
+    settings: Settings, demo_database_url: str
+) -> None:
+    async with await Store.open(demo_database_url) as store:
+        order = await stored_order(store, PENDING)
+        by_paypal = _paid(TransactionKind.PAYMENT, "72.00", PAYPAL)
+        await save_orders(store, order.model_copy(update={"payments": (by_paypal,)}))
+        await _set_gift_card_balance(store, "80.00")
+    to_gift_card = Call("record_payment_change", {"payment_method_id": GIFT_CARD})
+    model = ScriptedLLM(
+        [*_until("change_payment_method", PENDING), to_gift_card, Call("confirm_payment_change")]
+    )
+    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
+        await _ask(session, f"I'd like to pay order {PENDING} differently")
+        await session.run(user_input="the gift card")
+        assert "your gift card, which has 80 dollars on it instead" in agent_lines(session)[-1]
+        # Another call's exchange holds 10.00 of the card before this caller's yes.
+        held = await session.userdata.store.exchange_order_items(
+            order_id=DELIVERED,
+            customer_id=PRIYA_ID,
+            item_ids=[MAT_4MM],
+            new_item_ids=[MAT_6MM],
+            payment_method_id=GIFT_CARD,
+            call_id="other",
+        )
+        assert held.done
+
+        await session.run(user_input="yes")
+
+        assert agent_lines(session)[-1] == (
+            f"{CHANGED_SINCE_READ_BACK} Your gift card doesn't have the order's 72 dollars on "
+            "it, so it can't pay for it. Which payment method would you like to pay with "
+            "instead?"
+        )
+        assert (await order_now(session, PENDING)).payments == (by_paypal,)
+        assert await gift_card_balance(session) == Decimal("70.00")
