@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from customer_service.call.heard_facts import CHANGED_SINCE_READ_BACK
 from customer_service.call.refunds import refund_said, refunds_said
-from customer_service.call.wording import STORE_APOLOGY_UNSURE
+from customer_service.call.wording import STORE_APOLOGY_UNSURE, spaced_digits
 from customer_service.domain import (
     ExchangeRequest,
     Order,
@@ -411,3 +411,60 @@ async def test_a_payment_change_whose_card_an_exchange_took_meanwhile_is_not_mad
         )
         assert (await order_now(session, PENDING)).payments == (by_paypal,)
         assert await gift_card_balance(session) == Decimal("70.00")
+
+
+async def test_a_fault_after_a_return_or_a_payment_change_committed_is_said_as_done(
+    settings: Settings, demo_database_url: str
+) -> None:
+    async with await Store.open(demo_database_url) as store:
+        await _set_gift_card_balance(store, "100.00")
+    returning = Call("record_return", {"item_numbers": [1], "reason": "damaged"})
+    to_paypal = Call("record_payment_change", {"payment_method_id": PAYPAL})
+    model = ScriptedLLM(
+        [
+            *_until("request_return", DELIVERED),
+            Call("record_return", {**returning.arguments, "refund_method_id": PAYPAL}),
+            Call("confirm_return"),
+            relay,
+            Call("change_payment_method", {"order_id": PENDING}),
+            to_paypal,
+            Call("confirm_payment_change"),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
+        store = session.userdata.store
+        writes = (store.request_return, store.change_order_payment)
+
+        def committed_then_lost(write: Any) -> Any:
+            async def lost(**arguments: Any) -> Any:
+                await write(**arguments)
+                raise StoreUnavailable("the connection dropped after the commit")
+
+            return lost
+
+        store.request_return = committed_then_lost(writes[0])  # type: ignore[method-assign]
+        store.change_order_payment = committed_then_lost(writes[1])  # type: ignore[method-assign]
+        await _ask(session, f"I'd like to return order {DELIVERED}")
+        await session.run(user_input="the mat, it broke, back to PayPal")
+        await session.run(user_input="yes")
+        [returned] = tool_outputs(session, "request_return")
+        [request] = await store.return_requests(order_id=DELIVERED)
+        number = spaced_digits(request.return_number)
+        assert (returned.output, returned.is_error) == (
+            f"Your return is requested. Your return number is {number}. Once more, that's "
+            f"{number}.",
+            False,
+        )
+
+        await session.run(user_input=f"And please pay order {PENDING} with PayPal instead")
+        await session.run(user_input="PayPal")
+        await session.run(user_input="yes")
+        [changed] = tool_outputs(session, "change_payment_method")
+        assert (changed.output, changed.is_error) == (
+            "Done. Order 2 0 0, 2 0 2 is now paid with your PayPal account. You get 72 dollars "
+            "back. It goes back onto your gift card straight away.",
+            False,
+        )
+        assert await gift_card_balance(session) == Decimal("172.00")
+    assert not model.overran
