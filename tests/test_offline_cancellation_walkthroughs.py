@@ -27,11 +27,12 @@ from customer_service.specialists.order_lookup import OPENING_QUESTION as ORDER_
 from customer_service.specialists.order_lookup import OrderLookupResult
 from customer_service.store import Store
 from customer_service.store.demo_catalog import DEMO_PAYMENT_METHODS
+from customer_service.store.orders import outstanding_refunds
 from support.offline_chat import GOODBYE, JORDAN, chat, demo_order, stored_order
 
 ORDER = OrderLookupResult.from_order(demo_order("100102"))
 QUESTION = opening_question(ORDER)
-REFUND = refunds_said(ORDER.payments, DEMO_PAYMENT_METHODS["C-1001"])
+REFUND = refunds_said(outstanding_refunds(ORDER.payments), DEMO_PAYMENT_METHODS["C-1001"])
 READ_BACK = read_back(ORDER, CancelReason.NO_LONGER_NEEDED, REFUND)
 CANCELLED = f"Done. Order 1 0 0, 1 0 2 is cancelled. {REFUND}"
 

@@ -7,6 +7,7 @@ import datetime as dt
 
 import pytest
 
+from customer_service.call.refunds import refund_question
 from customer_service.call.wording import GREETING, spaced_digits
 from customer_service.clock import FixedClock
 from customer_service.offline_llm.routing import ANYTHING_ELSE
@@ -19,7 +20,6 @@ from customer_service.specialists.returns import (
     opening_question,
     read_back,
     refund_choices,
-    refund_question,
 )
 from customer_service.store import ReturnReason, ReturnRequest, Store
 from customer_service.store.demo_catalog import DEMO_PAYMENT_METHODS

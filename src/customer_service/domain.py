@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
+from collections.abc import Iterable
 from decimal import Decimal
 from typing import Annotated
 
@@ -151,6 +152,20 @@ class Transaction(Record):
     method_id: str
 
 
+def held_by_method(payments: Iterable[Transaction]) -> dict[str, Decimal]:
+    """What each method holds of an order's money now: its payments less its refunds,
+    for each method that still holds some, in the order the methods first paid. A
+    refund of the order goes back to these, so money moves once: after a change of
+    payment method the old method holds nothing, the new one the whole amount."""
+    net: dict[str, Decimal] = {}
+    for transaction in payments:
+        sign = 1 if transaction.kind is TransactionKind.PAYMENT else -1
+        net[transaction.method_id] = (
+            net.get(transaction.method_id, Decimal(0)) + sign * transaction.amount
+        )
+    return {method_id: amount for method_id, amount in net.items() if amount > 0}
+
+
 class Fulfilment(Record):
     """One shipment: its tracking numbers and the items it carries."""
 
@@ -188,6 +203,12 @@ class OrderItem(Record):
     options: dict[str, str] = Field(default_factory=dict)
     price: Money | None = None
     """The price of one, when it was ordered."""
+
+
+def value_of(items: Iterable[OrderItem]) -> Decimal:
+    """What `items` were bought for: each line's price times its quantity (a line stored
+    before the catalog, without a price, counts nothing)."""
+    return sum(((item.price or Decimal(0)) * item.quantity for item in items), Decimal(0))
 
 
 class ExchangeRequest(Record):

@@ -17,6 +17,7 @@ from customer_service.specialists.cancellation import (
 )
 from customer_service.specialists.cancellation import wording as cancellation_wording
 from customer_service.store.demo_catalog import DEMO_PAYMENT_METHODS
+from customer_service.store.orders import outstanding_refunds
 from support.offline_chat import (
     ASKED_FOR_PERSON,
     CANCELLATION,
@@ -43,7 +44,7 @@ QUESTION = opening_question(ORDER)
 READ_BACK = read_back(
     ORDER,
     CancelReason.NO_LONGER_NEEDED,
-    refunds_said(ORDER.payments, DEMO_PAYMENT_METHODS["C-1001"]),
+    refunds_said(outstanding_refunds(ORDER.payments), DEMO_PAYMENT_METHODS["C-1001"]),
 )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from livekit.agents import AgentSession, ToolError
 
+from customer_service.call.refunds import refund_question
 from customer_service.call.state import CallState
 from customer_service.call.wording import NOTHING_TO_CONFIRM_YET, OFFER_HUMAN, spaced_digits
 from customer_service.clock import FixedClock
@@ -50,13 +51,15 @@ QUESTION = (
     "like to return, or is it all of them?"
 )
 TO_PAYPAL = (
-    "Once the items are back with us, the refund is sent. It reaches your PayPal account in "
-    "five to seven business days."
+    "Once the items are back with us, you get 97 dollars back. It reaches your PayPal account "
+    "in five to seven business days."
 )
+"""The refund of every item of order 200201: the mat (68.00) and two blocks (14.50 each)."""
 TO_GIFT_CARD = (
-    "Once the items are back with us, the refund is sent. It goes back onto your gift card "
-    "straight away."
+    "Once the items are back with us, you get 68 dollars back. It goes back onto your gift "
+    "card straight away."
 )
+"""The refund of the mat alone."""
 READ_BACK_ALL = (
     "You'd like to return a Cork yoga mat and two Yoga blocks from order 2 0 0, 2 0 1, "
     f"because they are no longer needed. {TO_PAYPAL} Shall I request this return? Please "
@@ -134,6 +137,7 @@ async def test_a_clear_yes_after_the_read_back_requests_the_return_once(
             "items": 2,
             "reason": "no_longer_needed",
             "refund_method_id": "paypal_9000201",
+            "refund": "97.00",
         }
         for kept in await audit_events(session):
             assert "need them" not in str(kept.detail)
@@ -465,7 +469,7 @@ async def test_with_a_choice_no_refund_method_is_asked_where_and_another_custome
     async with call_session(model, settings=settings) as session:
         await reach_question(session)
         await session.run(user_input="all of them, not needed")
-        where = returns.refund_question(await session.userdata.store.payment_methods("C-1002"))
+        where = refund_question(await session.userdata.store.payment_methods("C-1002"))
         assert where == (
             "Should the refund go to your PayPal account, or to your gift card, which has 40 "
             "dollars on it?"
@@ -508,7 +512,8 @@ async def test_an_order_paid_by_gift_card_has_one_refund_destination_said_not_as
         await session.run(user_input="they leak")
         assert agent_lines(session)[-1] == (
             "You'd like to return three Stainless steel water bottles from order 2 0 0, 2 0 2, "
-            f"because they arrived damaged. {TO_GIFT_CARD} Shall I request this return? "
+            "because they arrived damaged. Once the items are back with us, you get 72 dollars "
+            "back. It goes back onto your gift card straight away. Shall I request this return? "
             "Please say yes or no."
         )
         await session.run(user_input="yes")

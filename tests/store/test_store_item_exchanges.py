@@ -27,6 +27,7 @@ from support.retail_account import (
     add_retail_account,
     balance,
     every_record,
+    stored_balance,
 )
 
 PRIYA = "C-1002"
@@ -137,7 +138,7 @@ async def test_a_unit_may_be_exchanged_for_the_same_item(store: Store) -> None:
     assert result.record.exchange.price_difference == Decimal("0.00")
 
 
-async def test_a_gift_card_that_covers_the_difference_keeps_its_balance_until_fulfilment(
+async def test_a_gift_card_that_covers_the_difference_keeps_its_balance_but_holds_it(
     store: Store,
 ) -> None:
     await add_retail_account(store, gift_card_balance="10.40")
@@ -152,7 +153,9 @@ async def test_a_gift_card_that_covers_the_difference_keeps_its_balance_until_fu
     )
 
     assert result.done
-    assert await balance(store, CUSTOMER_ID, GIFT_CARD) == Decimal("10.40")
+    # No money moves until the exchange settles, but what it will pay is no longer free.
+    assert await stored_balance(store, CUSTOMER_ID, GIFT_CARD) == Decimal("10.40")
+    assert await balance(store, CUSTOMER_ID, GIFT_CARD) == Decimal("0.00")
 
 
 REFUSALS: dict[str, tuple[dict[str, Any], ChangeRefusal]] = {

@@ -9,6 +9,7 @@ import itertools
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -16,7 +17,16 @@ from sqlalchemy import event
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from customer_service.domain import Order, OrderStatus, PaymentKind, PaymentMethod, ReturnedItems
+from customer_service.domain import (
+    Order,
+    OrderStatus,
+    PaymentKind,
+    PaymentMethod,
+    ReturnedItems,
+    Transaction,
+    TransactionKind,
+    value_of,
+)
 from customer_service.store import (
     RETURN_WINDOW_DAYS,
     AuditEvent,
@@ -29,6 +39,7 @@ from customer_service.store import (
     return_refusal,
 )
 from customer_service.store import returns as returns_module
+from customer_service.store.order_changes import Heard
 from customer_service.store.orders import order_to_row
 from customer_service.testing import open_demo_store
 from support.faults import fail_writes
@@ -89,6 +100,7 @@ async def _assert_nothing_written(store: Store) -> None:
 async def test_request_stores_the_request_and_an_audit_event_with_counts_only(
     store: Store,
 ) -> None:
+    before = await _delivered_order(store)
     now = await _days_after_delivery(store, 3)
 
     outcome, request = await _request(store, items=(1, 0), reason=ReturnReason.NOT_AS_DESCRIBED)
@@ -116,6 +128,7 @@ async def test_request_stores_the_request_and_an_audit_event_with_counts_only(
                 "items": 2,
                 "reason": "not_as_described",
                 "refund_method_id": "paypal_9000201",
+                "refund": str(value_of(before.items[:2])),
             },
             created_at=now,
         )
@@ -188,6 +201,77 @@ async def test_a_refund_to_neither_the_method_that_paid_nor_a_gift_card_is_refus
 
     assert (outcome, request) == (ReturnOutcome.REFUND_METHOD_NOT_ALLOWED, None)
     assert await customer_records(store, OWNER) == before
+    await _assert_nothing_written(store)
+
+
+async def _paid_then_moved_to_the_gift_card(store: Store) -> Order:
+    """The delivered order as a payment change leaves it: paid by PayPal, then by the gift
+    card, and PayPal refunded in full."""
+    order = await _delivered_order(store)
+    [paid] = order.payments
+    moved = order.model_copy(
+        update={
+            "payments": (
+                paid,
+                Transaction(kind=TransactionKind.PAYMENT, amount=paid.amount, method_id=GIFT_CARD),
+                Transaction(kind=TransactionKind.REFUND, amount=paid.amount, method_id=PAYPAL),
+            )
+        }
+    )
+    await save_orders(store, moved)
+    return moved
+
+
+async def test_after_a_payment_change_the_refund_goes_to_the_method_that_pays_now(
+    store: Store,
+) -> None:
+    moved = await _paid_then_moved_to_the_gift_card(store)
+
+    refused = await store.request_return(
+        order_id=DELIVERED,
+        customer_id=OWNER,
+        item_indices=[0],
+        reason=ReturnReason.DAMAGED,
+        call_id="call-1",
+        refund_method_id=PAYPAL,
+        now=await _days_after_delivery(store, 3),
+    )
+    # PayPal was paid back in full by the change: it holds none of the order's money.
+    assert refused == (ReturnOutcome.REFUND_METHOD_NOT_ALLOWED, None)
+
+    outcome, _ = await _request(store, items=(0,))
+
+    assert outcome is ReturnOutcome.REQUESTED
+    returned = await _delivered_order(store)
+    assert returned.returned == ReturnedItems(item_ids=(MAT,), method_id=GIFT_CARD)
+    [event] = await store.audit_events()
+    assert event.detail["refund"] == str(value_of(moved.items[:1]))
+
+
+@pytest.mark.parametrize("what", ["payments", "items", "amount"])
+async def test_a_return_not_as_the_caller_heard_it_is_refused_and_nothing_written(
+    store: Store, what: str
+) -> None:
+    order = await _delivered_order(store)
+    heard = Heard(payments=order.payments, items=order.items, amount=value_of(order.items[:1]))
+    if what == "payments":
+        await _paid_then_moved_to_the_gift_card(store)
+    elif what == "items":
+        heard = Heard(payments=order.payments, items=order.items[:1], amount=heard.amount)
+    else:
+        heard = Heard(payments=order.payments, items=order.items, amount=Decimal("1.00"))
+
+    outcome = await store.request_return(
+        order_id=DELIVERED,
+        customer_id=OWNER,
+        item_indices=[0],
+        reason=ReturnReason.DAMAGED,
+        call_id="call-1",
+        heard=heard,
+        now=await _days_after_delivery(store, 3),
+    )
+
+    assert outcome == (ReturnOutcome.CHANGED_SINCE_READ_BACK, None)
     await _assert_nothing_written(store)
 
 

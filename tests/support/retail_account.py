@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from customer_service.domain import (
@@ -25,8 +26,9 @@ from customer_service.domain import (
 from customer_service.store import AuditEvent, Store
 from customer_service.store.catalog import add_products
 from customer_service.store.customers import customer_to_row
+from customer_service.store.money import amount_from_cents
 from customer_service.store.orders import order_to_row
-from customer_service.store.payments import method_rows
+from customer_service.store.payments import PaymentMethodRow, method_rows
 
 __all__ = [
     "CREDIT_CARD",
@@ -44,6 +46,7 @@ __all__ = [
     "add_retail_account",
     "balance",
     "every_record",
+    "stored_balance",
     "unit",
 ]
 
@@ -163,5 +166,16 @@ async def every_record(store: Store) -> tuple[list[Order], list[PaymentMethod], 
 
 
 async def balance(store: Store, customer_id: str, method_id: str) -> Decimal | None:
+    """The balance free to spend, as a caller hears it (a gift card's less its holds)."""
     methods = {method.method_id: method for method in await store.payment_methods(customer_id)}
     return methods[method_id].balance
+
+
+async def stored_balance(store: Store, customer_id: str, method_id: str) -> Decimal | None:
+    """The balance on the card's row, holds not taken off: the money that moved."""
+    statement = select(PaymentMethodRow.balance_cents).where(
+        PaymentMethodRow.customer_id == customer_id, PaymentMethodRow.method_id == method_id
+    )
+    async with store.engine.connect() as connection:
+        value = (await connection.execute(statement)).scalar_one()
+    return None if value is None else amount_from_cents(value)

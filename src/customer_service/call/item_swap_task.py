@@ -21,6 +21,12 @@ from pydantic import JsonValue
 from customer_service.call.confirmation import ConfirmBeforeActing
 from customer_service.call.delegation import ResultRejected
 from customer_service.call.guard import guarded
+from customer_service.call.heard_facts import (
+    ReadBackStale,
+    heard_of,
+    read_back_again,
+    until_heard_holds,
+)
 from customer_service.call.item_swaps import (
     ItemSwapResult,
     ResultT,
@@ -33,6 +39,7 @@ from customer_service.call.item_swaps import (
     read_back,
     swap_choices,
 )
+from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.payment_methods import PaymentMethodId
 from customer_service.call.phrase_cache import say
 from customer_service.call.registration import Desk
@@ -43,7 +50,7 @@ from customer_service.call.state import CallState
 from customer_service.domain import Order
 from customer_service.order_numbers import spoken_order_id
 from customer_service.store import AuditEvent
-from customer_service.store.order_changes import Changed, ChangeRefusal
+from customer_service.store.order_changes import Changed, ChangeRefusal, Heard
 
 __all__ = ["ItemSwapTask", "run_swap", "swap_of_callers_order"]
 
@@ -64,8 +71,9 @@ class ItemSwapTask(Specialist[ResultT], Generic[ResultT]):
     rules: ClassVar[SwapRules[Any]]
     """The specialist's: what its swap allows and says."""
 
-    def __init__(self, choices: SwapChoices) -> None:
+    def __init__(self, choices: SwapChoices, again: ItemSwapResult | None = None) -> None:
         self._choices = choices
+        self._again = again
         self._rules = rules = self.rules
         self.still_there_question = rules.still_there_question
         record = function_tool(
@@ -99,10 +107,21 @@ class ItemSwapTask(Specialist[ResultT], Generic[ResultT]):
         # order was read (the supervisor tool reads it with `disclosing`).
         order = self._choices.order
         self.session.userdata.record_disclosure(order.order_id)
-        say(
-            self.session,
-            f"Order {spoken_order_id(order.order_id)} contains {spoken_items(order.items)}. "
-            f"{self._rules.question}",
+        again = self._again
+        if again is None:
+            say(
+                self.session,
+                f"Order {spoken_order_id(order.order_id)} contains {spoken_items(order.items)}. "
+                f"{self._rules.question}",
+            )
+            return
+        # The order, a price or the card's free balance changed after the caller's yes:
+        # the same swap on the new facts, read back at once, or why it no longer can be.
+        await read_back_again(
+            self,
+            lambda lead: self._propose(
+                list(again.item_ids), list(again.new_item_ids), again.payment_method_id, lead
+            ),
         )
 
     @guarded()
@@ -122,6 +141,15 @@ class ItemSwapTask(Specialist[ResultT], Generic[ResultT]):
                 variant it becomes, from that item's variants.
             payment_method_id: The caller's payment method for the price difference.
         """
+        await self._propose(item_ids, new_item_ids, payment_method_id)
+
+    async def _propose(
+        self,
+        item_ids: list[str],
+        new_item_ids: list[str],
+        payment_method_id: str,
+        lead: str = "",
+    ) -> None:
         choices, rules = self._choices, self._rules
         swap = checked_swap(choices, item_ids, new_item_ids, payment_method_id, rules)
         result = rules.result(
@@ -132,7 +160,7 @@ class ItemSwapTask(Specialist[ResultT], Generic[ResultT]):
         )
         await self._confirmation.propose(
             result,
-            read_back=read_back(choices, swap, rules),
+            read_back=f"{lead} {read_back(choices, swap, rules)}".strip(),
             # Only the order number: "yes, two" must not confirm "two yoga blocks".
             numbers=choices.order.order_id,
             # Only the new items and the method: "yes, the black one" is a correction
@@ -167,11 +195,17 @@ def validated_swap(
     return swap_result, swap
 
 
-def swap_outcome(changed: Changed[Order], choices: SwapChoices, rules: SwapRules[Any]) -> Order:
-    """The order after the swap; a speakable `ToolError` for each refusal."""
+def swap_outcome(
+    changed: Changed[Order], choices: SwapChoices, rules: SwapRules[Any], result: ItemSwapResult
+) -> Order:
+    """The order after the swap; a speakable `ToolError` for each refusal, and
+    `ReadBackStale` with `result` when the order, a price or the card's free balance is
+    no longer what the caller heard."""
     if changed.record is not None:
         return changed.record
     refusal = changed.refusal or ChangeRefusal.ORDER_NOT_FOUND
+    if refusal in (ChangeRefusal.CHANGED_SINCE_READ_BACK, ChangeRefusal.GIFT_CARD_BALANCE_TOO_LOW):
+        raise ReadBackStale(result)
     status = rules.status_refused(choices.order.order_id, refusal)
     raise ToolError(status if status is not None else item_refusal(refusal, choices, rules))
 
@@ -188,6 +222,7 @@ class SwapWrite(Protocol):
         new_item_ids: Sequence[str],
         payment_method_id: str,
         call_id: str,
+        heard: Heard | None = None,
         other_events: Sequence[AuditEvent] = (),
     ) -> Awaitable[Changed[Order]]: ...
 
@@ -196,14 +231,16 @@ async def run_swap(
     state: CallState,
     choices: SwapChoices,
     rules: SwapRules[Any],
-    task: Callable[[SwapChoices], Specialist[Any]],
+    task: Callable[[SwapChoices, ItemSwapResult | None], Specialist[Any]],
     *,
     write: SwapWrite,
     said: Callable[[Swap, Order], str],
+    again: ItemSwapResult | None = None,
 ) -> str:
-    """Runs a fresh `task` for `choices`, checks its result in code, writes it once with
-    `write` and returns `said` of the checked swap and the order after it, or raises a
-    speakable `ToolError` (`run_check_write`)."""
+    """Runs a fresh `task` for `choices` (and the request to read back `again`), checks
+    its result in code, writes it once with `write`, as the caller heard it, and returns
+    `said` of the checked swap and the order after it, or raises a speakable `ToolError`
+    (`run_check_write`) or `ReadBackStale`."""
     order = choices.order
 
     async def store(checked: tuple[ItemSwapResult, Swap], kept: list[AuditEvent]) -> Changed[Order]:
@@ -215,16 +252,25 @@ async def run_swap(
             new_item_ids=swap.new_item_ids,
             payment_method_id=swap.payment_method_id,
             call_id=state.call_id,
+            heard=heard_of(order, checked[1].difference),
             other_events=kept,
         )
 
+    async def found(checked: tuple[ItemSwapResult, Swap]) -> Changed[Order] | None:
+        now = await state.store.get_order(order.order_id)
+        return Changed(record=now) if now and now.status is rules.swapped else None
+
+    def told(checked: tuple[ItemSwapResult, Swap], changed: Changed[Order]) -> str:
+        return said(checked[1], swap_outcome(changed, choices, rules, checked[0]))
+
     return await run_check_write(
         state,
-        lambda: task(choices),
+        lambda: task(choices, again),
         check=lambda result: validated_swap(result, choices, rules),
         write=store,
-        said=lambda checked, changed: said(checked[1], swap_outcome(changed, choices, rules)),
+        said=told,
         what=rules.verb,
+        found=found,
     )
 
 
@@ -241,8 +287,12 @@ async def swap_of_callers_order(
     the task names its items), refused in words unless it is in the one state `task`'s
     rules swap, then `run_swap`."""
     rules = task.rules
-    _, order = await desk.callers_order(state, order_id, disclosing=True)
-    if order.status is not rules.swappable:
-        raise ToolError(rules.not_swappable(order.order_id, order.status))
-    choices = await swap_choices(state, order)
-    return await run_swap(state, choices, rules, task, write=write, said=said)
+    _, first = await desk.callers_order(state, order_id, disclosing=True)
+
+    async def attempt(order: OrderLookupResult, again: ItemSwapResult | None) -> str:
+        if order.status is not rules.swappable:
+            raise ToolError(rules.not_swappable(order.order_id, order.status))
+        choices = await swap_choices(state, order)
+        return await run_swap(state, choices, rules, task, write=write, said=said, again=again)
+
+    return await until_heard_holds(desk, state, first, attempt)

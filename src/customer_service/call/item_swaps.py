@@ -44,6 +44,7 @@ from customer_service.domain import (
     PaymentMethod,
     Product,
     Variant,
+    held_by_method,
 )
 from customer_service.order_numbers import spoken_order_id
 from customer_service.store.order_changes import ChangeRefusal
@@ -104,7 +105,7 @@ class SwapChoices:
     products: Mapping[str, Product]
     methods: tuple[PaymentMethod, ...]
     paid_with: str | None
-    """The id of the method that paid the order, if any did."""
+    """The id of the method that holds (most of) the order's money now, if any does."""
 
 
 async def swap_choices(state: CallState, order: OrderLookupResult) -> SwapChoices:
@@ -114,13 +115,12 @@ async def swap_choices(state: CallState, order: OrderLookupResult) -> SwapChoice
         product = await state.store.get_product(product_id)
         if product is not None:
             products[product_id] = product
-    stored = await state.store.get_order(order.order_id)
-    payments = stored.payments if stored is not None else ()
+    held = held_by_method(order.payments)
     return SwapChoices(
         order=order,
         products=products,
         methods=tuple(await state.store.payment_methods(order.customer_id)),
-        paid_with=payments[0].method_id if payments else None,
+        paid_with=max(held, key=held.__getitem__) if held else None,
     )
 
 
@@ -185,6 +185,8 @@ class SwapRules(Generic[ResultT]):
     """When a price difference is paid or refunded, as a sentence of the read-back."""
     swappable: OrderStatus
     """The one state of an order whose items this swap changes."""
+    swapped: OrderStatus
+    """The state the swap leaves the order in."""
     not_swappable: Callable[[str, OrderStatus], str]
     """Why an order in another state cannot be swapped, and what can be done instead."""
     status_refused: Callable[[str, ChangeRefusal], str | None]

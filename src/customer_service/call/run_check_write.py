@@ -12,7 +12,9 @@ order, so no specialist keeps a copy of it:
 4. write the checked result once (`write_once`): one transaction, which stores the
    call's kept audit events with it, and never retried, so a change is never made twice;
 5. say the outcome: the specialist's sentence for what the store answered, or a
-   speakable `ToolError` for a refusal.
+   speakable `ToolError` for a refusal. A write that fails may still have been made
+   (the connection lost after the commit): the outcome is then read back from the store
+   (`found`) and said, so the caller never hears that nothing changed when it did.
 """
 
 from __future__ import annotations
@@ -20,13 +22,15 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from livekit.agents import ToolError
 from pydantic import BaseModel, ValidationError
 
 from customer_service.call import audit
 from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
-from customer_service.store import AuditEvent
+from customer_service.call.wording import STORE_APOLOGY_UNSURE
+from customer_service.store import AuditEvent, StoreUnavailable
 
 __all__ = ["run_check_write", "well_formed", "write_once"]
 
@@ -60,11 +64,14 @@ async def run_check_write(
     write: Callable[[CheckedT, list[AuditEvent]], Awaitable[OutcomeT]],
     said: Callable[[CheckedT, OutcomeT], SaidT],
     what: str,
+    found: Callable[[CheckedT], Awaitable[OutcomeT | None]] | None = None,
 ) -> SaidT:
     """Runs `task()` (a fresh task each attempt), checks its result with `check`, asks
     again on a rejection within the call's limits, writes the checked result once with
     `write` and returns `said` of it and the write's outcome. `what` names the result
-    in logs. Raises a speakable `ToolError` whenever the change is not made."""
+    in logs. When the write fails, `found` reads from the store whether the change was
+    made after all, as the outcome `write` would have answered (None: it was not).
+    Raises a speakable `ToolError` whenever the change is not made."""
 
     async def attempt() -> CheckedT:
         return check(await delegate(state, task()))
@@ -74,4 +81,24 @@ async def run_check_write(
     async def write_checked(kept: list[AuditEvent]) -> OutcomeT:
         return await write(checked, kept)
 
-    return said(checked, await write_once(state, write_checked))
+    try:
+        outcome = await write_once(state, write_checked)
+    except Exception:
+        made = None if found is None else await _found_after_fault(found, checked)
+        if made is None:
+            # Not made: the write's own failure and its apology (nothing changed) hold.
+            raise
+        outcome = made
+    return said(checked, outcome)
+
+
+async def _found_after_fault(
+    found: Callable[[CheckedT], Awaitable[OutcomeT | None]], checked: CheckedT
+) -> OutcomeT | None:
+    """The outcome of a write that failed, read back from the store; None when it was
+    not made."""
+    try:
+        return await found(checked)
+    except StoreUnavailable:
+        # It may or may not have been made: the caller must not hear that it was not.
+        raise ToolError(STORE_APOLOGY_UNSURE) from None

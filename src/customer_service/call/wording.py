@@ -72,6 +72,11 @@ STORE_APOLOGY = fixed(
     "I'm sorry, I can't reach our records right now, so nothing has been changed. You can "
     f"try again in a few minutes. {OFFER_HUMAN}"
 )
+STORE_APOLOGY_UNSURE = fixed(
+    "I'm sorry, I lost touch with our records just as I made that change, so I can't tell "
+    f"yet whether it went through. {OFFER_HUMAN}"
+)
+"""A write failed and its outcome could not be read back: it may have been made."""
 UNEXPECTED_APOLOGY = fixed(
     f"I'm sorry, something went wrong on my side. Nothing has been changed. {OFFER_HUMAN}"
 )

@@ -8,7 +8,8 @@ order, the reason and how the money comes back (to which method, and when), and
 caller's own latest words after it are a clear yes, both checked in code. A caller
 whose reason is neither is asked which is closer; if neither fits, they are offered a
 colleague. The supervisor then checks the result (`validated_cancellation`) and
-cancels the order once, for that reason (`run_check_write`).
+cancels the order once, for that reason, as the caller heard it (`call.heard_facts`:
+an order paid otherwise meanwhile is read back again before anything is cancelled).
 """
 
 from __future__ import annotations
@@ -24,6 +25,12 @@ from customer_service.call.confirmation import ConfirmationWording, ConfirmBefor
 from customer_service.call.delegation import ResultRejected
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
+from customer_service.call.heard_facts import (
+    ReadBackStale,
+    heard_of,
+    read_back_again,
+    until_heard_holds,
+)
 from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.phrase_cache import say
 from customer_service.call.refunds import refunds_said
@@ -148,9 +155,12 @@ class CancellationTask(Specialist[CancellationResult]):
 
     still_there_question = REASON_QUESTION
 
-    def __init__(self, *, order: OrderLookupResult, refunds: str) -> None:
+    def __init__(
+        self, *, order: OrderLookupResult, refunds: str, again: CancellationResult | None = None
+    ) -> None:
         self._order = order
         self._refunds = refunds
+        self._again = again
         # No earlier history: a "yes" said to something else must not answer this.
         super().__init__(instructions=CANCELLATION_INSTRUCTIONS)
         self._confirmation = ConfirmBeforeActing(
@@ -178,7 +188,21 @@ class CancellationTask(Specialist[CancellationResult]):
         # The question names the order's items: its disclosure was recorded when the
         # order was read (`cancel_order` reads it with `disclosing`).
         self.session.userdata.record_disclosure(self._order.order_id)
-        say(self.session, opening_question(self._order))
+        if self._again is None:
+            say(self.session, opening_question(self._order))
+        else:
+            # The order changed after the caller's yes: its new facts, read back at once.
+            reason = self._again.reason
+            await read_back_again(self, lambda lead: self._propose(reason, lead))
+
+    async def _propose(self, reason: CancelReason, lead: str = "") -> None:
+        order_id = self._order.order_id
+        await self._confirmation.propose(
+            CancellationResult(order_id=order_id, reason=reason),
+            read_back=f"{lead} {read_back(self._order, reason, self._refunds)}".strip(),
+            # Only the order number: "yes, two" must not confirm "two Feather pillows".
+            numbers=order_id,
+        )
 
     @function_tool()
     @guarded()
@@ -190,13 +214,7 @@ class CancellationTask(Specialist[CancellationResult]):
         Args:
             reason: The caller's reason: one of the two an order is cancelled for.
         """
-        order_id = self._order.order_id
-        await self._confirmation.propose(
-            CancellationResult(order_id=order_id, reason=reason),
-            read_back=read_back(self._order, reason, self._refunds),
-            # Only the order number: "yes, two" must not confirm "two Feather pillows".
-            numbers=order_id,
-        )
+        await self._propose(reason)
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
     @guarded(count_repeats=False)
@@ -237,10 +255,14 @@ def cancellation_said(
     order: OrderLookupResult,
     stored: tuple[CancellationOutcome, Order | None],
     methods: Sequence[PaymentMethod],
+    result: CancellationResult | None = None,
 ) -> str:
     """The sentence that tells the caller what the store did and how the money comes
-    back; a refusal is raised."""
+    back; a refusal is raised, and `ReadBackStale` with `result` when the order is no
+    longer what the caller heard."""
     outcome, cancelled = stored
+    if outcome is CancellationOutcome.CHANGED_SINCE_READ_BACK:
+        raise ReadBackStale(result)
     spaced = spoken_order_id(order.order_id)
     if outcome is CancellationOutcome.CANCELLED and cancelled is not None:
         refunds = refunds_said(refunds_of_cancelled(order, cancelled), methods)
@@ -271,28 +293,42 @@ async def cancel_order(
     """Cancel one of the caller's orders that has not shipped yet."""
     state = context.userdata
     # The question names its items: the order is read with its disclosure recorded.
-    _, order = await desk.callers_order(state, order_id, disclosing=True)
-    ensure_cancellable(order)
-    methods = await state.store.payment_methods(order.customer_id)
-    # What cancelling would refund: each transaction back to its method, as the store does.
-    refunds = refunds_said(outstanding_refunds(order.payments), methods)
+    _, first = await desk.callers_order(state, order_id, disclosing=True)
 
-    async def cancel(
-        result: CancellationResult, kept: list[AuditEvent]
-    ) -> tuple[CancellationOutcome, Order | None]:
-        return await state.store.cancel_order(
-            order_id=order.order_id,
-            customer_id=order.customer_id,
-            reason=result.reason,
-            call_id=state.call_id,
-            other_events=kept,
+    async def attempt(order: OrderLookupResult, again: CancellationResult | None) -> str:
+        ensure_cancellable(order)
+        methods = await state.store.payment_methods(order.customer_id)
+        # What cancelling refunds: what each method holds of the order now, as the store does.
+        refunds = refunds_said(outstanding_refunds(order.payments), methods)
+
+        async def cancel(
+            result: CancellationResult, kept: list[AuditEvent]
+        ) -> tuple[CancellationOutcome, Order | None]:
+            return await state.store.cancel_order(
+                order_id=order.order_id,
+                customer_id=order.customer_id,
+                reason=result.reason,
+                call_id=state.call_id,
+                heard=heard_of(order),
+                other_events=kept,
+            )
+
+        async def found(
+            result: CancellationResult,
+        ) -> tuple[CancellationOutcome, Order | None] | None:
+            now = await state.store.get_order(order.order_id)
+            if now is None or now.status is not OrderStatus.CANCELLED:
+                return None
+            return CancellationOutcome.CANCELLED, now
+
+        return await run_check_write(
+            state,
+            lambda: CancellationTask(order=order, refunds=refunds, again=again),
+            check=lambda result: validated_cancellation(result, order.order_id),
+            write=cancel,
+            said=lambda result, stored: cancellation_said(order, stored, methods, result),
+            what="cancellation",
+            found=found,
         )
 
-    return await run_check_write(
-        state,
-        lambda: CancellationTask(order=order, refunds=refunds),
-        check=lambda result: validated_cancellation(result, order.order_id),
-        write=cancel,
-        said=lambda _, stored: cancellation_said(order, stored, methods),
-        what="cancellation",
-    )
+    return await until_heard_holds(desk, state, first, attempt)

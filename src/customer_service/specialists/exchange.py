@@ -103,6 +103,7 @@ RULES = SwapRules(
     question=QUESTION,
     wording=WORDING,
     swappable=OrderStatus.DELIVERED,
+    swapped=OrderStatus.EXCHANGE_REQUESTED,
     not_swappable=not_exchangeable_message,
     same_variant_allowed=True,
     settled="That is settled once your items are back with us.",

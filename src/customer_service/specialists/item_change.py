@@ -106,6 +106,7 @@ RULES = SwapRules(
     question=QUESTION,
     wording=WORDING,
     swappable=OrderStatus.PENDING,
+    swapped=OrderStatus.PENDING_ITEMS_MODIFIED,
     not_swappable=not_changeable_message,
     same_variant_allowed=False,
     settled="That is settled as soon as you say yes.",

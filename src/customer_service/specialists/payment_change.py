@@ -7,8 +7,9 @@ and asks which other to use; `record_payment_change` checks the choice in code (
 the caller's own, not the one that pays, a gift card that covers the order) and reads
 back what is charged to the new method and what is refunded to the old one, and when.
 `confirm_payment_change` takes only the caller's own yes after that read-back. The
-supervisor checks the result (`validated_payment_change`) and writes it once
-(`run_check_write`); every refusal of the store is a sentence.
+supervisor checks the result (`validated_payment_change`) and writes it once, as the
+caller heard it (`call.heard_facts`), and says a gift card's balance after the charge;
+every refusal of the store is a sentence.
 """
 
 from __future__ import annotations
@@ -24,6 +25,12 @@ from customer_service.call.confirmation import ConfirmationWording, ConfirmBefor
 from customer_service.call.delegation import ResultRejected
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
+from customer_service.call.heard_facts import (
+    ReadBackStale,
+    heard_of,
+    read_back_again,
+    until_heard_holds,
+)
 from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.payment_methods import (
     PaymentMethodId,
@@ -68,6 +75,9 @@ PAYMENT_CHANGE_INSTRUCTIONS = PERSONA + dedent(
     call record_payment_change again. If the caller wants to stop, call give_up.
     """
 )
+
+Outcome = tuple[Changed[Order], list[PaymentMethod]]
+"""What the store answered, and the caller's methods as they stand after it."""
 
 MAX_REFUSED_CONFIRMATIONS = 2
 """Confirmations refused for want of a clear yes before the task ends, changing nothing."""
@@ -154,11 +164,17 @@ class PaymentChangeTask(Specialist[PaymentChangeResult]):
     still_there_question = fixed("Which payment method would you like to pay with instead?")
 
     def __init__(
-        self, *, order: OrderLookupResult, paid: Transaction, methods: Sequence[PaymentMethod]
+        self,
+        *,
+        order: OrderLookupResult,
+        paid: Transaction,
+        methods: Sequence[PaymentMethod],
+        again: PaymentChangeResult | None = None,
     ) -> None:
         self._order = order
         self._paid = paid
         self._methods = tuple(methods)
+        self._again = again
         super().__init__(
             instructions=PAYMENT_CHANGE_INSTRUCTIONS.format(
                 order=order.order_id, paid_with=paid.method_id, methods=methods_listing(methods)
@@ -187,7 +203,13 @@ class PaymentChangeTask(Specialist[PaymentChangeResult]):
     async def opening(self) -> None:
         # It names the order's amount: its disclosure was recorded when the order was read.
         self.session.userdata.record_disclosure(self._order.order_id)
-        say(self.session, opening_question(self._order, self._paid, self._methods))
+        if self._again is None:
+            say(self.session, opening_question(self._order, self._paid, self._methods))
+            return
+        # The order or the card's free balance changed after the caller's yes: the same
+        # change on the new facts, read back at once, or why it no longer can be made.
+        method_id = self._again.payment_method_id
+        await read_back_again(self, lambda lead: self._propose(method_id, lead))
 
     @function_tool()
     @guarded()
@@ -199,6 +221,9 @@ class PaymentChangeTask(Specialist[PaymentChangeResult]):
         Args:
             payment_method_id: The id of the caller's method to pay with, from your list.
         """
+        await self._propose(payment_method_id)
+
+    async def _propose(self, payment_method_id: str, lead: str = "") -> None:
         new = chosen_method(self._methods, payment_method_id)
         paid, order_id = self._paid, self._order.order_id
         refusal = None
@@ -215,7 +240,7 @@ class PaymentChangeTask(Specialist[PaymentChangeResult]):
         old = paying_method(paid, self._methods)
         await self._confirmation.propose(
             PaymentChangeResult(order_id=order_id, payment_method_id=new.method_id),
-            read_back=read_back(self._order, paid, new, old),
+            read_back=f"{lead} {read_back(self._order, paid, new, old)}".strip(),
             # Only the order number: "yes, 72" must not confirm "72 dollars".
             numbers=order_id,
             # Only the new method: "yes, the gift card" must not confirm its refund.
@@ -260,10 +285,18 @@ def payment_change_said(
     paid: Transaction,
     new: PaymentMethod,
     old: PaymentMethod | None,
+    result: PaymentChangeResult | None = None,
 ) -> str:
     """The sentences that tell the caller what the store did and what comes back to
-    them, and when; a refusal is raised."""
+    them, and when (`new` as it stands after the change: a gift card's balance after
+    the charge); a refusal is raised, and `ReadBackStale` with `result` when the order
+    or the card's free balance is no longer what the caller heard."""
     spaced = spoken_order_id(order.order_id)
+    if changed.refusal in (
+        ChangeRefusal.CHANGED_SINCE_READ_BACK,
+        ChangeRefusal.GIFT_CARD_BALANCE_TOO_LOW,
+    ):
+        raise ReadBackStale(result)
     if changed.done:
         return (
             f"Done. Order {spaced} is now paid with {spoken_method(new)}. "
@@ -295,30 +328,53 @@ async def change_payment_method(
     """Pay one of the caller's orders that has not shipped with another of their methods."""
     state = context.userdata
     # The question names the order's payment: it is read with its disclosure recorded.
-    _, order = await desk.callers_order(state, order_id, disclosing=True)
-    paid = the_one_payment(order)
-    methods = await state.store.payment_methods(order.customer_id)
-    if not [method for method in methods if method.method_id != paid.method_id]:
-        raise refused(ONLY_METHOD, order.order_id, method=spoken_method_of(paid, methods))
+    _, first = await desk.callers_order(state, order_id, disclosing=True)
 
-    async def change(result: PaymentChangeResult, kept: list[AuditEvent]) -> Changed[Order]:
-        return await state.store.change_order_payment(
-            order_id=order.order_id,
-            customer_id=order.customer_id,
-            payment_method_id=result.payment_method_id,
-            call_id=state.call_id,
-            other_events=kept,
+    async def attempt(order: OrderLookupResult, again: PaymentChangeResult | None) -> str:
+        paid = the_one_payment(order)
+        methods = await state.store.payment_methods(order.customer_id)
+        if not [method for method in methods if method.method_id != paid.method_id]:
+            raise refused(ONLY_METHOD, order.order_id, method=spoken_method_of(paid, methods))
+
+        async def change(result: PaymentChangeResult, kept: list[AuditEvent]) -> Outcome:
+            changed = await state.store.change_order_payment(
+                order_id=order.order_id,
+                customer_id=order.customer_id,
+                payment_method_id=result.payment_method_id,
+                call_id=state.call_id,
+                heard=heard_of(order),
+                other_events=kept,
+            )
+            return changed, await methods_after(changed)
+
+        async def methods_after(changed: Changed[Order]) -> list[PaymentMethod]:
+            # As they stand after the change: a gift card's balance after the charge.
+            return await state.store.payment_methods(order.customer_id) if changed.done else methods
+
+        async def found(result: PaymentChangeResult) -> Outcome | None:
+            now = await state.store.get_order(order.order_id)
+            if now is None or now.payments[:1] != order.payments or len(now.payments) < 2:
+                return None
+            if now.payments[1].method_id != result.payment_method_id:
+                return None
+            changed = Changed(record=now)
+            return changed, await methods_after(changed)
+
+        def said(result: PaymentChangeResult, outcome: Outcome) -> str:
+            changed, after = outcome
+            now = [method for method in after if method.method_id == result.payment_method_id]
+            new = now[0] if now else chosen_method(methods, result.payment_method_id)
+            old = paying_method(paid, methods)
+            return payment_change_said(order, changed, paid, new, old, result)
+
+        return await run_check_write(
+            state,
+            lambda: PaymentChangeTask(order=order, paid=paid, methods=methods, again=again),
+            check=lambda result: validated_payment_change(result, order.order_id, paid, methods),
+            write=change,
+            said=said,
+            what="payment change",
+            found=found,
         )
 
-    def said(result: PaymentChangeResult, changed: Changed[Order]) -> str:
-        new = chosen_method(methods, result.payment_method_id)
-        return payment_change_said(order, changed, paid, new, paying_method(paid, methods))
-
-    return await run_check_write(
-        state,
-        lambda: PaymentChangeTask(order=order, paid=paid, methods=methods),
-        check=lambda result: validated_payment_change(result, order.order_id, paid, methods),
-        write=change,
-        said=said,
-        what="payment change",
-    )
+    return await until_heard_holds(desk, state, first, attempt)

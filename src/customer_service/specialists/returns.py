@@ -2,13 +2,11 @@
 reads the request back, and returns it only on the caller's clear yes.
 
 The task changes nothing itself. The model records the items (their numbers in the
-order), the reason as a category (`ReturnReason`: the caller's words are never kept)
-and the refund's method: the one that paid, or a gift card of the caller's
-(`refund_choices`; with one choice it is said, not asked). `ConfirmBeforeActing` reads
-the request back, with where the refund goes and when it arrives, and takes only the
-caller's own yes.
-The supervisor checks the result (`validated_return`) and stores it once
-(`run_check_write`), telling the caller the return number.
+order), the reason as a category (the caller's words are never kept) and where the
+refund goes (`call.refunds.refund_choices`; with one choice it is said, not asked).
+The read-back says the refund, where it goes and when; only the caller's own yes counts.
+The supervisor checks the result (`validated_return`) and stores it once, as the caller
+heard it (`call.heard_facts`), telling the caller the return number.
 """
 
 from __future__ import annotations
@@ -24,9 +22,21 @@ from customer_service.call.confirmation import ConfirmationWording, ConfirmBefor
 from customer_service.call.delegation import ResultRejected
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
+from customer_service.call.heard_facts import (
+    ReadBackStale,
+    heard_of,
+    read_back_again,
+    until_heard_holds,
+)
 from customer_service.call.order_view import OrderLookupResult
-from customer_service.call.payment_methods import methods_listing, refund_timing, spoken_method
 from customer_service.call.phrase_cache import say
+from customer_service.call.refunds import (
+    chosen_refund_method,
+    no_refund_method_message,
+    refund_choice_instructions,
+    refund_choices,
+    refund_destination,
+)
 from customer_service.call.registration import (
     PASS_ORDER_ID,
     CallersOrderId,
@@ -38,7 +48,12 @@ from customer_service.call.speakable import count_word, spaced_digits, spoken_da
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
-from customer_service.domain import ORDER_ID_PATTERN, OrderStatus, PaymentKind, PaymentMethod
+from customer_service.domain import (
+    ORDER_ID_PATTERN,
+    OrderStatus,
+    PaymentMethod,
+    value_of,
+)
 from customer_service.order_numbers import spoken_order_id
 from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import (
@@ -65,14 +80,6 @@ RETURN_INSTRUCTIONS = PERSONA + dedent(
     {refund}
     """
 )
-REFUND_CHOICE_INSTRUCTIONS = dedent(
-    """
-    Also ask where the refund goes, and pass its id as refund_method_id; the first
-    paid for the order:
-    {methods}
-    """
-)
-
 MAX_REFUSED_CONFIRMATIONS = 2
 """Confirmations refused for want of a clear yes before the task ends, requesting nothing."""
 
@@ -103,18 +110,6 @@ class ReturnResult(BaseModel):
     refund_method_id: str = Field(min_length=1, description="The method the refund goes to.")
 
 
-def refund_choices(
-    order: OrderLookupResult, methods: Sequence[PaymentMethod]
-) -> list[PaymentMethod]:
-    """Where the caller may have the refund sent, as the store allows: the method that
-    paid for the order (first), then each gift card of theirs."""
-    paid_with = order.payments[0].method_id if order.payments else None
-    return sorted(
-        (m for m in methods if m.method_id == paid_with or m.kind is PaymentKind.GIFT_CARD),
-        key=lambda method: method.method_id != paid_with,
-    )
-
-
 def instructions_for(order: OrderLookupResult, choices: Sequence[PaymentMethod]) -> str:
     """The task's instructions, with the order's items numbered for `record_return` and,
     when there is a choice, where the refund may go; stored text quoted, as data."""
@@ -122,20 +117,8 @@ def instructions_for(order: OrderLookupResult, choices: Sequence[PaymentMethod])
         f"{number}. {quoted(item.name)}, quantity {item.quantity}"
         for number, item in enumerate(order.items, start=1)
     )
-    refund = (
-        REFUND_CHOICE_INSTRUCTIONS.format(methods=methods_listing(choices))
-        if len(choices) > 1
-        else ""
-    )
+    refund = refund_choice_instructions(choices)
     return RETURN_INSTRUCTIONS.format(order=order.order_id, items=listing, refund=refund)
-
-
-def refund_question(choices: Sequence[PaymentMethod]) -> str:
-    """Where the refund should go, asked when there is a choice; empty when there is none."""
-    if len(choices) < 2:
-        return ""
-    *first, last = [spoken_method(method) for method in choices]
-    return f"Should the refund go to {', to '.join(first)}, or to {last}?"
 
 
 def opening_question(order: OrderLookupResult) -> str:
@@ -147,11 +130,6 @@ def opening_question(order: OrderLookupResult) -> str:
     )
 
 
-def refund_destination(method: PaymentMethod) -> str:
-    """Where a return's refund goes and when it arrives, for the read-back."""
-    return f"Once the items are back with us, the refund is sent. {refund_timing(method)}"
-
-
 def read_back(order: OrderLookupResult, request: ReturnResult, refund_to: PaymentMethod) -> str:
     chosen = [order.items[index] for index in request.item_indices]
     several = len(chosen) > 1 or chosen[0].quantity > 1
@@ -160,7 +138,8 @@ def read_back(order: OrderLookupResult, request: ReturnResult, refund_to: Paymen
     )
     return WORDING.read_back(
         f"You'd like to return {spoken_items(chosen)} from order "
-        f"{spoken_order_id(order.order_id)}, because {reason}. {refund_destination(refund_to)}"
+        f"{spoken_order_id(order.order_id)}, because {reason}. "
+        f"{refund_destination(refund_to, value_of(chosen))}"
     )
 
 
@@ -180,9 +159,16 @@ class ReturnTask(Specialist[ReturnResult]):
 
     still_there_question = fixed("Which items would you like to return, and why?")
 
-    def __init__(self, *, order: OrderLookupResult, choices: Sequence[PaymentMethod]) -> None:
+    def __init__(
+        self,
+        *,
+        order: OrderLookupResult,
+        choices: Sequence[PaymentMethod],
+        again: ReturnResult | None = None,
+    ) -> None:
         self._order = order
         self._choices = tuple(choices)
+        self._again = again
         # No earlier history: the items, the reason and the refund's method are asked here.
         super().__init__(instructions=instructions_for(order, choices))
         self._confirmation = ConfirmBeforeActing(
@@ -212,18 +198,28 @@ class ReturnTask(Specialist[ReturnResult]):
         # The question names the order's items: its disclosure was recorded when the
         # order was read (`request_return` reads it with `disclosing`).
         self.session.userdata.record_disclosure(self._order.order_id)
-        say(self.session, opening_question(self._order))
+        again = self._again
+        if again is None:
+            say(self.session, opening_question(self._order))
+            return
+        # The order changed after the caller's yes: its new facts, read back at once,
+        # or the question again when the refund can no longer go where they chose.
+        await read_back_again(self, lambda lead: self._propose_again(again, lead))
 
-    def _refund_to(self, refund_method_id: str | None) -> PaymentMethod:
-        """The chosen method the refund goes to; a speakable `ToolError` asking where when
-        there is a choice and none was made, or naming the choices for any other."""
-        choices = self._choices
-        if refund_method_id is None and len(choices) == 1:
-            return choices[0]
-        chosen = next((m for m in choices if m.method_id == (refund_method_id or "").strip()), None)
-        if chosen is None:
-            raise ToolError(refund_question(choices) or refund_only_to_message(choices[0]))
-        return chosen
+    async def _propose_again(self, request: ReturnResult, lead: str) -> None:
+        # Asks where the refund goes when the method chosen no longer holds the money.
+        refund_to = chosen_refund_method(self._choices, request.refund_method_id)
+        await self._propose(request, refund_to, lead)
+
+    async def _propose(
+        self, request: ReturnResult, refund_to: PaymentMethod, lead: str = ""
+    ) -> None:
+        await self._confirmation.propose(
+            request,
+            read_back=f"{lead} {read_back(self._order, request, refund_to)}".strip(),
+            # Only the order number: "yes, two" must not confirm "two yoga blocks".
+            numbers=self._order.order_id,
+        )
 
     @function_tool()
     @guarded()
@@ -253,36 +249,20 @@ class ReturnTask(Specialist[ReturnResult]):
                 f"item{'s' if count > 1 else ''}: {spoken_items(order.items)}. Which would "
                 "you like to return?"
             )
-        refund_to = self._refund_to(refund_method_id)
+        refund_to = chosen_refund_method(self._choices, refund_method_id)
         request = ReturnResult(
             order_id=order.order_id,
             item_indices=tuple(sorted({number - 1 for number in item_numbers})),
             reason=reason,
             refund_method_id=refund_to.method_id,
         )
-        await self._confirmation.propose(
-            request,
-            read_back=read_back(order, request, refund_to),
-            # Only the order number: "yes, two" must not confirm "two yoga blocks".
-            numbers=order.order_id,
-        )
+        await self._propose(request, refund_to)
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
     @guarded(count_repeats=False)
     async def give_up(self, context: RunContext[CallState]) -> None:
         """Call when the caller no longer wants to return anything."""
         self.finish(ToolError(WORDING.nothing_done))
-
-
-def refund_only_to_message(method: PaymentMethod) -> str:
-    return f"The refund for this order can only go to {spoken_method(method)}."
-
-
-def no_refund_method_message(order_id: str) -> str:
-    return (
-        f"The payment method that paid for order {spoken_order_id(order_id)} is no longer on "
-        f"your account, so I can't send its refund anywhere from here. {OFFER_HUMAN}"
-    )
 
 
 def not_returnable_message(order: OrderLookupResult, refusal: ReturnOutcome) -> str:
@@ -333,10 +313,15 @@ def validated_return(
 
 
 def return_said(
-    order: OrderLookupResult, stored: tuple[ReturnOutcome, ReturnRequest | None]
+    order: OrderLookupResult,
+    stored: tuple[ReturnOutcome, ReturnRequest | None],
+    result: ReturnResult | None = None,
 ) -> str:
-    """The sentence with the return number; a refusal is raised."""
+    """The sentence with the return number; a refusal is raised, and `ReadBackStale`
+    with `result` when the order is no longer what the caller heard."""
     outcome, request = stored
+    if outcome is ReturnOutcome.CHANGED_SINCE_READ_BACK:
+        raise ReadBackStale(result)
     if outcome is ReturnOutcome.REQUESTED and request is not None:
         return return_number_message("Your return is requested.", request)
     if outcome is ReturnOutcome.ALREADY_REQUESTED and request is not None:
@@ -369,30 +354,43 @@ async def request_return(
 ) -> str:
     """Request a return of items from one of the caller's orders they received."""
     state = context.userdata
-    _, order = await desk.callers_order(state, order_id, disclosing=True)
-    await ensure_returnable(state, order)
-    choices = refund_choices(order, await state.store.payment_methods(order.customer_id))
-    if not choices:
-        raise ToolError(no_refund_method_message(order.order_id))
+    _, first = await desk.callers_order(state, order_id, disclosing=True)
 
-    async def store(
-        request: ReturnResult, kept: list[AuditEvent]
-    ) -> tuple[ReturnOutcome, ReturnRequest | None]:
-        return await state.store.request_return(
-            order_id=order.order_id,
-            customer_id=order.customer_id,
-            item_indices=request.item_indices,
-            reason=request.reason,
-            refund_method_id=request.refund_method_id,
-            call_id=state.call_id,
-            other_events=kept,
+    async def attempt(order: OrderLookupResult, again: ReturnResult | None) -> str:
+        await ensure_returnable(state, order)
+        methods = await state.store.payment_methods(order.customer_id)
+        choices = refund_choices(order, methods)
+        if not choices:
+            raise ToolError(no_refund_method_message(order.order_id))
+
+        async def store(
+            request: ReturnResult, kept: list[AuditEvent]
+        ) -> tuple[ReturnOutcome, ReturnRequest | None]:
+            return await state.store.request_return(
+                order_id=order.order_id,
+                customer_id=order.customer_id,
+                item_indices=request.item_indices,
+                reason=request.reason,
+                refund_method_id=request.refund_method_id,
+                call_id=state.call_id,
+                heard=heard_of(order, value_of(order.items[i] for i in request.item_indices)),
+                other_events=kept,
+            )
+
+        async def found(request: ReturnResult) -> tuple[ReturnOutcome, ReturnRequest | None] | None:
+            made = await state.store.return_requests(order_id=order.order_id)
+            return next(
+                ((ReturnOutcome.REQUESTED, r) for r in made if r.call_id == state.call_id), None
+            )
+
+        return await run_check_write(
+            state,
+            lambda: ReturnTask(order=order, choices=choices, again=again),
+            check=lambda result: validated_return(result, order, choices),
+            write=store,
+            said=lambda request, stored: return_said(order, stored, request),
+            what="return",
+            found=found,
         )
 
-    return await run_check_write(
-        state,
-        lambda: ReturnTask(order=order, choices=choices),
-        check=lambda result: validated_return(result, order, choices),
-        write=store,
-        said=lambda _, stored: return_said(order, stored),
-        what="return",
-    )
+    return await until_heard_holds(desk, state, first, attempt)

@@ -24,10 +24,11 @@ from customer_service.domain import (
     Variant,
 )
 from customer_service.store.audit import AuditEvent, event_to_row
+from customer_service.store.balance_holds import free_balance, held_by_exchanges
 from customer_service.store.catalog import read_variants
 from customer_service.store.core import StoreCore
 from customer_service.store.money import cents
-from customer_service.store.order_changes import Changed, ChangeRefusal
+from customer_service.store.order_changes import Changed, ChangeRefusal, Heard
 from customer_service.store.order_units import Unit, as_variant, lines_of, pick_units, units_of
 from customer_service.store.orders import (
     lock_owned_order,
@@ -37,7 +38,6 @@ from customer_service.store.orders import (
 from customer_service.store.payments import (
     PaymentMethodRow,
     lock_payment_methods,
-    method_from_row,
     move_balance,
 )
 
@@ -65,9 +65,13 @@ async def _plan_swap(
     payment_method_id: str,
     *,
     same_item_allowed: bool,
+    heard: Heard | None,
 ) -> _ItemSwap | ChangeRefusal:
     """Checks the items and the payment method in τ²-bench's order of rules; the order's
-    status is the caller's to check. Locks the payment method's row."""
+    status is the caller's to check. Locks the payment method's row. A gift card must
+    cover the difference from its free balance (`free_balance`). Given `heard`, an
+    order or a difference (catalog prices) not as the caller heard it is
+    CHANGED_SINCE_READ_BACK, before the balance is checked."""
     if not item_ids:
         return ChangeRefusal.NO_ITEMS
     units = units_of(order.items)
@@ -93,14 +97,18 @@ async def _plan_swap(
             return ChangeRefusal.ITEM_UNAVAILABLE
         new_variants.append(new_variant)
         price_difference += new_variant.price - ordered.price
+    if heard is not None and not heard.holds(order, price_difference):
+        return ChangeRefusal.CHANGED_SINCE_READ_BACK
     method = (await lock_payment_methods(session, order.customer_id, [payment_method_id])).get(
         payment_method_id
     )
     if method is None:
         return ChangeRefusal.PAYMENT_METHOD_NOT_FOUND
-    balance = method_from_row(method).balance
-    if balance is not None and balance < price_difference:
-        return ChangeRefusal.GIFT_CARD_BALANCE_TOO_LOW
+    if method.balance_cents is not None:
+        held = await held_by_exchanges(session, order.customer_id)
+        balance = free_balance(method, held)
+        if balance is not None and balance < price_difference:
+            return ChangeRefusal.GIFT_CARD_BALANCE_TOO_LOW
     return _ItemSwap(
         units=units,
         picked=picked,
@@ -142,6 +150,7 @@ class ItemChangeStore(StoreCore):
         new_item_ids: Sequence[str],
         payment_method_id: str,
         call_id: str,
+        heard: Heard | None = None,
         other_events: Sequence[AuditEvent] = (),
     ) -> Changed[Order]:
         """Changes units of `customer_id`'s pending order `order_id`: for each pair in
@@ -155,8 +164,11 @@ class ItemChangeStore(StoreCore):
         and its balance moves at once. The order is then "pending (item modified)": its
         items change no more, and it cannot be cancelled.
 
-        One transaction, with an `order_items_changed` audit event; `other_events` are
-        written whatever the outcome. Raises `StoreUnavailable` on a database failure.
+        Given `heard` (what the caller heard read back: the order's payments and items
+        and the difference), a change that differs from it now is
+        CHANGED_SINCE_READ_BACK. One transaction, with an `order_items_changed` audit
+        event; `other_events` are written whatever the outcome. Raises `StoreUnavailable`
+        on a database failure.
         """
         async with self._write_session("change an order's items") as session:
             session.add_all(event_to_row(kept) for kept in other_events)
@@ -168,7 +180,13 @@ class ItemChangeStore(StoreCore):
             if refusal is not None:
                 return Changed.refused(refusal)
             swap = await _plan_swap(
-                session, order, item_ids, new_item_ids, payment_method_id, same_item_allowed=False
+                session,
+                order,
+                item_ids,
+                new_item_ids,
+                payment_method_id,
+                same_item_allowed=False,
+                heard=heard,
             )
             if isinstance(swap, ChangeRefusal):
                 return Changed.refused(swap)
@@ -210,6 +228,7 @@ class ItemChangeStore(StoreCore):
         new_item_ids: Sequence[str],
         payment_method_id: str,
         call_id: str,
+        heard: Heard | None = None,
         other_events: Sequence[AuditEvent] = (),
     ) -> Changed[Order]:
         """Requests an exchange of units of `customer_id`'s delivered order `order_id`:
@@ -219,7 +238,9 @@ class ItemChangeStore(StoreCore):
         The order becomes "exchange requested", with the request (ids sorted, the method,
         the price difference) in `order.exchange`. No money moves yet: the difference is
         paid with `payment_method_id`, or refunded to it, when the exchange is fulfilled;
-        a gift card must cover it now. A delivered order is exchanged once: after an
+        a gift card must cover it now from its free balance, and holds it from then on
+        (`balance_holds`). Given `heard`, a request that differs from what the caller
+        heard read back is CHANGED_SINCE_READ_BACK. A delivered order is exchanged once: after an
         exchange or a return it is no longer delivered.
 
         One transaction, with an `order_exchange_requested` audit event; `other_events`
@@ -234,7 +255,13 @@ class ItemChangeStore(StoreCore):
             if order.status is not OrderStatus.DELIVERED:
                 return Changed.refused(ChangeRefusal.NOT_DELIVERED)
             swap = await _plan_swap(
-                session, order, item_ids, new_item_ids, payment_method_id, same_item_allowed=True
+                session,
+                order,
+                item_ids,
+                new_item_ids,
+                payment_method_id,
+                same_item_allowed=True,
+                heard=heard,
             )
             if isinstance(swap, ChangeRefusal):
                 return Changed.refused(swap)

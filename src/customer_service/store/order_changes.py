@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Generic, TypeVar
 
-__all__ = ["ChangeRefusal", "Changed"]
+from customer_service.domain import Order, OrderItem, Transaction
+
+__all__ = ["ChangeRefusal", "Changed", "Heard"]
 
 RecordT = TypeVar("RecordT")
 
@@ -43,7 +46,30 @@ class ChangeRefusal(enum.StrEnum):
     """A payment method changes only on an order paid once and never refunded."""
     GIFT_CARD_BALANCE_TOO_LOW = "gift_card_balance_too_low"
     REFUND_METHOD_NOT_ALLOWED = "refund_method_not_allowed"
-    """A return is refunded to the method that paid or to a gift card."""
+    """A return is refunded to a method that holds the order's money or to a gift card."""
+    CHANGED_SINCE_READ_BACK = "changed_since_read_back"
+    """The order's payments or items, or the money the change moves, are no longer what
+    the caller heard read back (`Heard`)."""
+
+
+@dataclass(frozen=True)
+class Heard:
+    """What the caller heard read back before saying yes: the order's payments and
+    items as they were read, and the money the read-back said the change moves (a price
+    difference, a refund; None when the payments and items fix it). A write given it is
+    its precondition: the write changes nothing when any of it differs now, so money
+    moves only as the caller heard it."""
+
+    payments: tuple[Transaction, ...]
+    items: tuple[OrderItem, ...]
+    amount: Decimal | None = None
+
+    def holds(self, order: Order, amount: Decimal | None = None) -> bool:
+        """Whether `order`, and `amount` (the money the write would move now), are still
+        what was heard."""
+        if self.payments != order.payments or self.items != order.items:
+            return False
+        return self.amount is None or self.amount == amount
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,12 @@ from customer_service.domain import (
     ReturnedItems,
     Transaction,
     TransactionKind,
+    held_by_method,
 )
 from customer_service.store.audit import AuditEvent, event_to_row
 from customer_service.store.core import StoreCore
 from customer_service.store.money import amount_from_cents, cents
+from customer_service.store.order_changes import Heard
 from customer_service.store.payments import lock_payment_methods, move_balance
 from customer_service.store.tables import Base
 
@@ -196,6 +198,8 @@ class CancellationOutcome(enum.StrEnum):
     ORDER_SHIPPED = "order_shipped"
     # Still pending, but its items were changed: such an order is no longer cancelled.
     ITEMS_CHANGED = "items_changed"
+    # Its payments or items are no longer what the caller heard read back: nothing done.
+    CHANGED_SINCE_READ_BACK = "changed_since_read_back"
     # Missing or someone else's: one outcome, so the caller cannot tell which.
     ORDER_NOT_FOUND = "order_not_found"
 
@@ -263,6 +267,7 @@ class OrderStore(StoreCore):
         customer_id: str,
         reason: CancelReason | None,
         call_id: str,
+        heard: Heard | None = None,
         other_events: Sequence[AuditEvent] = (),
     ) -> tuple[CancellationOutcome, Order | None]:
         """Cancels `customer_id`'s order `order_id` for `reason` if it is pending, with
@@ -275,7 +280,9 @@ class OrderStore(StoreCore):
         gift cards it credits), sets it cancelled with its reason and refunds, credits
         the gift cards and records an `order_cancelled` audit event; all are written or
         none. Calling it again is harmless: an order already cancelled is
-        ALREADY_CANCELLED and nothing is written. The order comes back as it stands
+        ALREADY_CANCELLED and nothing is written. Given `heard` (what the caller heard
+        read back), an order whose payments or items differ from it now is
+        CHANGED_SINCE_READ_BACK and nothing is written. The order comes back as it stands
         after the call, or None with ORDER_NOT_FOUND. `other_events` (audit events kept
         for the call's next write) are written in the same transaction, whatever the
         outcome. Raises `StoreUnavailable` on a database failure.
@@ -289,6 +296,8 @@ class OrderStore(StoreCore):
             refusal = _cancellation_refusal(order.status)
             if refusal is not None:
                 return refusal, order
+            if heard is not None and not heard.holds(order):
+                return CancellationOutcome.CHANGED_SINCE_READ_BACK, order
             refunds = outstanding_refunds(order.payments)
             if refunds:
                 methods = await lock_payment_methods(
@@ -322,19 +331,13 @@ class OrderStore(StoreCore):
 
 
 def outstanding_refunds(payments: Sequence[Transaction]) -> tuple[Transaction, ...]:
-    """What cancelling gives back: to each method, what it paid less what it was already
-    refunded, so money moves once. τ²-bench's tool refunds every transaction, refunds
-    included: after a change of payment method it would pay the old method back twice."""
-    net: dict[str, Decimal] = {}
-    for transaction in payments:
-        sign = 1 if transaction.kind is TransactionKind.PAYMENT else -1
-        net[transaction.method_id] = (
-            net.get(transaction.method_id, Decimal(0)) + sign * transaction.amount
-        )
+    """What cancelling gives back: to each method, what it holds of the order now
+    (`held_by_method`), so money moves once. τ²-bench's tool refunds every transaction,
+    refunds included: after a change of payment method it would pay the old method back
+    twice."""
     return tuple(
         Transaction(kind=TransactionKind.REFUND, amount=amount, method_id=method_id)
-        for method_id, amount in net.items()
-        if amount > 0
+        for method_id, amount in held_by_method(payments).items()
     )
 
 

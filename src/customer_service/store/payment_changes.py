@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 from customer_service.domain import Order, Transaction, TransactionKind
 from customer_service.store.audit import AuditEvent, event_to_row
+from customer_service.store.balance_holds import free_balance, held_by_exchanges
 from customer_service.store.core import StoreCore
-from customer_service.store.money import cents
-from customer_service.store.order_changes import Changed, ChangeRefusal
+from customer_service.store.order_changes import Changed, ChangeRefusal, Heard
 from customer_service.store.orders import (
     lock_owned_order,
     order_from_row,
@@ -30,13 +30,16 @@ class PaymentChangeStore(StoreCore):
         customer_id: str,
         payment_method_id: str,
         call_id: str,
+        heard: Heard | None = None,
         other_events: Sequence[AuditEvent] = (),
     ) -> Changed[Order]:
         """Pays `customer_id`'s pending order `order_id` with `payment_method_id` instead.
 
         The order must be pending (its items changed or not) and paid once, never
         refunded; the new method must be another of the customer's, and a gift card must
-        cover the whole amount. Its payment history gains a payment by the new method
+        cover the whole amount from its free balance (`balance_holds`). Given `heard`
+        (what the caller heard read back), an order whose payments or items differ from
+        it now is CHANGED_SINCE_READ_BACK. Its payment history gains a payment by the new method
         and a refund of the same amount to the old one; a gift card among them is
         debited or credited at once. One transaction reads the order and both methods
         under the write lock, checks every rule, then writes the order, the balances and
@@ -52,6 +55,8 @@ class PaymentChangeStore(StoreCore):
             order = order_from_row(row)
             if not order.status.is_pending:
                 return Changed.refused(ChangeRefusal.NOT_PENDING)
+            if heard is not None and not heard.holds(order):
+                return Changed.refused(ChangeRefusal.CHANGED_SINCE_READ_BACK)
             paid_ids = [payment.method_id for payment in order.payments[:1]]
             methods = await lock_payment_methods(
                 session, customer_id, [*paid_ids, payment_method_id]
@@ -64,9 +69,11 @@ class PaymentChangeStore(StoreCore):
             paid = order.payments[0]
             if paid.method_id == payment_method_id:
                 return Changed.refused(ChangeRefusal.SAME_PAYMENT_METHOD)
-            balance = new_method.balance_cents
-            if balance is not None and balance < cents(paid.amount):
-                return Changed.refused(ChangeRefusal.GIFT_CARD_BALANCE_TOO_LOW)
+            if new_method.balance_cents is not None:
+                held = await held_by_exchanges(session, customer_id)
+                balance = free_balance(new_method, held)
+                if balance is not None and balance < paid.amount:
+                    return Changed.refused(ChangeRefusal.GIFT_CARD_BALANCE_TOO_LOW)
 
             move_balance(new_method, -paid.amount)
             if (old_method := methods.get(paid.method_id)) is not None:

@@ -1,5 +1,6 @@
 """Customers' payment methods (cards, PayPal, gift cards with their balance), and the
-one way a payment or refund moves a gift card's balance."""
+one way a payment or refund moves a gift card's balance. What of a balance is free to
+spend, and the `Store` read of the methods, are in `balance_holds`."""
 
 from __future__ import annotations
 
@@ -11,13 +12,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
 from customer_service.domain import PaymentKind, PaymentMethod
-from customer_service.store.core import StoreCore
 from customer_service.store.money import amount_from_cents, cents
 from customer_service.store.tables import Base
 
 __all__ = [
     "PaymentMethodRow",
-    "PaymentMethodStore",
     "lock_payment_methods",
     "method_from_row",
     "method_rows",
@@ -90,17 +89,3 @@ def move_balance(row: PaymentMethodRow, change: Decimal) -> None:
     """Adds `change` (negative to spend) to a gift card's balance; other methods have none."""
     if row.balance_cents is not None:
         row.balance_cents += cents(change)
-
-
-class PaymentMethodStore(StoreCore):
-    """The `Store` methods that read customers' payment methods."""
-
-    async def payment_methods(self, customer_id: str) -> list[PaymentMethod]:
-        """The customer's payment methods, in the order they were added."""
-        statement = (
-            select(PaymentMethodRow)
-            .where(PaymentMethodRow.customer_id == customer_id)
-            .order_by(PaymentMethodRow.position, PaymentMethodRow.method_id)
-        )
-        async with self._session("read payment methods") as session:
-            return [method_from_row(row) for row in await session.scalars(statement)]

@@ -12,6 +12,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from customer_service.clock import Clock
 from customer_service.store.addresses import AddressChangeStore
 from customer_service.store.audit import AuditStore
+from customer_service.store.balance_holds import PaymentMethodStore
 from customer_service.store.call_reports import CallReportStore
 from customer_service.store.catalog import CatalogStore
 from customer_service.store.consents import ConsentStore
@@ -31,7 +32,6 @@ from customer_service.store.item_changes import ItemChangeStore
 from customer_service.store.line_failures import LineFailureStore
 from customer_service.store.orders import OrderStore
 from customer_service.store.payment_changes import PaymentChangeStore
-from customer_service.store.payments import PaymentMethodStore
 from customer_service.store.returns import ReturnRequestStore
 from customer_service.store.schema import check_schema, upgrade_schema
 from customer_service.store.seed import DemoDataAdded, add_missing_demo_data

@@ -4,7 +4,8 @@ A request records which of the order's items go back (their positions in the ord
 and a reason category chosen by the specialist from what the caller said; the caller's
 own words are never stored. The caller is given a return number to write down. The order
 becomes "return requested", naming the items that go back and the payment method the
-refund goes to: the one that paid, or a gift card of the customer's.
+refund goes to: one that holds at least the refund of the order's money now (its
+payments less its refunds, `held_by_method`), or a gift card of the customer's.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import datetime as dt
 import enum
 import secrets
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -27,10 +29,13 @@ from customer_service.domain import (
     OrderStatus,
     PaymentKind,
     ReturnedItems,
+    held_by_method,
+    value_of,
 )
 from customer_service.store.audit import AuditEvent, event_to_row
 from customer_service.store.core import StoreCore
 from customer_service.store.errors import StoreUnavailable
+from customer_service.store.order_changes import Heard
 from customer_service.store.orders import (
     lock_owned_order,
     order_from_row,
@@ -88,8 +93,10 @@ class ReturnOutcome(enum.StrEnum):
     OUTSIDE_WINDOW = "outside_window"
     # A position that is not one of the order's items.
     ITEMS_NOT_IN_ORDER = "items_not_in_order"
-    # Neither the method that paid for the order nor a gift card of the customer's.
+    # Neither a method that holds the refund of the order's money nor a gift card.
     REFUND_METHOD_NOT_ALLOWED = "refund_method_not_allowed"
+    # The order's payments or items, or the refund, are not what the caller heard.
+    CHANGED_SINCE_READ_BACK = "changed_since_read_back"
     # Missing or someone else's: one outcome, so the caller cannot tell which.
     ORDER_NOT_FOUND = "order_not_found"
 
@@ -172,19 +179,23 @@ class ReturnRequestStore(StoreCore):
         reason: ReturnReason,
         call_id: str,
         refund_method_id: str | None = None,
+        heard: Heard | None = None,
         now: dt.datetime | None = None,
         other_events: Sequence[AuditEvent] = (),
     ) -> tuple[ReturnOutcome, ReturnRequest | None]:
         """Records `customer_id`'s request to return the items at `item_indices` (positions
         in the order's items, from 0) of their order `order_id`, with a new return number,
-        refunded to `refund_method_id`: the method that paid for the order (None: that
-        one) or a gift card of the customer's, else REFUND_METHOD_NOT_ALLOWED.
+        refunded to `refund_method_id`: a method that holds at least the refund (what the
+        returned items were bought for) of the order's money now (None: the first that
+        does) or a gift card of the customer's, else REFUND_METHOD_NOT_ALLOWED. Given
+        `heard` (what the caller heard read back: the order's payments and items and the
+        refund), an order or refund that differs from it now is CHANGED_SINCE_READ_BACK.
 
         One transaction reads the order under the write lock, checks it (`return_refusal`
         on the date of `now`, by default the store clock's now), and writes the request,
         the order (status "return requested", `returned`: one item id per unit of the
         returned lines, and the refund's method) and a `return_requested` audit event
-        holding counts, the reason category and the method's id only; all are written or
+        holding counts, the reason category, the refund and the method's id only; all are written or
         none. The request returned with REQUESTED is the
         one stored. ALREADY_REQUESTED comes with the order's existing request (the
         caller's own order, so its number may be told again); nothing is written then,
@@ -207,6 +218,7 @@ class ReturnRequestStore(StoreCore):
                     reason=reason,
                     call_id=call_id,
                     refund_method_id=refund_method_id,
+                    heard=heard,
                     now=now,
                     other_events=other_events,
                 )
@@ -241,6 +253,7 @@ class ReturnRequestStore(StoreCore):
         reason: ReturnReason,
         call_id: str,
         refund_method_id: str | None,
+        heard: Heard | None,
         now: dt.datetime,
         other_events: Sequence[AuditEvent],
     ) -> tuple[ReturnOutcome, ReturnRequest | None]:
@@ -259,7 +272,11 @@ class ReturnRequestStore(StoreCore):
             # Checked here, not by indexing: a negative position would count from the end.
             if item_indices[-1] >= len(order.items) or item_indices[0] < 0:
                 return ReturnOutcome.ITEMS_NOT_IN_ORDER, None
-            method_id = await _refund_method(session, order, refund_method_id)
+            lines = [order.items[index] for index in item_indices]
+            refund = value_of(lines)
+            if heard is not None and not heard.holds(order, refund):
+                return ReturnOutcome.CHANGED_SINCE_READ_BACK, None
+            method_id = await _refund_method(session, order, refund_method_id, refund)
             if method_id is None:
                 return ReturnOutcome.REFUND_METHOD_NOT_ALLOWED, None
 
@@ -272,7 +289,6 @@ class ReturnRequestStore(StoreCore):
                 call_id=call_id,
                 created_at=now,
             )
-            lines = [order.items[index] for index in item_indices]
             # One id per unit, as τ²-bench lists an order's items.
             unit_ids = [
                 line.item_id for line in lines if line.item_id for _ in range(line.quantity)
@@ -285,7 +301,7 @@ class ReturnRequestStore(StoreCore):
                 ),
             )
             session.add(_request_to_row(request))
-            session.add(event_to_row(_audit_event(request, method_id)))
+            session.add(event_to_row(_audit_event(request, method_id, refund)))
             try:
                 await session.flush()
             except IntegrityError as exc:
@@ -294,19 +310,20 @@ class ReturnRequestStore(StoreCore):
 
 
 async def _refund_method(
-    session: AsyncSession, order: Order, refund_method_id: str | None
+    session: AsyncSession, order: Order, refund_method_id: str | None, refund: Decimal
 ) -> str | None:
-    """The method `order`'s refund goes to, if it may: the customer's method that paid
-    for it, or a gift card of theirs."""
-    paid_with = order.payments[0].method_id if order.payments else None
-    method_id = refund_method_id or paid_with
+    """The method `order`'s refund of `refund` goes to, if it may: a method of the
+    customer's that holds at least that much of the order's money now, or a gift card
+    of theirs."""
+    holding = [method for method, held in held_by_method(order.payments).items() if held >= refund]
+    method_id = refund_method_id or next(iter(holding), None)
     if method_id is None:
         return None
     methods = await lock_payment_methods(session, order.customer_id, [method_id])
     method = methods.get(method_id)
     if method is None:
         return None
-    if method_id != paid_with and method.kind != PaymentKind.GIFT_CARD.value:
+    if method_id not in holding and method.kind != PaymentKind.GIFT_CARD.value:
         return None
     return method_id
 
@@ -335,7 +352,7 @@ def _request_from_row(row: ReturnRequestRow) -> ReturnRequest:
     )
 
 
-def _audit_event(request: ReturnRequest, refund_method_id: str) -> AuditEvent:
+def _audit_event(request: ReturnRequest, refund_method_id: str, refund: Decimal) -> AuditEvent:
     # Counts, the category and an id only: what the caller said stays out of the record.
     return AuditEvent(
         call_id=request.call_id,
@@ -346,6 +363,7 @@ def _audit_event(request: ReturnRequest, refund_method_id: str) -> AuditEvent:
             "items": len(request.item_indices),
             "reason": request.reason.value,
             "refund_method_id": refund_method_id,
+            "refund": str(refund),
         },
         created_at=request.created_at,
     )
