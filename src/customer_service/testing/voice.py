@@ -55,6 +55,7 @@ from customer_service.call import audit
 from customer_service.call.caller_timeline import CallerTimeline
 from customer_service.call.phrase_cache import PhraseCache
 from customer_service.call.state import CallState
+from customer_service.pipeline import listen_for_the_store
 from customer_service.pipeline.resilience import speak_failures
 from customer_service.server import build_session
 from customer_service.settings import Settings, get_settings
@@ -297,6 +298,8 @@ class VoiceCall:
         self.started_at = asyncio.get_running_loop().time()
         self.wall_started_at = time.time()
         note_started(self)
+        # A local recogniser listens for what callers of this store say, as in a room.
+        await listen_for_the_store(self.session.stt, self.state.store)
         await self.session.start(self._agent(self.state))
         self._script_task = asyncio.create_task(self._run_script(), name="caller script")
 
