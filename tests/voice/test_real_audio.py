@@ -7,7 +7,7 @@ says, transcribed back by the local recogniser.
 
 from __future__ import annotations
 
-import pytest
+import asyncio
 
 from customer_service.offline_llm import OfflineLLM
 from customer_service.pipeline.local_vocabulary import CallVocabulary
@@ -36,10 +36,25 @@ async def heard_saying(call: VoiceCall, words: str) -> bool:
     return False
 
 
+async def replied_to_the_last_line(call: VoiceCall) -> None:
+    """Waits until the agent has begun a reply after the caller's last line, and the call
+    is quiet again."""
+    last = call.lines[-1]
+
+    def replied() -> bool:
+        ended = last.ended_at
+        return ended is not None and any(speech.began_at > ended for speech in call.speeches)
+
+    async with asyncio.timeout(GIVE_UP_AFTER):  # a guard against a hang, not a measure
+        await call.until(replied)
+    await call.finished(give_up_after=GIVE_UP_AFTER)
+
+
 async def test_an_order_lookup_heard_for_real(settings: Settings, store_backend: str) -> None:
     caller = [
         Utterance("Where is my order one zero zero one zero one?"),
         Utterance(IDENTITY),
+        Utterance("It's order one zero zero one zero one"),
     ]
     speech = local_call_speech(settings)
     async with voice_call_session(
@@ -47,6 +62,7 @@ async def test_an_order_lookup_heard_for_real(settings: Settings, store_backend:
     ) as call:
         await call.finished(give_up_after=GIVE_UP_AFTER)
         print(call.transcript())
+        await replied_to_the_last_line(call)
         assert call.state.verified_customer is not None
         assert await heard_saying(call, "shipped")
 

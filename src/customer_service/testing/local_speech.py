@@ -36,7 +36,7 @@ __all__ = [
     "transcribed",
 ]
 
-CALLER_VOICE = ESpeakVoice("en-us+f3", words_per_minute=150, pitch=60)
+CALLER_VOICE = ESpeakVoice("en-us+f2", words_per_minute=140, pitch=55)
 """The caller: another voice than the agent's (eSpeak's `en-us`), slower and higher."""
 FRAME_SECONDS = 0.02
 _DRIFT_SAMPLES = 2400
