@@ -66,9 +66,7 @@ def test_listing_devices_needs_portaudio_but_no_models() -> None:
     ctypes.util.find_library("portaudio") is not None, reason="PortAudio is installed here"
 )
 @pytest.mark.parametrize("keys", [PROVIDER_KEYS, {}], ids=["provider keys", "no keys"])
-def test_console_without_portaudio_stops_in_one_line(
-    tmp_path: Path, keys: dict[str, str]
-) -> None:
+def test_console_without_portaudio_stops_in_one_line(tmp_path: Path, keys: dict[str, str]) -> None:
     # The bundled turn detector: no model files to download before the audio check.
     result = run_agent(tmp_path, "console", env=keys | {"TURN_DETECTION": "local"})
     assert result.returncode == MISCONFIGURED_EXIT_CODE, result.stderr

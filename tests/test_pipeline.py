@@ -18,8 +18,6 @@ from livekit.agents.vad import VAD
 from livekit.plugins import cartesia, deepgram, openai
 
 from customer_service.offline_llm import OfflineLLM
-from customer_service.pipeline.local_stt import LocalSTT
-from customer_service.pipeline.local_tts import LocalTTS
 from customer_service.pipeline import (
     PipelineError,
     build_models,
@@ -28,6 +26,8 @@ from customer_service.pipeline import (
     plugin_model_name,
     split_model,
 )
+from customer_service.pipeline.local_stt import LocalSTT
+from customer_service.pipeline.local_tts import LocalTTS
 from customer_service.settings import (
     ModelProvider,
     NoiseCancellation,

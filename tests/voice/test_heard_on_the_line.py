@@ -133,7 +133,9 @@ async def test_the_text_question_comes_after_the_confirmation_in_a_turn_of_its_o
     caller = [
         *UP_TO_THE_READ_BACK,
         Utterance("yes, that's right"),
-        Utterance("Great, thanks.", after=AgentFinishes("Please say yes or no"), delay=ANSWER_PAUSE),
+        Utterance(
+            "Great, thanks.", after=AgentFinishes("Please say yes or no"), delay=ANSWER_PAUSE
+        ),
         Utterance("yes", after=AgentFinishes(IS_THAT_A_YES_TO_TEXTS), delay=ANSWER_PAUSE),
         HangUp(after=AgentSays(CONSENT_CONFIRMATIONS[(SMS, True)]), delay=0.3),
     ]

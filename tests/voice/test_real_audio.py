@@ -73,7 +73,9 @@ async def test_an_address_change_read_back_in_full_and_a_spoken_yes(
     caller = [
         Utterance("I need to change the delivery address for order one zero zero one zero two"),
         Utterance(IDENTITY),
-        Utterance("one Market Street, Suite five, San Francisco, California, nine four one zero five"),
+        Utterance(
+            "one Market Street, Suite five, San Francisco, California, nine four one zero five"
+        ),
         Utterance("yes", after=AgentFinishes("Is that right")),
     ]
     speech = local_call_speech(settings, noise_snr_db=15)

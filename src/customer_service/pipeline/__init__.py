@@ -2,8 +2,9 @@
 built from settings.
 
 `models` assembles a session's models; `providers` knows each provider, `local_speech`
-the speech on this machine (`local_stt`, `local_tts`), `fallback` the LLM fallback chain, `turn_detection` the turn detector and its files, and `resilience`
-turns a failing model into a spoken apology. The names below are the package's face.
+the speech on this machine (`local_stt`, `local_tts`), `fallback` the LLM fallback
+chain, `turn_detection` the turn detector and its files, and `resilience` turns a
+failing model into a spoken apology. The names below are the package's face.
 """
 
 from customer_service.pipeline.fallback import LLMRoute, llm_fallbacks

@@ -71,9 +71,7 @@ class ESpeak:
             ctypes.c_void_p,
             ctypes.c_void_p,
         ]
-        rate = self._lib.espeak_Initialize(
-            _AUDIO_OUTPUT_SYNCHRONOUS, 0, data_path.encode(), 0
-        )
+        rate = self._lib.espeak_Initialize(_AUDIO_OUTPUT_SYNCHRONOUS, 0, data_path.encode(), 0)
         if rate <= 0:
             raise ESpeakError(f"eSpeak NG did not start with its data at {data_path}")
         self.sample_rate: int = rate

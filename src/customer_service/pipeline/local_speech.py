@@ -22,9 +22,9 @@ __all__ = [
     "LOCAL_STT",
     "LOCAL_TTS",
     "is_local",
+    "listen_for_the_store",
     "local_stt",
     "local_tts",
-    "listen_for_the_store",
 ]
 
 LOCAL_STT = f"{LOCAL_PROVIDER}/{LOCAL_STT_MODEL}"

@@ -19,9 +19,13 @@ from pathlib import Path
 from typing import Never
 
 from livekit import rtc
-from livekit.agents import stt, utils
-from livekit.agents.types import DEFAULT_API_CONNECT_OPTIONS, NOT_GIVEN, APIConnectOptions
-from livekit.agents.types import NotGivenOr
+from livekit.agents import LanguageCode, stt, utils
+from livekit.agents.types import (
+    DEFAULT_API_CONNECT_OPTIONS,
+    NOT_GIVEN,
+    APIConnectOptions,
+    NotGivenOr,
+)
 from livekit.agents.vad import VAD, VADEventType
 from pocketsphinx import Decoder
 
@@ -41,11 +45,9 @@ class LocalSTT(stt.STT[Never]):
     def __init__(
         self, *, vad: VAD, vocabulary: CallVocabulary | None = None, language: str = "en"
     ) -> None:
-        super().__init__(
-            capabilities=stt.STTCapabilities(streaming=True, interim_results=True)
-        )
+        super().__init__(capabilities=stt.STTCapabilities(streaming=True, interim_results=True))
         self._vad = vad
-        self._language = language
+        self._language = LanguageCode(language)
         self._models = tempfile.TemporaryDirectory(prefix="local-stt-")
         self._lm_path = Path(self._models.name) / "call.arpa"
         self._dict_path = Path(self._models.name) / "call.dict"

@@ -242,5 +242,5 @@ class CallVocabulary:
                 out_lines.append(text)
                 return len(text)
 
-        model.write(_Lines())  # type: ignore[arg-type]
+        model.write(_Lines())
         return "".join(out_lines)

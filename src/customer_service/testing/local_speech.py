@@ -18,7 +18,7 @@ import math
 import numpy as np
 from livekit import rtc
 
-from customer_service.pipeline import load_vad
+from customer_service.pipeline import build_turn_detection, load_vad
 from customer_service.pipeline.espeak import ESpeakVoice
 from customer_service.pipeline.local_stt import LocalSTT
 from customer_service.pipeline.local_tts import LocalTTS
@@ -83,8 +83,8 @@ class NoisyMicrophone(AudioMicrophone):
 
 
 def local_call_speech(settings: Settings, *, noise_snr_db: float | None = None) -> CallSpeech:
-    """Silero, the local recogniser and the local voice for the agent, as the settings
-    make them, and a caller speaking with `CALLER_VOICE` at a room's rate; with
+    """Silero, the local recogniser, the local voice for the agent and the turn detector,
+    as the settings make them, and a caller speaking with `CALLER_VOICE` at a room's rate; with
     `noise_snr_db`, on a line that much noisier than their voice."""
     vad = load_vad()
     caller = LocalTTS(voice=CALLER_VOICE, sample_rate=CALLER_SAMPLE_RATE)
@@ -101,6 +101,7 @@ def local_call_speech(settings: Settings, *, noise_snr_db: float | None = None) 
         tts=agent,
         vad=vad,
         microphone=microphone,
+        turn_detection=build_turn_detection(settings.turn_detection, vad=vad),
     )
 
 
