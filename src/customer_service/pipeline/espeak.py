@@ -40,7 +40,7 @@ class ESpeakVoice:
     `en-us+f3`), words per minute and base pitch (0-100, 50 is the voice's own)."""
 
     name: str = "en-us"
-    words_per_minute: int = 165
+    words_per_minute: int = 150
     pitch: int = 50
 
 

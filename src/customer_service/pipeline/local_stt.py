@@ -35,6 +35,7 @@ __all__ = ["LOCAL_STT_MODEL", "MODEL_SAMPLE_RATE", "LocalSTT"]
 
 LOCAL_STT_MODEL = "pocketsphinx"
 MODEL_SAMPLE_RATE = 16000
+_PADDING_S = 0.3
 INTERIM_EVERY_S = 0.4
 """Seconds of speech between interim transcripts."""
 
@@ -94,10 +95,11 @@ class LocalSTT(stt.STT[Never]):
         language: NotGivenOr[str] = NOT_GIVEN,
         conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS,
     ) -> stt.SpeechEvent:
+        # A whole recording at once: decoded in one pass, its loudness normalised over
+        # all of it (a stream learns it as it goes, and may miss the first words).
         utterance = _Utterance(self)
-        for frame in [buffer] if isinstance(buffer, rtc.AudioFrame) else buffer:
-            await utterance.hear(frame)
-        text = await utterance.finish()
+        frames = [buffer] if isinstance(buffer, rtc.AudioFrame) else list(buffer)
+        text = await utterance.decode_whole(rtc.combine_audio_frames(frames))
         return stt.SpeechEvent(
             type=stt.SpeechEventType.FINAL_TRANSCRIPT, alternatives=[self._said(text)]
         )
@@ -145,6 +147,22 @@ class _Utterance:
                 frame.sample_rate, MODEL_SAMPLE_RATE, quality=rtc.AudioResamplerQuality.HIGH
             )
         return self._resampler.push(frame)
+
+    async def decode_whole(self, frame: rtc.AudioFrame) -> str:
+        pieces = [*self._resampled(frame), *(self._resampler.flush() if self._resampler else [])]
+        # Quiet around it, as a stream has: the model needs silence to hear where the
+        # first word begins.
+        quiet = b"\0\0" * round(MODEL_SAMPLE_RATE * _PADDING_S)
+        samples = quiet + b"".join(bytes(piece.data) for piece in pieces) + quiet
+
+        def decode() -> None:
+            self._decoder.process_raw(samples, no_search=False, full_utt=True)
+            self._decoder.end_utt()
+
+        await asyncio.to_thread(decode)
+        text = self.interim()
+        self._recogniser.release(self._decoder)
+        return text
 
     def _decode(self, samples: bytes) -> None:
         self._decoder.process_raw(samples, no_search=False, full_utt=False)

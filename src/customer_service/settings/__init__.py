@@ -82,7 +82,7 @@ class Settings(BaseSettings):
     local_tts_voice: str = Field(default="en-us", min_length=1)
     """The eSpeak NG voice of local speech (`local/espeak-ng`): a language, then `+` and
     a variant for another voice (`en-us+f3`)."""
-    local_tts_words_per_minute: int = Field(default=165, ge=80, le=450)
+    local_tts_words_per_minute: int = Field(default=150, ge=80, le=450)
     """How fast local speech talks."""
     speech_cache_dir: Path | None = None
     """Where the audio of the sentences the agent says word for word is kept, shared by
