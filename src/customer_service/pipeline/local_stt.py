@@ -31,7 +31,7 @@ from pocketsphinx import Decoder
 
 from customer_service.pipeline.local_vocabulary import CallVocabulary
 
-__all__ = ["LOCAL_STT_MODEL", "MODEL_SAMPLE_RATE", "LocalSTT"]
+__all__ = ["LOCAL_STT_MODEL", "MODEL_SAMPLE_RATE", "LocalSTT", "Utterance"]
 
 LOCAL_STT_MODEL = "pocketsphinx"
 MODEL_SAMPLE_RATE = 16000
@@ -97,7 +97,7 @@ class LocalSTT(stt.STT[Never]):
     ) -> stt.SpeechEvent:
         # A whole recording at once: decoded in one pass, its loudness normalised over
         # all of it (a stream learns it as it goes, and may miss the first words).
-        utterance = _Utterance(self)
+        utterance = Utterance(self)
         frames = [buffer] if isinstance(buffer, rtc.AudioFrame) else list(buffer)
         text = await utterance.decode_whole(rtc.combine_audio_frames(frames))
         return stt.SpeechEvent(
@@ -121,7 +121,7 @@ class LocalSTT(stt.STT[Never]):
         await super().aclose()
 
 
-class _Utterance:
+class Utterance:
     """One stretch of speech being decoded: its audio resampled to 16 kHz, fed to the
     decoder a piece at a time in a worker thread."""
 
@@ -137,7 +137,7 @@ class _Utterance:
             return
         self.heard_s += frame.duration
         for piece in self._resampled(frame):
-            await asyncio.to_thread(self._decode, bytes(piece.data))
+            await asyncio.to_thread(self.decode, bytes(piece.data))
 
     def _resampled(self, frame: rtc.AudioFrame) -> list[rtc.AudioFrame]:
         if frame.sample_rate == MODEL_SAMPLE_RATE:
@@ -155,16 +155,16 @@ class _Utterance:
         quiet = b"\0\0" * round(MODEL_SAMPLE_RATE * _PADDING_S)
         samples = quiet + b"".join(bytes(piece.data) for piece in pieces) + quiet
 
-        def decode() -> None:
+        def whole() -> None:
             self._decoder.process_raw(samples, no_search=False, full_utt=True)
             self._decoder.end_utt()
 
-        await asyncio.to_thread(decode)
+        await asyncio.to_thread(whole)
         text = self.interim()
         self._recogniser.release(self._decoder)
         return text
 
-    def _decode(self, samples: bytes) -> None:
+    def decode(self, samples: bytes) -> None:
         self._decoder.process_raw(samples, no_search=False, full_utt=False)
 
     def interim(self) -> str:
@@ -174,7 +174,7 @@ class _Utterance:
     async def finish(self) -> str:
         if self._resampler is not None:
             for piece in self._resampler.flush():
-                await asyncio.to_thread(self._decode, bytes(piece.data))
+                await asyncio.to_thread(self.decode, bytes(piece.data))
         await asyncio.to_thread(self._decoder.end_utt)
         text = self.interim()
         self._recogniser.release(self._decoder)
@@ -198,12 +198,12 @@ class _LocalStream(stt.RecognizeStream):
             vad_stream.end_input()
 
         async def recognise() -> None:
-            utterance: _Utterance | None = None
+            utterance: Utterance | None = None
             interim_at = INTERIM_EVERY_S
             sent = ""
             async for event in vad_stream:
                 if event.type == VADEventType.START_OF_SPEECH:
-                    utterance, interim_at, sent = _Utterance(self._recogniser), INTERIM_EVERY_S, ""
+                    utterance, interim_at, sent = Utterance(self._recogniser), INTERIM_EVERY_S, ""
                     self._send(stt.SpeechEventType.START_OF_SPEECH)
                     for frame in event.frames:
                         await utterance.hear(frame)
