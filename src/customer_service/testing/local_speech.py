@@ -13,6 +13,7 @@ they take.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -40,6 +41,8 @@ CALLER_VOICE = ESpeakVoice("en-us+f2", words_per_minute=140, pitch=55)
 """The caller: another voice than the agent's (eSpeak's `en-us`), slower and higher."""
 FRAME_SECONDS = 0.02
 _DRIFT_SAMPLES = 2400
+_QUIET_LEVEL = 200
+_PAUSE_S = 0.2
 CALLER_SAMPLE_RATE = 48000
 """The caller's audio reaches the session at a room's rate, as from LiveKit."""
 
@@ -107,12 +110,34 @@ def local_call_speech(settings: Settings, *, noise_snr_db: float | None = None) 
 
 async def transcribed(speech: AgentSpeech, vocabulary: CallVocabulary) -> str:
     """What the agent's `speech` says, from its audio alone, heard by the local
-    recogniser listening for `vocabulary`."""
+    recogniser listening for `vocabulary`: a sentence at a time, cut where the voice
+    pauses (a long speech heard in one piece loses words)."""
     if not speech.audio:
         return ""
     ears = LocalSTT(vad=load_vad(), vocabulary=vocabulary)
     try:
-        event = await ears.recognize(rtc.combine_audio_frames(speech.audio))
+        heard = [
+            event.alternatives[0].text
+            for piece in _between_pauses(rtc.combine_audio_frames(speech.audio))
+            if (event := await ears.recognize(piece)).alternatives
+        ]
     finally:
         await ears.aclose()
-    return event.alternatives[0].text if event.alternatives else ""
+    return " ".join(text for text in heard if text)
+
+
+def _between_pauses(sound: rtc.AudioFrame) -> list[rtc.AudioFrame]:
+    """`sound` cut in the middle of each pause of at least `_PAUSE_S` (clean speech: a
+    pause is near silence)."""
+    samples = np.frombuffer(bytes(sound.data), dtype=np.int16)
+    quiet = np.abs(samples) < _QUIET_LEVEL
+    least = round(sound.sample_rate * _PAUSE_S)
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], quiet.astype(np.int8), [0]))))
+    starts, ends = edges[::2], edges[1::2]
+    long = (ends - starts) >= least
+    cuts = [0, *((starts[long] + ends[long]) // 2).tolist(), len(samples)]
+    return [
+        rtc.AudioFrame(samples[start:end].tobytes(), sound.sample_rate, 1, end - start)
+        for start, end in itertools.pairwise(cuts)
+        if end - start > least
+    ]
