@@ -12,7 +12,6 @@ import pytest
 
 from customer_service.console_requirements import (
     NO_PORTAUDIO,
-    NO_SPEECH_MODELS,
     console_problem,
 )
 from customer_service.entry import MISCONFIGURED_EXIT_CODE
@@ -39,12 +38,12 @@ def with_portaudio(name: str) -> ModuleType:
     return ModuleType(name)
 
 
-def test_without_speech_models_console_names_what_it_needs() -> None:
-    problem = console_problem(["console"], settings(), import_module=with_portaudio)
-    assert problem == NO_SPEECH_MODELS
-    assert "DEEPGRAM_API_KEY" in problem
-    assert "LIVEKIT_API_KEY" in problem
-    assert "python src/agent.py chat" in problem
+def test_without_keys_console_needs_only_portaudio() -> None:
+    # The offline model with local speech: no provider key, no LiveKit credential.
+    assert console_problem(["console"], settings(), import_module=with_portaudio) is None
+    assert console_problem(["console"], settings(), import_module=without_portaudio) == (
+        NO_PORTAUDIO
+    )
 
 
 def test_without_portaudio_console_says_to_install_it() -> None:
@@ -63,19 +62,13 @@ def test_listing_devices_needs_portaudio_but_no_models() -> None:
 # The script, as a user runs it
 
 
-def test_console_without_keys_stops_in_one_line(tmp_path: Path) -> None:
-    result = run_agent(tmp_path, "console")
-    assert result.returncode == MISCONFIGURED_EXIT_CODE, result.stderr
-    assert result.stderr == NO_SPEECH_MODELS + "\n"
-    assert result.stdout == ""
-
-
 @pytest.mark.skipif(
     ctypes.util.find_library("portaudio") is not None, reason="PortAudio is installed here"
 )
-def test_console_without_portaudio_stops_in_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("keys", [PROVIDER_KEYS, {}], ids=["provider keys", "no keys"])
+def test_console_without_portaudio_stops_in_one_line(tmp_path: Path, keys: dict[str, str]) -> None:
     # The bundled turn detector: no model files to download before the audio check.
-    result = run_agent(tmp_path, "console", env=PROVIDER_KEYS | {"TURN_DETECTION": "local"})
+    result = run_agent(tmp_path, "console", env=keys | {"TURN_DETECTION": "local"})
     assert result.returncode == MISCONFIGURED_EXIT_CODE, result.stderr
     assert result.stderr == NO_PORTAUDIO + "\n"
     assert result.stdout == ""

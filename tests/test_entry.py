@@ -14,7 +14,6 @@ import huggingface_hub.constants
 import pytest
 from dotenv import dotenv_values
 
-from customer_service.console_requirements import NO_SPEECH_MODELS
 from customer_service.entry import (
     MISCONFIGURED_EXIT_CODE,
     command_of,
@@ -132,12 +131,16 @@ def test_preflight_asks_for_download_files_when_the_model_is_missing(
         assert DOWNLOAD_FILES_COMMAND in problem
 
 
-def test_preflight_ignores_model_files_for_the_offline_text_model(
+def test_preflight_checks_model_files_for_the_offline_model_only_when_it_speaks(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "empty"))
-    # Console cannot speak with the offline model: it names the speech models it needs.
-    assert preflight(["console"], make_settings()) == NO_SPEECH_MODELS
+    # The offline model speaks with local speech in console, and its turns end by the
+    # turn detector like any other's; the text chat needs none.
+    offline = make_settings(turn_detection=TurnDetection.MULTILINGUAL)
+    problem = preflight(["console"], offline)
+    assert problem is not None
+    assert DOWNLOAD_FILES_COMMAND in problem
     assert preflight(["chat"], make_settings(**DUMMY_LIVEKIT)) is None
 
 

@@ -93,7 +93,7 @@ class RecordingAdapter(FallbackAdapter):
 def test_llm_fallbacks_follow_the_configured_llms(
     values: dict[str, Any], expected: list[tuple[str, ModelProvider]]
 ) -> None:
-    models = build_models(make_settings(**values, **NO_FILES), vad=None)
+    models = build_models(make_settings(**values, **NO_FILES), vad=None, text_only=True)
     assert [(route.model, route.via) for route in models.llm_fallbacks] == expected
     assert isinstance(session_llm(models), FallbackAdapter) is bool(expected)
 

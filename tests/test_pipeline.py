@@ -26,6 +26,8 @@ from customer_service.pipeline import (
     plugin_model_name,
     split_model,
 )
+from customer_service.pipeline.local_stt import LocalSTT
+from customer_service.pipeline.local_tts import LocalTTS
 from customer_service.settings import (
     ModelProvider,
     NoiseCancellation,
@@ -89,10 +91,12 @@ def vad() -> VAD:
         "offline-chosen-explicitly",
     ],
 )
-def test_provider_follows_the_credentials(values: dict[str, Any], expected: ModelProvider) -> None:
+def test_provider_follows_the_credentials(
+    values: dict[str, Any], expected: ModelProvider, vad: VAD
+) -> None:
     settings = make_settings(**values, **NO_FILES)
     assert settings.resolved_model_provider is expected
-    assert build_models(settings, vad=None).provider is expected
+    assert build_models(settings, vad=vad).provider is expected
 
 
 def test_inference_builds_livekit_inference_models(vad: VAD) -> None:
@@ -156,11 +160,35 @@ def test_text_only_builds_just_the_llm_outside_a_job(hf_cache: Path) -> None:
     }
 
 
-def test_offline_is_the_deterministic_model_and_text_only(vad: VAD) -> None:
+def test_offline_is_the_deterministic_model_with_local_speech(vad: VAD) -> None:
     models = build_models(make_settings(), vad=vad)
     assert isinstance(session_llm(models), OfflineLLM)
-    assert (models.stt, models.tts, models.vad, models.turn_detection) == (None,) * 4
-    assert models.text_only is True
+    assert isinstance(models.stt, LocalSTT)
+    assert isinstance(models.tts, LocalTTS)
+    assert models.vad is vad
+    assert models.turn_detection is not None
+    assert models.text_only is False
+    text = build_models(make_settings(), vad=vad, text_only=True)
+    assert (text.stt, text.tts, text.vad, text.turn_detection) == (None,) * 4
+
+
+def test_local_speech_needs_no_speech_provider_key(vad: VAD) -> None:
+    settings = make_settings(
+        model_provider="plugins",
+        openai_api_key="fake-openai-key",
+        stt_model="local/pocketsphinx",
+        tts_model="local/espeak-ng",
+        **NO_FILES,
+    )
+    models = build_models(settings, vad=vad)
+    assert isinstance(session_llm(models), openai.LLM)
+    assert isinstance(models.stt, LocalSTT)
+    assert isinstance(models.tts, LocalTTS)
+
+
+def test_local_speech_recognition_is_english_only(vad: VAD) -> None:
+    with pytest.raises(PipelineError, match=r"English only.*LANGUAGE=de"):
+        build_models(make_settings(language="de", **NO_FILES), vad=vad)
 
 
 # Model strings
@@ -231,13 +259,14 @@ def test_describe_names_the_llm_fallbacks_in_order() -> None:
     )
 
 
-def test_describe_says_why_the_model_is_offline() -> None:
-    assert build_models(make_settings(), vad=None).describe() == (
-        "models: offline deterministic stand-in, text only "
+def test_describe_says_why_the_model_is_offline(vad: VAD) -> None:
+    assert build_models(make_settings(), vad=vad).describe() == (
+        "models: offline deterministic stand-in with local speech (stt local/pocketsphinx, "
+        "tts local/espeak-ng), turn detection livekit "
         "(no STT/TTS keys or LiveKit credentials configured)"
     )
     chosen = make_settings(**LIVEKIT, model_provider="offline")
-    assert build_models(chosen, vad=None).describe() == (
+    assert build_models(chosen, vad=vad, text_only=True).describe() == (
         "models: offline deterministic stand-in, text only (MODEL_PROVIDER=offline)"
     )
 

@@ -39,6 +39,7 @@ def test_the_durations_and_counts_are_the_ones_known_here() -> None:
         "identity_account_window_h",
         "identity_max_attempts",
         "llm_response_timeout_s",
+        "local_tts_words_per_minute",
         "max_delegations_per_call",
         "max_tool_steps",
         "order_lookup_max_attempts",

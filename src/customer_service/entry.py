@@ -19,7 +19,7 @@ import huggingface_hub.constants
 
 from customer_service.console_requirements import console_problem
 from customer_service.pipeline import DOWNLOAD_FILES_COMMAND, turn_detector_files_problem
-from customer_service.settings import ModelProvider, Settings
+from customer_service.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -75,10 +75,8 @@ def preflight(argv: Sequence[str], settings: Settings) -> str | None:
     missing = missing_server_settings(argv, settings)
     if missing:
         return missing_settings_message(missing)
-    if (
-        command_of(argv) in VOICE_COMMANDS
-        and settings.resolved_model_provider is not ModelProvider.OFFLINE
-        and (files := turn_detector_files_problem(settings.turn_detection))
+    if command_of(argv) in VOICE_COMMANDS and (
+        files := turn_detector_files_problem(settings.turn_detection)
     ):
         return files
     if command_of(argv) == "console":

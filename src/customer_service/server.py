@@ -29,7 +29,7 @@ from customer_service.call.idle import IdleCaller
 from customer_service.call.phrase_cache import PhraseCache
 from customer_service.call.state import CallState
 from customer_service.call.transcripts import save_transcript
-from customer_service.pipeline import build_models, load_vad
+from customer_service.pipeline import build_models, listen_for_the_store, load_vad
 from customer_service.reports.collect import report_job
 from customer_service.reports.live import log_metrics
 from customer_service.settings import RecordingConsent, Settings, get_settings
@@ -194,6 +194,7 @@ async def entrypoint(ctx: JobContext) -> None:
         ctx.shutdown(reason="store unavailable")
         return
     ctx.add_shutdown_callback(store.close)
+    await listen_for_the_store(models.stt, store)
     # The process's phrase cache, kept for its next call; LiveKit runs one call per
     # process at a time, so SPEECH_CACHE_DIR is what carries sentences between calls.
     phrases = ctx.proc.userdata.setdefault(PHRASES_KEY, PhraseCache(settings.speech_cache_dir))

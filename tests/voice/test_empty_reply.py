@@ -12,7 +12,13 @@ from customer_service.specialists.consent import (
     CONSENT_WORDING,
     ConsentTopic,
 )
-from customer_service.testing.voice import AgentSays, HangUp, Utterance, voice_call_session
+from customer_service.testing.voice import (
+    AgentFinishes,
+    AgentSays,
+    HangUp,
+    Utterance,
+    voice_call_session,
+)
 from support.conversation import JORDAN, JORDAN_SAYS, check_identity
 from support.demo_addresses import MARKET_STREET_SUITE_5
 from support.scripted_llm import Call, Say, ScriptedLLM
@@ -21,7 +27,7 @@ SMS = ConsentTopic.ORDER_UPDATES_SMS
 SMS_QUESTION = CONSENT_WORDING[SMS].question
 DECLINED = f"{CONSENT_CONFIRMATIONS[(SMS, False)]} {ANYTHING_ELSE}"
 ANSWER_PAUSE = 0.5
-"""Script seconds a caller leaves after a question's last words before answering."""
+"""Script seconds a caller leaves after a question has played out before answering."""
 EMPTY = Say("")
 """A reply with no words and no tool call."""
 THANKS = "Oh great, yes, thank you."
@@ -53,7 +59,7 @@ async def test_thanks_over_the_change_confirmation_then_an_empty_reply_puts_the_
     )
     caller = [
         *UP_TO_THE_CONFIRMATION,
-        Utterance("no thanks", after=AgentSays("Please say yes or no"), delay=ANSWER_PAUSE),
+        Utterance("no thanks", after=AgentFinishes("Please say yes or no"), delay=ANSWER_PAUSE),
         HangUp(after=AgentSays(ANYTHING_ELSE), delay=0.3),
     ]
     async with voice_call_session(model, caller, settings=settings) as call:
@@ -87,9 +93,9 @@ async def test_an_empty_reply_with_nothing_owed_is_not_silence_on_the_line(
     )
     caller = [
         *UP_TO_THE_CONFIRMATION,
-        Utterance("no thanks", after=AgentSays("Please say yes or no"), delay=ANSWER_PAUSE),
-        Utterance("Great, thanks so much.", after=AgentSays(ANYTHING_ELSE), delay=ANSWER_PAUSE),
-        Utterance("I said thanks so much.", after=AgentSays(SAY_AGAIN), delay=ANSWER_PAUSE),
+        Utterance("no thanks", after=AgentFinishes("Please say yes or no"), delay=ANSWER_PAUSE),
+        Utterance("Great, thanks so much.", after=AgentFinishes(ANYTHING_ELSE), delay=ANSWER_PAUSE),
+        Utterance("I said thanks so much.", after=AgentFinishes(SAY_AGAIN), delay=ANSWER_PAUSE),
         HangUp(after=AgentSays(ANYTHING_ELSE), delay=0.3),
     ]
     async with voice_call_session(model, caller, settings=settings) as call:

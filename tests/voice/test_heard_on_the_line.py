@@ -24,6 +24,7 @@ from customer_service.specialists.consent import (
     ConsentTopic,
 )
 from customer_service.testing.voice import (
+    AgentFinishes,
     AgentSays,
     AgentStarts,
     HangUp,
@@ -36,9 +37,10 @@ from support.demo_addresses import MARKET_STREET_SUITE_5
 
 SMS = ConsentTopic.ORDER_UPDATES_SMS
 ANSWER_PAUSE = 0.5
-"""Script seconds a caller leaves after hearing a question's last words before answering:
-those words are heard as they begin to play, and an answer begun before the question
-ended (beyond the 0.3 s allowance) is talk over it, not its answer."""
+"""Script seconds a caller leaves after a question has played out before answering (cued
+on its end, not on its last words: those are heard as they begin to play, and on a busy
+machine well before the audio ends; an answer begun before the question ended, beyond
+the 0.3 s allowance, is talk over it, not its answer)."""
 RECORDING = ConsentTopic.CALL_RECORDING
 NEW_ADDRESS = MARKET_STREET_SUITE_5
 READ_BACK = f"I have {read_back(NEW_ADDRESS)}. Is that right?"
@@ -96,7 +98,7 @@ async def test_a_yes_after_the_whole_read_back_changes_the_address(settings: Set
     caller = [
         *UP_TO_THE_READ_BACK,
         Utterance("yes, that's right"),
-        Utterance("no thanks", after=AgentSays("Please say yes or no"), delay=ANSWER_PAUSE),
+        Utterance("no thanks", after=AgentFinishes("Please say yes or no"), delay=ANSWER_PAUSE),
     ]
     async with voice_call_session(OfflineLLM(), caller, settings=settings) as call:
         await call.finished()
@@ -111,7 +113,7 @@ async def test_an_acknowledgement_of_the_text_question_is_no_yes(settings: Setti
         *UP_TO_THE_READ_BACK,
         Utterance("yes, that's right"),
         # After the whole question has played: heard, and only acknowledged.
-        Utterance("Okay, thanks.", after=AgentSays("Please say yes or no"), delay=ANSWER_PAUSE),
+        Utterance("Okay, thanks.", after=AgentFinishes("Please say yes or no"), delay=ANSWER_PAUSE),
         HangUp(after=AgentSays(IS_THAT_A_YES_TO_TEXTS), delay=0.5),
     ]
     async with voice_call_session(OfflineLLM(), caller, settings=settings) as call:
@@ -131,8 +133,10 @@ async def test_the_text_question_comes_after_the_confirmation_in_a_turn_of_its_o
     caller = [
         *UP_TO_THE_READ_BACK,
         Utterance("yes, that's right"),
-        Utterance("Great, thanks.", after=AgentSays("Please say yes or no"), delay=ANSWER_PAUSE),
-        Utterance("yes", after=AgentSays(IS_THAT_A_YES_TO_TEXTS), delay=ANSWER_PAUSE),
+        Utterance(
+            "Great, thanks.", after=AgentFinishes("Please say yes or no"), delay=ANSWER_PAUSE
+        ),
+        Utterance("yes", after=AgentFinishes(IS_THAT_A_YES_TO_TEXTS), delay=ANSWER_PAUSE),
         HangUp(after=AgentSays(CONSENT_CONFIRMATIONS[(SMS, True)]), delay=0.3),
     ]
     async with voice_call_session(OfflineLLM(), caller, settings=settings) as call:
@@ -182,7 +186,7 @@ async def test_a_question_over_the_confirmation_is_answered_before_the_text_ques
         Utterance("yes, that's right"),
         # Over "Done. Order ... will now be delivered to ...", before the text question.
         Utterance(over_the_confirmation, after=AgentSays("Done. Order"), delay=0.3),
-        Utterance("no thanks", after=AgentSays("Please say yes or no"), delay=ANSWER_PAUSE),
+        Utterance("no thanks", after=AgentFinishes("Please say yes or no"), delay=ANSWER_PAUSE),
         HangUp(after=AgentSays(CONSENT_CONFIRMATIONS[(SMS, False)]), delay=0.3),
     ]
     # A loaded machine can slow the order's lookup past the "one moment" notice's
@@ -235,7 +239,7 @@ async def test_words_at_pickup_are_answered_before_the_recording_question(
         Utterance(at_pickup, after=AgentSays("May we record this call"), delay=0.2),
         # The reply to those words: the order needs a verified caller.
         Utterance(JORDAN_SAYS, after=AgentSays("email address on the account")),
-        Utterance("yes", after=AgentSays("Please say yes or no"), delay=ANSWER_PAUSE),
+        Utterance("yes", after=AgentFinishes("Please say yes or no"), delay=ANSWER_PAUSE),
         HangUp(after=AgentSays(ANYTHING_ELSE), delay=0.5),
     ]
     async with voice_call_session(OfflineLLM(), caller, settings=asking) as call:

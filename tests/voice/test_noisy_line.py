@@ -27,6 +27,7 @@ from customer_service.specialists.consent import ConsentTopic
 from customer_service.testing.caller_audio import AgentSpeech
 from customer_service.testing.voice import (
     AgentEndsIn,
+    AgentFinishes,
     AgentSays,
     Immediately,
     Line,
@@ -149,7 +150,10 @@ NOISE = ""
 def noise_then_yes(question: Question, where: str) -> list[Line]:
     """The lines up to the question, a noise `where` it falls, then the clear yes begun
     after the question ended."""
-    yes = Utterance(question.answer, after=AgentSays(question.closing), delay=0.6)
+    # The yes is cued on the question's end, never on its last words and a pause: on a
+    # busy machine the words reach the caller well before the audio has played out
+    # (after a pause, nearly a second of script time was seen).
+    yes = Utterance(question.answer, after=AgentFinishes(question.closing), delay=0.6)
     if where == "before":
         # A click while the agent prepares the question (held until then: see
         # `question_held_for_the_noise`), too short to pause anything.
@@ -157,17 +161,12 @@ def noise_then_yes(question: Question, where: str) -> list[Line]:
     elif where == "during":
         # Long enough to pause it; it resumes two seconds later and plays to its end.
         noise = Utterance(NOISE, after=AgentSays(question.opening), delay=0.3, duration=0.7)
-        # After a pause, the closing words can reach the caller nearly a second before the
-        # resumed speech has played out (seen once: a yes cued 0.6 s after them began
-        # 0.23 s before the end, which is no answer). The yes waits long enough to begin
-        # after the end, as this test means it to.
-        yes = Utterance(question.answer, after=AgentSays(question.closing), delay=1.5)
     elif where == "over its end":
         # Begun over its last word, too soon before the end to pause it, and on after it.
         noise = Utterance(NOISE, after=AgentEndsIn(question.late_words, 0.4), duration=0.8)
         yes = Utterance(question.answer, after=Immediately(), delay=0.7)
     elif where == "just after":
-        noise = Utterance(NOISE, after=AgentSays(question.closing), delay=0.1, duration=0.4)
+        noise = Utterance(NOISE, after=AgentFinishes(question.closing), delay=0.1, duration=0.4)
         yes = Utterance(question.answer, after=Immediately(), delay=0.7)
     else:
         raise ValueError(f"no noise {where!r}")

@@ -1,12 +1,20 @@
 """The voice pipeline: speech-to-text, LLM, text-to-speech, VAD and turn detection,
 built from settings.
 
-`models` assembles a session's models; `providers` knows each provider, `fallback` the
-LLM fallback chain, `turn_detection` the turn detector and its files, and `resilience`
-turns a failing model into a spoken apology. The names below are the package's face.
+`models` assembles a session's models; `providers` knows each provider, `local_speech`
+the speech on this machine (`local_stt`, `local_tts`), `fallback` the LLM fallback
+chain, `turn_detection` the turn detector and its files, and `resilience` turns a
+failing model into a spoken apology. The names below are the package's face.
 """
 
 from customer_service.pipeline.fallback import LLMRoute, llm_fallbacks
+from customer_service.pipeline.local_speech import (
+    LOCAL_STT,
+    LOCAL_TTS,
+    listen_for_the_store,
+    local_stt,
+    local_tts,
+)
 from customer_service.pipeline.models import (
     SessionModels,
     build_models,
@@ -32,6 +40,8 @@ from customer_service.pipeline.turn_detection import (
 
 __all__ = [
     "DOWNLOAD_FILES_COMMAND",
+    "LOCAL_STT",
+    "LOCAL_TTS",
     "PLUGIN_PROVIDERS",
     "LLMRoute",
     "PipelineError",
@@ -40,9 +50,12 @@ __all__ = [
     "build_noise_cancellation",
     "build_turn_detection",
     "judge_llm",
+    "listen_for_the_store",
     "llm_fallbacks",
     "llm_only",
     "load_vad",
+    "local_stt",
+    "local_tts",
     "other_llm",
     "plugin_files_downloaded",
     "plugin_model_name",

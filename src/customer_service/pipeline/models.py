@@ -41,6 +41,13 @@ from livekit.agents.voice.turn import TurnDetectionMode
 from livekit.plugins import silero
 
 from customer_service.pipeline.fallback import LLMRoute, llm_fallbacks, with_fallbacks
+from customer_service.pipeline.local_speech import (
+    LOCAL_STT,
+    LOCAL_TTS,
+    is_local,
+    local_stt,
+    local_tts,
+)
 from customer_service.pipeline.providers import inference_models, plugin_models
 from customer_service.pipeline.resilience import speak_failures
 from customer_service.pipeline.turn_detection import build_turn_detection
@@ -104,7 +111,13 @@ class SessionModels:
                 if self.settings.model_provider is ModelProvider.OFFLINE
                 else "no STT/TTS keys or LiveKit credentials configured"
             )
-            return f"offline deterministic stand-in, text only ({reason})"
+            if self.text_only:
+                return f"offline deterministic stand-in, text only ({reason})"
+            return (
+                f"offline deterministic stand-in with local speech (stt {LOCAL_STT}, "
+                f"tts {LOCAL_TTS}), turn detection {self.settings.turn_detection.value} "
+                f"({reason})"
+            )
         label = _PROVIDER_LABELS[self.provider]
         settings = self.settings
         if self.text_only:
@@ -137,30 +150,27 @@ def build_models(settings: Settings, *, vad: VAD | None, text_only: bool = False
 
     `vad` is the Silero model loaded once per process (`load_vad`); it is required when
     turn detection is `vad`. `text_only=True` builds only the LLM (no speech models and no
-    turn detector), for text conversations outside a LiveKit job; the offline provider
-    is always text only.
+    turn detector), for text conversations outside a LiveKit job. The offline model
+    speaks and listens with local speech (`local_speech`), as does any provider whose
+    STT_MODEL or TTS_MODEL names `local/...`.
     """
     provider = settings.resolved_model_provider
     if provider is ModelProvider.OFFLINE:
         from customer_service.offline_llm import OfflineLLM
 
-        return SessionModels(
-            stt=None,
-            # Wrapped like every other model, although the rules do not fail: the session
-            # gets the same kind of object whichever provider is configured.
-            llm=speak_failures(OfflineLLM(), response_timeout_s=settings.llm_response_timeout_s),
-            tts=None,
-            vad=None,
-            turn_detection=None,
-            provider=provider,
-            text_only=True,
-            settings=settings,
-        )
-
-    if provider is ModelProvider.INFERENCE:
+        # Wrapped like every other model, although the rules do not fail: the session
+        # gets the same kind of object whichever provider is configured.
+        primary: LLM[Any] = OfflineLLM()
+        stt: STT[Any] | None = None if text_only else local_stt(settings, vad=vad)
+        tts: TTS[Any] | None = None if text_only else local_tts(settings)
+    elif provider is ModelProvider.INFERENCE:
         primary, stt, tts = inference_models(settings, text_only=text_only)
     else:
         primary, stt, tts = plugin_models(settings, text_only=text_only)
+    if not text_only and is_local(settings.stt_model):
+        stt = local_stt(settings, vad=vad)
+    if not text_only and is_local(settings.tts_model):
+        tts = local_tts(settings)
     fallbacks = llm_fallbacks(settings, provider)
     turn_detection = (
         None

@@ -33,8 +33,18 @@ PLUGIN_PROVIDERS = {
 """The provider each model setting must name when MODEL_PROVIDER=plugins."""
 
 
+LOCAL_PROVIDER = "local"
+"""The provider of speech on this machine (`local/pocketsphinx`, `local/espeak-ng`):
+`pipeline.local_speech` builds it, whatever MODEL_PROVIDER says."""
+
+
 class PipelineError(RuntimeError):
     """The settings cannot produce a working session; the message says what to change."""
+
+
+def is_local(model: str) -> bool:
+    """Whether a model setting (`local/pocketsphinx`) names local speech."""
+    return model.partition("/")[0].strip() == LOCAL_PROVIDER
 
 
 def inference_models(
@@ -58,15 +68,24 @@ def inference_models(
     llm = inference_llm(settings, settings.llm_model)
     if text_only:
         return llm, None, None
-    stt = inference.STT(
-        model=settings.stt_model, language=settings.language, api_key=key, api_secret=secret
+    # A local model (`local/...`) is built by `local_speech` instead.
+    stt = (
+        None
+        if is_local(settings.stt_model)
+        else inference.STT(
+            model=settings.stt_model, language=settings.language, api_key=key, api_secret=secret
+        )
     )
-    tts = inference.TTS(
-        model=settings.tts_model,
-        voice=settings.tts_voice,
-        language=settings.language,
-        api_key=key,
-        api_secret=secret,
+    tts = (
+        None
+        if is_local(settings.tts_model)
+        else inference.TTS(
+            model=settings.tts_model,
+            voice=settings.tts_voice,
+            language=settings.language,
+            api_key=key,
+            api_secret=secret,
+        )
     )
     return llm, stt, tts
 
@@ -79,7 +98,11 @@ def plugin_models(
         "OPENAI_API_KEY": settings.openai_api_key.get_secret_value(),
         "CARTESIA_API_KEY": settings.cartesia_api_key.get_secret_value(),
     }
-    needed = ["OPENAI_API_KEY"] if text_only else list(keys)
+    needed = ["OPENAI_API_KEY"]
+    if not text_only and not is_local(settings.stt_model):
+        needed.insert(0, "DEEPGRAM_API_KEY")
+    if not text_only and not is_local(settings.tts_model):
+        needed.append("CARTESIA_API_KEY")
     missing = [name for name in needed if not keys[name]]
     if missing:
         raise PipelineError(
@@ -89,16 +112,25 @@ def plugin_models(
     llm = openai_llm(settings)
     if text_only:
         return llm, None, None
-    stt = deepgram.STT(
-        model=plugin_model_name("STT_MODEL", settings.stt_model),
-        language=settings.language,
-        api_key=keys["DEEPGRAM_API_KEY"],
+    # A local model (`local/...`) is built by `local_speech` instead.
+    stt = (
+        None
+        if is_local(settings.stt_model)
+        else deepgram.STT(
+            model=plugin_model_name("STT_MODEL", settings.stt_model),
+            language=settings.language,
+            api_key=keys["DEEPGRAM_API_KEY"],
+        )
     )
-    tts = cartesia.TTS(
-        model=plugin_model_name("TTS_MODEL", settings.tts_model),
-        voice=settings.tts_voice,
-        language=settings.language,
-        api_key=keys["CARTESIA_API_KEY"],
+    tts = (
+        None
+        if is_local(settings.tts_model)
+        else cartesia.TTS(
+            model=plugin_model_name("TTS_MODEL", settings.tts_model),
+            voice=settings.tts_voice,
+            language=settings.language,
+            api_key=keys["CARTESIA_API_KEY"],
+        )
     )
     return llm, stt, tts
 

@@ -61,11 +61,14 @@ class Settings(BaseSettings):
     # Models
     model_provider: ModelProvider = ModelProvider.AUTO
     stt_model: str = "deepgram/nova-3"
+    """provider/model; `local/pocketsphinx` hears on this machine, with no key. With no
+    provider at all (the offline model), speech is local whatever this says."""
     llm_model: str = "openai/gpt-4.1-mini"
     llm_fallback_models: Annotated[tuple[str, ...], NoDecode] = ()
     """LiveKit Inference models (provider/model) tried in this order when LLM_MODEL fails;
     written comma-separated. They need LiveKit credentials and URL (see `pipeline`)."""
     tts_model: str = "cartesia/sonic-3"
+    """provider/model; `local/espeak-ng` speaks on this machine, with no key."""
     tts_voice: str = "9626c31c-bec5-4cca-baa8-f8ba9e84c8bc"
     """Cartesia voice id; the default is "Jacqueline", a calm American English voice."""
     language: str = "en"
@@ -76,6 +79,11 @@ class Settings(BaseSettings):
     `http://localhost:8000/v1`) serving LLM_MODEL with MODEL_PROVIDER=plugins, and the
     evals' judge; empty: OpenAI itself."""
     cartesia_api_key: SecretStr = SecretStr("")
+    local_tts_voice: str = Field(default="en-us", min_length=1)
+    """The eSpeak NG voice of local speech (`local/espeak-ng`): a language, then `+` and
+    a variant for another voice (`en-us+f3`)."""
+    local_tts_words_per_minute: int = Field(default=150, ge=80, le=450)
+    """How fast local speech talks."""
     speech_cache_dir: Path | None = None
     """Where the audio of the sentences the agent says word for word is kept, shared by
     the machine's job processes; unset keeps it in each process's memory only."""

@@ -227,6 +227,8 @@ class AgentSpeech:
     """Loop times it was paused (a false interruption) and resumed (None: never)."""
     waited_for_audio: float = 0.0
     """Seconds it stood silent mid-speech, every frame played and the next not yet come."""
+    audio: list[rtc.AudioFrame] = field(default_factory=list)
+    """Its sound as it reached the earpiece, for ears that transcribe it."""
 
     @property
     def heard(self) -> str:
@@ -285,10 +287,11 @@ class FakeSpeaker(AudioOutput):
         await super().capture_frame(frame)
         self._play_on_after_running_dry()
         self._pushed += frame.duration
-        if self._current is not None:
-            self._current.length = self._pushed
         if self._started_at is None and self._paused_at is None:
             self._start_playing()
+        if self._current is not None:
+            self._current.length = self._pushed
+            self._current.audio.append(frame)
 
     def _play_on_after_running_dry(self) -> None:
         # A speaker that has played all it was given waits for the next frame and plays

@@ -9,6 +9,9 @@ a cue, something the agent does:
   greeting) begins to play, or stops (played out or cut off).
 - `AgentSays(words)`: the caller has heard these words (spoken after the cue began).
 - `AgentEndsIn(words, s)`: s seconds before the end of the speech holding `words`.
+- `AgentFinishes(words)`: the speech holding `words` has stopped playing (its words can
+  reach the caller well before its audio ends on a busy machine: a line meant to follow
+  the speech waits for its end, not for its words and a pause).
 - `AgentDone()` (the default): the agent has spoken since the caller's previous line,
   has stopped, and stayed quiet for a moment, after more than a phrase that holds the
   line ("One moment, please.").
@@ -33,6 +36,7 @@ __all__ = [
     "AgentDone",
     "AgentEnds",
     "AgentEndsIn",
+    "AgentFinishes",
     "AgentSays",
     "AgentStarts",
     "At",
@@ -163,6 +167,19 @@ class AgentEndsIn(Cue):
         held = sum(resumed - paused for paused, resumed in speech.pauses if resumed)
         ends_at = speech.began_at + speech.length + held + speech.waited_for_audio
         await call.until(lambda: False, deadline=ends_at - call.real(self.seconds))
+
+
+@dataclass(frozen=True, slots=True)
+class AgentFinishes(Cue):
+    """The agent's speech in which the caller has heard `words` has stopped: played out
+    or cut off."""
+
+    words: str
+
+    async def wait(self, call: CallView, since: Moment) -> None:
+        await AgentSays(self.words).wait(call, since)
+        speech = call.speeches[-1]
+        await call.until(lambda: speech.ended)
 
 
 @dataclass(frozen=True, slots=True)

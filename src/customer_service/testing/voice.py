@@ -18,10 +18,9 @@ heard of a reply that was cut off.
         assert call.speech(2).interrupted  # cut off by the second line
         assert call.messages("assistant")[1].interrupted
 
-`call.say(text)` speaks one line now, besides the script (the script's lines are said
-the same way): a caller whose next line is decided as the call goes, as a simulated
-user's is (`benchmarks.tau2.voice_side`). `speech=` replaces the fakes and the fake
-microphone (`voice_timing.CallSpeech`): real speech models hearing real sound, at speed 1.
+`call.say(text)` speaks one line now, besides the script, as a simulated user's is
+(`benchmarks.tau2.voice_side`). `speech=` replaces the fakes and the fake microphone
+(`voice_timing.CallSpeech`, `local_speech`): real speech hearing real sound, at speed 1.
 
 Time: every duration in a script is in script seconds, seconds of the call as a caller
 would live it. The call runs `speed` times faster (10 by default), so never measure
@@ -30,12 +29,10 @@ wall-clock time; cue lines on what the agent does instead (`script` lists the cu
 The session runs as in a room, with the framework's default turn handling and timers on
 the script's clock (`voice_timing`): speech must last 0.5 s to interrupt the agent,
 talk-over without words lets the agent resume after 2 s, the first 3 s of the agent's
-first speech cannot be interrupted (echo warm-up), and words said while the agent cannot
-be interrupted are never transcribed. Two differences: the end of a turn is detected
-from silence (`vad`), as the turn-detector models judge real speech, and interruption is
-VAD-based, as adaptive detection needs LiveKit Cloud. Preemptive generation is on, as in
-a room: a scripted LLM may be asked once more when a caller's turn grows after its first
-transcript.
+first speech cannot be interrupted (echo warm-up), and words said then are never
+transcribed. Turns end on silence (`vad`) unless the call's speech names the project's
+turn detector (`CallSpeech.turn_detection`, for real sound), and interruption is
+VAD-based, as adaptive detection needs LiveKit Cloud. Preemptive generation is on.
 """
 
 from __future__ import annotations
@@ -55,6 +52,7 @@ from customer_service.call import audit
 from customer_service.call.caller_timeline import CallerTimeline
 from customer_service.call.phrase_cache import PhraseCache
 from customer_service.call.state import CallState
+from customer_service.pipeline import listen_for_the_store
 from customer_service.pipeline.resilience import speak_failures
 from customer_service.server import build_session
 from customer_service.settings import Settings, get_settings
@@ -68,6 +66,7 @@ from customer_service.testing.script import (
     AgentDone,
     AgentEnds,
     AgentEndsIn,
+    AgentFinishes,
     AgentSays,
     AgentStarts,
     At,
@@ -99,6 +98,7 @@ __all__ = [
     "AgentDone",
     "AgentEnds",
     "AgentEndsIn",
+    "AgentFinishes",
     "AgentSays",
     "AgentStarts",
     "At",
@@ -150,7 +150,9 @@ class VoiceCall:
             tts=self.tts,
             vad=speech.vad,
             turn_handling=scaled_turn_handling(
-                speed, end_of_turn_s=None if latency is None else latency.end_of_turn_s
+                speed,
+                end_of_turn_s=None if latency is None else latency.end_of_turn_s,
+                turn_detection=speech.turn_detection,
             ),
             timers=scaled_timers(settings, speed),
         )
@@ -295,6 +297,7 @@ class VoiceCall:
         self.started_at = asyncio.get_running_loop().time()
         self.wall_started_at = time.time()
         note_started(self)
+        await listen_for_the_store(self.session.stt, self.state.store)
         await self.session.start(self._agent(self.state))
         self._script_task = asyncio.create_task(self._run_script(), name="caller script")
 
@@ -303,10 +306,7 @@ class VoiceCall:
             self._script_task.cancel()
             with suppress(asyncio.CancelledError, Exception):
                 await self._script_task
-        self.microphone.close()
-        await self.session.aclose()
-        # As the server's shutdown does: the audit events kept for a next write.
-        await audit.end_of_call(self.state)
+        await self.hang_up()
         await self._transcript.aclose()
 
     async def _settled(self) -> None:

@@ -20,6 +20,7 @@ from livekit.agents.voice.turn import (
     _ENDPOINTING_DEFAULTS,
     _INTERRUPTION_DEFAULTS,
     _PREEMPTIVE_GENERATION_DEFAULTS,
+    TurnDetectionMode,
 )
 
 from customer_service.server import SessionTimers
@@ -45,11 +46,15 @@ STT_DELAY = 0.2
 
 
 def scaled_turn_handling(
-    speed: float, *, end_of_turn_s: float | None = None
+    speed: float,
+    *,
+    end_of_turn_s: float | None = None,
+    turn_detection: TurnDetectionMode | None = None,
 ) -> TurnHandlingOptions:
     """The framework's default turn handling, which a call in a room runs with, on a
-    clock `speed` times faster, with VAD turn detection and VAD interruption;
-    `end_of_turn_s` replaces the default endpointing delay."""
+    clock `speed` times faster, with VAD interruption and VAD turn detection unless
+    `turn_detection` names another; `end_of_turn_s` replaces the default endpointing
+    delay."""
     endpointing = _ENDPOINTING_DEFAULTS.copy()
     min_delay = _ENDPOINTING_DEFAULTS["min_delay"] if end_of_turn_s is None else end_of_turn_s
     endpointing["min_delay"] = min_delay / speed
@@ -64,7 +69,7 @@ def scaled_turn_handling(
         _PREEMPTIVE_GENERATION_DEFAULTS["max_speech_duration"] / speed
     )
     return TurnHandlingOptions(
-        turn_detection="vad",
+        turn_detection=turn_detection or "vad",
         endpointing=endpointing,
         interruption=interruption,
         preemptive_generation=preemptive,
@@ -93,6 +98,8 @@ class CallSpeech:
     tts: TTS[Any]
     vad: VAD
     microphone: Microphone
+    turn_detection: TurnDetectionMode | None = None
+    """What ends the caller's turn; None: silence (`vad`), as the fakes are judged."""
 
 
 def timed_fakes(

@@ -1,0 +1,143 @@
+"""Real sound on the voice seam, offline: the caller's lines said by eSpeak NG in a voice
+of their own into the microphone (with line noise when asked), heard by Silero and the
+local recogniser, answered by the local voice, and the agent's audio transcribed back.
+
+    speech = local_call_speech(settings, noise_snr_db=15)
+    async with voice_call_session(OfflineLLM(), caller, speech=speech, speed=1) as call:
+        ...
+        said = await transcribed(call.speech(2))
+
+Everything runs in real time (`speed=1`): the recogniser and the voices take the time
+they take.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+from livekit import rtc
+
+from customer_service.pipeline import build_turn_detection, load_vad
+from customer_service.pipeline.espeak import ESpeakVoice
+from customer_service.pipeline.local_stt import LocalSTT
+from customer_service.pipeline.local_tts import LocalTTS
+from customer_service.pipeline.local_vocabulary import CallVocabulary
+from customer_service.settings import Settings
+from customer_service.testing.caller_audio import AgentSpeech, AudioMicrophone
+from customer_service.testing.voice_timing import CallSpeech
+
+__all__ = [
+    "CALLER_VOICE",
+    "FRAME_SECONDS",
+    "NoisyMicrophone",
+    "brown_noise",
+    "local_call_speech",
+    "transcribed",
+]
+
+CALLER_VOICE = ESpeakVoice("en-us+f2", words_per_minute=140, pitch=55)
+"""The caller: another voice than the agent's (eSpeak's `en-us`), slower and higher."""
+FRAME_SECONDS = 0.02
+_DRIFT_SAMPLES = 2400
+_QUIET_LEVEL = 200
+_PAUSE_S = 0.2
+CALLER_SAMPLE_RATE = 48000
+"""The caller's audio reaches the session at a room's rate, as from LiveKit."""
+
+
+def brown_noise(samples: int, *, seed: int) -> np.ndarray:
+    """Seeded brown noise (a random walk, its slow drift taken out), unit RMS: the rumble
+    of a bad line, heavier in the low frequencies than speech."""
+    walk = np.cumsum(np.random.default_rng(seed).standard_normal(samples))
+    drift = np.convolve(walk, np.ones(_DRIFT_SAMPLES) / _DRIFT_SAMPLES, mode="same")
+    noise = walk - drift
+    return noise / (np.sqrt(np.mean(noise**2)) or 1.0)
+
+
+class NoisyMicrophone(AudioMicrophone):
+    """A caller's microphone on a noisy line: brown noise under everything it sends, the
+    line's speech `snr_db` decibels above it (measured on the caller's voice)."""
+
+    SPEECH_RMS = 3000.0
+    """Typical RMS of eSpeak's 16-bit speech, which the noise level is set against."""
+
+    def __init__(self, voice: LocalTTS, *, snr_db: float, seed: int = 7) -> None:
+        super().__init__(voice, frame_seconds=FRAME_SECONDS)
+        level = self.SPEECH_RMS / math.pow(10, snr_db / 20)
+        self._noise = (brown_noise(voice.sample_rate * 30, seed=seed) * level).astype(np.int32)
+        self._at = 0
+
+    def silent_frame(self) -> rtc.AudioFrame:
+        return self._noisy(super().silent_frame())
+
+    def _frame(self, at: float) -> rtc.AudioFrame | None:
+        frame = super()._frame(at)
+        return None if frame is None else self._noisy(frame)
+
+    def _noisy(self, frame: rtc.AudioFrame) -> rtc.AudioFrame:
+        count = frame.samples_per_channel
+        indices = (np.arange(count) + self._at) % len(self._noise)
+        self._at += count
+        samples = np.frombuffer(bytes(frame.data), dtype=np.int16).astype(np.int32)
+        mixed = np.clip(samples + self._noise[indices], -32768, 32767).astype(np.int16)
+        return rtc.AudioFrame(mixed.tobytes(), frame.sample_rate, 1, count)
+
+
+def local_call_speech(settings: Settings, *, noise_snr_db: float | None = None) -> CallSpeech:
+    """Silero, the local recogniser, the local voice for the agent and the turn detector,
+    as the settings make them, and a caller speaking with `CALLER_VOICE` at a room's rate; with
+    `noise_snr_db`, on a line that much noisier than their voice."""
+    vad = load_vad()
+    caller = LocalTTS(voice=CALLER_VOICE, sample_rate=CALLER_SAMPLE_RATE)
+    microphone = (
+        AudioMicrophone(caller, frame_seconds=FRAME_SECONDS)
+        if noise_snr_db is None
+        else NoisyMicrophone(caller, snr_db=noise_snr_db)
+    )
+    agent = LocalTTS(
+        voice=ESpeakVoice(settings.local_tts_voice, settings.local_tts_words_per_minute)
+    )
+    return CallSpeech(
+        stt=LocalSTT(vad=vad, language=settings.language),
+        tts=agent,
+        vad=vad,
+        microphone=microphone,
+        turn_detection=build_turn_detection(settings.turn_detection, vad=vad),
+    )
+
+
+async def transcribed(speech: AgentSpeech, vocabulary: CallVocabulary) -> str:
+    """What the agent's `speech` says, from its audio alone, heard by the local
+    recogniser listening for `vocabulary`: a sentence at a time, cut where the voice
+    pauses (a long speech heard in one piece loses words)."""
+    if not speech.audio:
+        return ""
+    ears = LocalSTT(vad=load_vad(), vocabulary=vocabulary)
+    try:
+        heard = [
+            event.alternatives[0].text
+            for piece in _between_pauses(rtc.combine_audio_frames(speech.audio))
+            if (event := await ears.recognize(piece)).alternatives
+        ]
+    finally:
+        await ears.aclose()
+    return " ".join(text for text in heard if text)
+
+
+def _between_pauses(sound: rtc.AudioFrame) -> list[rtc.AudioFrame]:
+    """`sound` cut in the middle of each pause of at least `_PAUSE_S` (clean speech: a
+    pause is near silence)."""
+    samples = np.frombuffer(bytes(sound.data), dtype=np.int16)
+    quiet = np.abs(samples) < _QUIET_LEVEL
+    least = round(sound.sample_rate * _PAUSE_S)
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], quiet.astype(np.int8), [0]))))
+    starts, ends = edges[::2], edges[1::2]
+    long = (ends - starts) >= least
+    cuts = [0, *((starts[long] + ends[long]) // 2).tolist(), len(samples)]
+    return [
+        rtc.AudioFrame(samples[start:end].tobytes(), sound.sample_rate, 1, end - start)
+        for start, end in itertools.pairwise(cuts)
+        if end - start > least
+    ]
