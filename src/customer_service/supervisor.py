@@ -34,8 +34,8 @@ from customer_service.call.empty_replies import Reply, never_empty, relays_a_too
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.heard import caller_messages
-from customer_service.call.latency import ALL_RIGHT
-from customer_service.call.phrase_cache import reply_audio, say
+from customer_service.call.latency import FirstWords
+from customer_service.call.phrase_cache import say
 from customer_service.call.registration import SpecialistRegistration
 from customer_service.call.specialist import LeftForNewRequest
 from customer_service.call.state import CallState
@@ -127,10 +127,6 @@ class CustomerServiceAgent(Agent):
     """The long-lived agent that owns the conversation for the whole call; the `Desk` of
     every specialist's supervisor tool."""
 
-    acknowledgement = ALL_RIGHT
-    """Said first when the caller would otherwise wait through a second model request in
-    their turn (`call.latency.FirstWords`), and played from the phrase cache."""
-
     def __init__(
         self,
         *,
@@ -187,7 +183,7 @@ class CustomerServiceAgent(Agent):
             reply = never_empty(reply, ask_again=again)
         asking = owed is not None
         first_words = self.session.userdata.first_words  # the call's `CallState`
-        async for chunk in first_words.reply(reply, acknowledgement=self.acknowledgement):
+        async for chunk in first_words.reply(reply, chat_ctx=chat_ctx):
             asking = asking and not calls_a_tool(chunk)
             yield chunk
         if asking:
@@ -196,7 +192,8 @@ class CustomerServiceAgent(Agent):
     def tts_node(
         self, text: AsyncIterable[str], model_settings: ModelSettings
     ) -> AsyncIterator[rtc.AudioFrame]:
-        return reply_audio(self, text, model_settings, own_sentence=self.acknowledgement)
+        first_words: FirstWords = self.session.userdata.first_words  # the call's `CallState`
+        return first_words.audio(self, text, model_settings)
 
     @function_tool()
     @code_step

@@ -29,7 +29,6 @@ from customer_service.call.identity_policy import (
     offers_contact_detail,
     verified_by,
 )
-from customer_service.call.latency import CHECKING_DETAILS, THANKS
 from customer_service.call.phrase_cache import say
 from customer_service.call.registration import Desk, supervisor_tool
 from customer_service.call.run_check_write import well_formed
@@ -131,7 +130,6 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
     """Collects what the call's `IDENTITY_POLICY` checks (name, postal code and phone or
     email; or the email, or the name and postal code) and checks it against the store."""
 
-    acknowledgement = CHECKING_DETAILS
     still_there_question = fixed(
         "To verify you, I need your full name, your postal code, and the phone number or "
         "email address on your account."
@@ -180,11 +178,10 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             say(self.session, OPENING_QUESTION_ON_A_PHONE)
             self._calling_number_question.ask()
 
-    def acknowledgement_at_once(self, chat_ctx: ChatContext) -> str | None:
+    def filler_at_once(self, chat_ctx: ChatContext) -> bool:
         # Details just given will be checked: the thanks need not wait for the model to
         # read them and write out the check's arguments.
-        giving = answers_the_caller(chat_ctx) and offers_contact_detail(chat_ctx, latest=True)
-        return THANKS if giving else None
+        return answers_the_caller(chat_ctx) and offers_contact_detail(chat_ctx, latest=True)
 
     def _check_tool(self) -> CheckTool:
         """`check_identity`, taking what the policy checks."""

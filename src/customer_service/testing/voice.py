@@ -156,6 +156,7 @@ class VoiceCall:
         )
         # When the caller's words began, and how early an answer may, in script seconds.
         CallerTimeline.follow(self.session, time_scale=1 / speed)
+        state.first_words.time_scale = 1 / speed  # a filler's delay is in call seconds
         # As in a room: the transcript reaches the caller in step with the audio, so a
         # cut-off reply is stored as the words that were heard.
         self._transcript = TranscriptSynchronizer(
