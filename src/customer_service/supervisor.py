@@ -28,6 +28,7 @@ from livekit.agents import (
 )
 from livekit.agents.llm import ChatContext
 
+from customer_service.call.answers import only_reacts
 from customer_service.call.code_steps import calls_a_tool, code_step, for_the_model, step_call
 from customer_service.call.consent_wording import ConsentTopic
 from customer_service.call.empty_replies import Reply, never_empty, relays_a_tool_result
@@ -171,6 +172,11 @@ class CustomerServiceAgent(Agent):
             yield owed.lead_in
             yield step_call(ASK_OWED_QUESTION)
             return
+        if owed and _only_reacts(chat_ctx):
+            # "Thank you" over what led to the question: nothing to answer, so the
+            # question comes instead of a reply, not after one.
+            yield step_call(ASK_OWED_QUESTION)
+            return
 
         def reply_from_model() -> Reply:
             return model_reply(self, chat_ctx, tools, model_settings)
@@ -311,6 +317,17 @@ class CustomerServiceAgent(Agent):
         if owed is not None:
             self._owed.insert(0, owed)
         self.session.generate_reply(tool_choice="auto")
+
+
+def _only_reacts(chat_ctx: ChatContext) -> bool:
+    """Whether the reply asked for answers caller's words that only react to a statement
+    they heard (`answers.only_reacts`): a yes to a question is an answer."""
+    messages = [item for item in chat_ctx.items if isinstance(item, llm.ChatMessage)]
+    if len(messages) < 2 or chat_ctx.items[-1] is not messages[-1]:
+        return False
+    heard, said = messages[-2], messages[-1]
+    asked = heard.role == "assistant" and (heard.text_content or "").rstrip().endswith("?")
+    return said.role == "user" and not asked and only_reacts(said.text_content or "")
 
 
 def _relays_only(chat_ctx: ChatContext, call_id: str | None) -> bool:

@@ -64,7 +64,7 @@ from customer_service.call.phrase_files import (
     write_phrase,
 )
 
-__all__ = ["PhraseCache", "reply_audio", "say"]
+__all__ = ["PhraseCache", "paced", "reply_audio", "say"]
 
 logger = logging.getLogger(__name__)
 
@@ -315,7 +315,7 @@ async def reply_audio(
         own = held.strip()
         if own in own_sentences and cache.enabled and speaker is not None:
             frames = cache.sentence(speaker, own).play()
-            async for frame in frames if cut is None else _paced(frames, cut, lead_s):
+            async for frame in frames if cut is None else paced(frames, cut, lead_s):
                 yield frame
             return
 
@@ -329,7 +329,7 @@ async def reply_audio(
         yield frame
 
 
-async def _paced(
+async def paced(
     frames: AsyncIterator[rtc.AudioFrame], cut: asyncio.Event, lead_s: float
 ) -> AsyncIterator[rtc.AudioFrame]:
     """`frames` at the pace they play, `lead_s` ahead, until `cut` is set: audio already
