@@ -120,6 +120,7 @@ async def test_a_filler_starts_while_the_answer_is_awaited_and_the_answer_cuts_i
 def test_fillers_follow_what_the_caller_did() -> None:
     assert caller_move("Jordan Lee, 94107, jordan.lee@example.com") is CallerMove.GAVE_DETAILS
     assert caller_move("Yes, that's right.") is CallerMove.SAID_YES
+    assert caller_move("No, keep it.") is CallerMove.SAID_NO
     assert caller_move("Where is my order?") is CallerMove.ASKED
     assert caller_move("I'd like to check on an order.") is CallerMove.OTHER
 

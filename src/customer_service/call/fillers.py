@@ -30,6 +30,7 @@ class CallerMove(enum.Enum):
 
     GAVE_DETAILS = "gave details"
     SAID_YES = "said yes"
+    SAID_NO = "said no"
     ASKED = "asked a question"
     OTHER = "something else"
 
@@ -37,6 +38,7 @@ class CallerMove(enum.Enum):
 _FILLERS = {
     CallerMove.GAVE_DETAILS: FILLERS_AFTER_DETAILS,
     CallerMove.SAID_YES: FILLERS_AFTER_YES,
+    CallerMove.SAID_NO: (),
     CallerMove.ASKED: FILLERS_AFTER_QUESTION,
     CallerMove.OTHER: FILLERS_OTHERWISE,
 }
@@ -76,8 +78,9 @@ def caller_move(words: str) -> CallerMove:
     first = text.split()[0].strip(",.!?").lower()
     if text.endswith("?") or first in _QUESTION_WORDS:
         return CallerMove.ASKED
-    if polarity(text) is True:
-        return CallerMove.SAID_YES
+    answer = polarity(text)
+    if answer is not None:
+        return CallerMove.SAID_YES if answer else CallerMove.SAID_NO
     return CallerMove.OTHER
 
 
@@ -88,15 +91,17 @@ class FillerChoice:
         self.last: str | None = None
         self._said_once: set[str] = set()
 
-    def next(self, caller_words: str) -> str:
+    def next(self, caller_words: str) -> str | None:
         """The filler for a turn whose caller said `caller_words`, counted as said: the
         first of its kind's set that is not the last one said nor a once-a-call filler
-        already heard."""
+        already heard. None after a no: what answers it (nothing was done, or what
+        else) opens with its own acknowledgement, and a filler would say it twice."""
         kind = _FILLERS[caller_move(caller_words)]
         usable = [
             filler for filler in kind if filler != self.last and filler not in self._said_once
         ]
-        # Every set has three fillers, at most one of them once a call: one is always left.
+        if not usable:
+            return None
         chosen = usable[0]
         self.last = chosen
         if chosen in ONCE_A_CALL:

@@ -104,7 +104,9 @@ class FirstWords:
         self._tool_called = -math.inf
         """When a model's reply last called a tool."""
         self.filler_cut = asyncio.Event()
-        """Set when the answer a filler covers is ready: the filler's audio stops there."""
+        """Set when the answer the last filler covers is ready: its audio stops there."""
+        self._filler_to_play: str | None = None
+        """The filler just flushed, whose segment is yet to reach the speech node."""
 
     def follow(self, session: AgentSession[Any]) -> None:
         """Starts following the call's session (`server.build_session` does)."""
@@ -134,14 +136,17 @@ class FirstWords:
     def audio(
         self, agent: Agent, text: AsyncIterable[str], model_settings: ModelSettings
     ) -> AsyncIterator[rtc.AudioFrame]:
-        """The `tts_node` of an agent whose replies go through `reply`: a filler plays
-        from the phrase cache until the answer cuts it."""
+        """The `tts_node` of an agent whose replies go through `reply`: a segment that is
+        a filler plays from the phrase cache, the one just flushed until the answer cuts
+        it (a model's words that happen to be a filler play whole)."""
+        cut = self.filler_cut if self._filler_to_play is not None else None
+        self._filler_to_play = None
         return reply_audio(
             agent,
             text,
             model_settings,
             own_sentences=FILLERS,
-            cut=self.filler_cut,
+            cut=cut,
             lead_s=FILLER_LEAD_S * self.time_scale,
         )
 
@@ -176,14 +181,18 @@ class FirstWords:
                     else:
                         item = await ahead.get()
                 except TimeoutError:
+                    filler = None
                     if self._owed(at_once=at_once):
-                        filler_said = True
-                        self._sounded = time.monotonic()
-                        self.filler_cut = asyncio.Event()
-                        yield f"{self.choice.next(_last_caller_words(chat_ctx))} "
-                        yield FlushSentinel()  # the model's words follow in the same message
-                    else:
-                        owed = False  # something sounded meanwhile
+                        filler = self.choice.next(_last_caller_words(chat_ctx))
+                    if filler is None:
+                        owed = False  # something sounded meanwhile, or none fits
+                        continue
+                    filler_said = True
+                    self._sounded = time.monotonic()
+                    self.filler_cut = asyncio.Event()
+                    self._filler_to_play = filler
+                    yield f"{filler} "
+                    yield FlushSentinel()  # the model's words follow in the same message
                     continue
                 if isinstance(item, _Ended):
                     if item.error is not None:
