@@ -8,7 +8,8 @@ import asyncio
 import itertools
 from collections.abc import AsyncIterator
 
-from benchmarks.caller_wait import play
+import pytest
+from benchmarks.caller_wait import opening_filler, own_words_wait, play
 from benchmarks.callers import Intent, Variant
 from benchmarks.conversation import AgentKind
 from livekit import rtc
@@ -24,11 +25,13 @@ from customer_service.call.wording import (
     FILLERS,
     FILLERS_AFTER_DETAILS,
     FILLERS_AFTER_YES,
+    THANKS,
 )
 from customer_service.offline_llm import OfflineLLM
 from customer_service.settings import Settings
 from customer_service.specialists.cancellation import kept_message
 from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
+from customer_service.testing.caller_audio import AgentSpeech
 from customer_service.testing.latency import LatencyModel
 from customer_service.testing.voice import AgentSays, HangUp, Utterance, voice_call_session
 from support.conversation import JORDAN, JORDAN_SAYS, check_identity
@@ -216,3 +219,29 @@ async def test_no_scripted_flow_opens_two_turns_with_the_same_filler(store_backe
             fillers = [turn.opening_filler for turn in run.turns]
             assert all(a is None or a != b for a, b in itertools.pairwise(fillers))
             assert fillers.count(ALL_RIGHT) <= 1
+
+
+def _heard(began_at: float, *pieces: tuple[str, float]) -> AgentSpeech:
+    speech = AgentSpeech(number=1, began_at=began_at, ended=True)
+    for piece, at in pieces:
+        speech.words.append(piece)
+        speech.heard_at.append(at)
+    return speech
+
+
+def test_the_wait_to_the_own_words_passes_over_every_filler_timed_by_its_audio() -> None:
+    line_ended = 10.0
+    thanks = _heard(10.5, ("Thanks.", 10.6), (" ", 10.7))
+    led = _heard(
+        11.0, ("All", 11.1), (" right.", 11.3), (" Your", 11.6), (" order", 11.8), (" shipped.", 12)
+    )
+    # "Thanks." alone is a filler; "All right." opens the next speech, and the words
+    # after it began 0.5 s into its audio (its first word heard 0.1 s in, "Your" 0.6 s).
+    assert own_words_wait([thanks, led], line_ended, speed=3.0) == pytest.approx(1.5 * 3)
+    assert opening_filler([thanks, led], line_ended) == THANKS
+    plain = _heard(10.8, ("Your", 10.9), (" order", 11.1))
+    assert own_words_wait([plain], line_ended, speed=1.0) == pytest.approx(0.8)
+    assert opening_filler([plain], line_ended) is None
+    # A speech begun before the line ended, and a reply of fillers only, are no answer.
+    assert own_words_wait([plain, led], 10.85, speed=1.0) == pytest.approx(0.65)
+    assert own_words_wait([thanks], line_ended, speed=1.0) is None
