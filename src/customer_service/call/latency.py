@@ -14,7 +14,8 @@ the answer is truly awaited, and never in its way:
   hears the answer as soon as it is ready, the filler cut short or whole;
 - where code can tell from the caller's words that the reply starts work on them (the
   identity specialist hearing details to check), the filler is owed before any tool
-  call (`at_once`).
+  call, and comes at once (`at_once`): a check, and what follows it, is a wait no
+  answer outruns.
 
 A sentence the code composes (a read-back, a question, a result the tool puts into
 words) gets no filler: it is the answer, and its synthesis takes less than any filler
@@ -170,17 +171,22 @@ class FirstWords:
         ahead: asyncio.Queue[ReplyChunk | _Ended] = asyncio.Queue()
         reading = asyncio.create_task(_read_ahead(reply, ahead))
         loop = asyncio.get_running_loop()
-        due = loop.time() + FILLER_DELAY_S * self.time_scale
+        # Owed at once, the filler needs no delay: the reply starts work on the caller's
+        # words (a check, then what follows it), which no answer outruns.
+        delay_s = 0.0 if at_once else FILLER_DELAY_S
+        due = loop.time() + delay_s * self.time_scale
         filler_said = False
         try:
             while True:
                 waiting = owed and not filler_said
                 try:
-                    if waiting:
-                        item = await asyncio.wait_for(ahead.get(), max(0.0, due - loop.time()))
-                    else:
+                    if not waiting:
                         item = await ahead.get()
-                except TimeoutError:
+                    elif due > loop.time():
+                        item = await asyncio.wait_for(ahead.get(), due - loop.time())
+                    else:
+                        item = ahead.get_nowait()  # due now: only what already came
+                except (TimeoutError, asyncio.QueueEmpty):
                     filler = None
                     if self._owed(at_once=at_once):
                         filler = self.choice.next(_last_caller_words(chat_ctx))
@@ -199,8 +205,8 @@ class FirstWords:
                         raise item.error
                     return
                 if reaches_the_caller(item):
-                    if filler_said:
-                        self.filler_cut.set()
+                    if filler_said and not calls_a_tool(item):
+                        self.filler_cut.set()  # the answer's words: a tool's work is no answer
                     owed = False  # the answer, or a tool's work, is under way
                 if calls_a_tool(item):
                     self._tool_called = time.monotonic()
