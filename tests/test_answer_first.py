@@ -245,3 +245,12 @@ def test_the_wait_to_the_own_words_passes_over_every_filler_timed_by_its_audio()
     # A speech begun before the line ended, and a reply of fillers only, are no answer.
     assert own_words_wait([plain, led], 10.85, speed=1.0) == pytest.approx(0.65)
     assert own_words_wait([thanks], line_ended, speed=1.0) is None
+
+
+async def test_without_fillers_no_turn_opens_with_one(store_backend: str) -> None:
+    run = await play(
+        AgentKind.SUPERVISED, Intent.LOOKUP, Variant.UP_FRONT, LatencyModel(), fillers=False
+    )
+    assert run.failure is None
+    # The details given up front would get one at once (`filler_at_once`): not here.
+    assert [turn.opening_filler for turn in run.turns] == [None] * len(run.turns)
