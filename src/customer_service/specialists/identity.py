@@ -160,13 +160,17 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             tools=[self._check_tool(), *([self._calling_number_tool()] if hint else [])],
         )
         self._calling_number_question = CallingNumberConfirmation(self)
+        self._reading_given_details = False
+        """The opening asked the model to read details given before it started."""
 
     async def opening(self) -> None:
         state: CallState = self.session.userdata
         if state.identity.failed_checks == 0 and offers_contact_detail(self.chat_ctx):
             # The caller already gave details: one round trip for the model to check them
             # (or ask only for what is missing), and no caller turn. Not after a failed
-            # check: the details in the history may be the ones it refused.
+            # check: the details in the history may be the ones it refused. The check is
+            # a wait no answer outruns: its filler comes at once.
+            self._reading_given_details = True
             self.session.generate_reply()
             return
         # A fixed question instead of a generated one saves a round trip of silence.
@@ -181,7 +185,9 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
     def filler_at_once(self, chat_ctx: ChatContext) -> bool:
         # Details just given will be checked: the thanks need not wait for the model to
         # read them and write out the check's arguments.
-        return answers_the_caller(chat_ctx) and offers_contact_detail(chat_ctx, latest=True)
+        reading, self._reading_given_details = self._reading_given_details, False
+        giving = answers_the_caller(chat_ctx) and offers_contact_detail(chat_ctx, latest=True)
+        return reading or giving
 
     def _check_tool(self) -> CheckTool:
         """`check_identity`, taking what the policy checks."""
