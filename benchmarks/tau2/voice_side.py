@@ -28,7 +28,7 @@ from customer_service.pipeline import PipelineError, build_models, load_vad
 from customer_service.settings import Settings, TurnDetection
 from customer_service.store import Store
 from customer_service.testing.caller_audio import AudioMicrophone
-from customer_service.testing.script import RESPONSE_PAUSE
+from customer_service.testing.script import RESPONSE_PAUSE, holds_the_line
 from customer_service.testing.voice import VoiceCall, voice_call_session
 from customer_service.testing.voice_timing import CallSpeech
 
@@ -96,7 +96,9 @@ class VoiceAgent:
             return bool(call.speeches) and not call.speeches[-1].ended
 
         def replied() -> bool:
-            return len(call.speeches) > speeches_before and call.agent_quiet()
+            # A filler alone holds the line: a caller waits on for what it promised.
+            spoke = len(call.speeches) > speeches_before
+            return spoke and call.agent_quiet() and not holds_the_line(call.speeches[-1])
 
         while not call.closed:
             if replied():

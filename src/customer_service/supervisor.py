@@ -28,6 +28,7 @@ from livekit.agents import (
 )
 from livekit.agents.llm import ChatContext
 
+from customer_service.call.answers import only_reacts
 from customer_service.call.code_steps import calls_a_tool, code_step, for_the_model, step_call
 from customer_service.call.consent_wording import ConsentTopic
 from customer_service.call.empty_replies import (
@@ -39,8 +40,8 @@ from customer_service.call.empty_replies import (
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.heard import caller_messages
-from customer_service.call.latency import ALL_RIGHT
-from customer_service.call.phrase_cache import reply_audio, say
+from customer_service.call.latency import FirstWords
+from customer_service.call.phrase_cache import say
 from customer_service.call.registration import SpecialistRegistration
 from customer_service.call.specialist import LeftForNewRequest
 from customer_service.call.state import CallState
@@ -132,10 +133,6 @@ class CustomerServiceAgent(Agent):
     """The long-lived agent that owns the conversation for the whole call; the `Desk` of
     every specialist's supervisor tool."""
 
-    acknowledgement = ALL_RIGHT
-    """Said first when the caller would otherwise wait through a second model request in
-    their turn (`call.latency.FirstWords`), and played from the phrase cache."""
-
     def __init__(
         self,
         *,
@@ -180,6 +177,11 @@ class CustomerServiceAgent(Agent):
             yield owed.lead_in
             yield step_call(ASK_OWED_QUESTION)
             return
+        if owed and _only_reacts(chat_ctx):
+            # "Thank you" over what led to the question: nothing to answer, so the
+            # question comes instead of a reply, not after one.
+            yield step_call(ASK_OWED_QUESTION)
+            return
 
         # A tool's result the model fails to relay is said by code: a change made is
         # never heard as "could you say that again?".
@@ -196,7 +198,7 @@ class CustomerServiceAgent(Agent):
             reply = never_empty(reply, ask_again=again)
         asking = owed is not None
         first_words = self.session.userdata.first_words  # the call's `CallState`
-        async for chunk in first_words.reply(reply, acknowledgement=self.acknowledgement):
+        async for chunk in first_words.reply(reply, chat_ctx=chat_ctx):
             asking = asking and not calls_a_tool(chunk)
             yield chunk
         if asking:
@@ -205,7 +207,8 @@ class CustomerServiceAgent(Agent):
     def tts_node(
         self, text: AsyncIterable[str], model_settings: ModelSettings
     ) -> AsyncIterator[rtc.AudioFrame]:
-        return reply_audio(self, text, model_settings, own_sentence=self.acknowledgement)
+        first_words: FirstWords = self.session.userdata.first_words  # the call's `CallState`
+        return first_words.audio(self, text, model_settings)
 
     @function_tool()
     @code_step
@@ -323,6 +326,17 @@ class CustomerServiceAgent(Agent):
         if owed is not None:
             self._owed.insert(0, owed)
         self.session.generate_reply(tool_choice="auto")
+
+
+def _only_reacts(chat_ctx: ChatContext) -> bool:
+    """Whether the reply asked for answers caller's words that only react to a statement
+    they heard (`answers.only_reacts`): a yes to a question is an answer."""
+    messages = [item for item in chat_ctx.items if isinstance(item, llm.ChatMessage)]
+    if len(messages) < 2 or chat_ctx.items[-1] is not messages[-1]:
+        return False
+    heard, said = messages[-2], messages[-1]
+    asked = heard.role == "assistant" and (heard.text_content or "").rstrip().endswith("?")
+    return said.role == "user" and not asked and only_reacts(said.text_content or "")
 
 
 def _relays_only(chat_ctx: ChatContext, call_id: str | None) -> bool:

@@ -30,7 +30,9 @@ ANSWER_PAUSE = 0.5
 """Script seconds a caller leaves after a question has played out before answering."""
 EMPTY = Say("")
 """A reply with no words and no tool call."""
-THANKS = "Oh great, yes, thank you."
+THANKS = "Oh great, thank you for your help."
+"""Words over the confirmation that say more than a reaction, so the model is asked to
+reply to them (a bare "thank you" gets the owed question at once, with no model turn)."""
 UP_TO_THE_CONFIRMATION = [
     Utterance("I need to change the delivery address for order 100102"),
     Utterance(JORDAN_SAYS),

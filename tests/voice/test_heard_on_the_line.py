@@ -13,7 +13,7 @@ from pathlib import Path
 from livekit.agents.llm import ChatMessage
 
 from customer_service.addresses import read_back
-from customer_service.call.latency import ALL_RIGHT, THANKS
+from customer_service.call.latency import THANKS
 from customer_service.call.transcripts import save_transcript
 from customer_service.call.wording import ANYTHING_ELSE, WELCOME
 from customer_service.offline_llm import OfflineLLM
@@ -44,9 +44,9 @@ the 0.3 s allowance, is talk over it, not its answer)."""
 RECORDING = ConsentTopic.CALL_RECORDING
 NEW_ADDRESS = MARKET_STREET_SUITE_5
 READ_BACK = f"I have {read_back(NEW_ADDRESS)}. Is that right?"
-FIRST_READ_BACK = f"{ALL_RIGHT} {READ_BACK}"
-"""As the caller first hears it, right after the address's silent tool call
-(`FirstWords.leading`)."""
+FIRST_READ_BACK = READ_BACK
+"""As the caller first hears it, right after the address's silent tool call: no filler
+stands before a read-back (`call.latency`)."""
 CONFIRMATION = f"Done. Order 1 0 0, 1 0 2 will now be delivered to {read_back(NEW_ADDRESS)}."
 SMS_QUESTION = CONSENT_WORDING[SMS].question
 IS_THAT_A_YES_TO_TEXTS = CONSENT_WORDING[SMS].is_that_a_yes
@@ -199,7 +199,7 @@ async def test_a_question_over_the_confirmation_is_answered_before_the_text_ques
         # order's status, looked up), and only then was the text question put, whole.
         cut_off = first(lines, "Done. Order")
         assert lines[cut_off][1] is True, lines
-        answered = first(lines, f"{ALL_RIGHT} Order 1 0 0, 1 0 2", after=cut_off)
+        answered = first(lines, "Order 1 0 0, 1 0 2", after=cut_off)
         assert "is processing" in lines[answered][0], lines
         asked = first(lines, SMS_QUESTION, after=answered)
         assert lines[asked] == (SMS_QUESTION, False), lines

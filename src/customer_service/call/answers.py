@@ -191,6 +191,22 @@ def acknowledgement_only(text: str) -> bool:
     return bool(said) and re.search(r"\w", _ACKNOWLEDGEMENTS.removed_from(said)) is None
 
 
+# Words that only react to what was heard: "oh", "wow", and a yes to a statement.
+_REACTIONS = Phrases(
+    ["oh", "wow", "yes", "yeah", "yep", "yup", "excellent", "wonderful", "awesome"]
+)
+
+
+def only_reacts(text: str) -> bool:
+    """Whether `text` only reacts to a statement just heard ("oh great, yes, thank you",
+    "okay thanks"): acknowledgements and exclamations, with nothing asked or told."""
+    said = normalise(text)
+    if not said or said.endswith("?"):
+        return False
+    rest = _REACTIONS.removed_from(_ACKNOWLEDGEMENTS.removed_from(said))
+    return re.search(r"\w", rest) is None
+
+
 # A caller refusing something in so many words: "stop texting me", "no more texts".
 _OUTRIGHT_NO = Phrases(
     [

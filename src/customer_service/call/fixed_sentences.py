@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["fixed", "is_fixed", "sentences"]
+__all__ = ["fixed", "is_fixed", "registered", "sentences"]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 """A sentence ends at its stop, question or exclamation mark and the space after it."""
@@ -36,3 +36,8 @@ def fixed(text: str) -> str:
 def is_fixed(sentence: str) -> bool:
     """Whether `sentence` (one of `sentences`) was marked with `fixed`."""
     return sentence in _REGISTERED
+
+
+def registered() -> frozenset[str]:
+    """Every sentence marked so far."""
+    return frozenset(_REGISTERED)

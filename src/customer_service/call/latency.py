@@ -1,20 +1,26 @@
-"""Silence on the line while the agent works.
+"""Silence on the line while the agent works, and the fillers that hold it.
 
 A reply that follows a tool call of the caller's turn (a tool's result to put into
-words, or a specialist that reads what the caller already said) would keep the caller
-waiting for a second model request's first token. `FirstWords` starts that reply with a
-short acknowledgement, flushed to speech before the model's words and played from the
-phrase cache (the agents' `tts_node` is `phrase_cache.reply_audio`), so the caller hears
-something as soon as the tool's work is done; the model's words follow in the same
-speech. Where the code can tell from the caller's words that the reply will start work
-on them (the identity specialist hearing details to check), a short acknowledgement
-comes at the start of the reply's first request, before the model has read them. A
-sentence the code composes after such a tool call (a read-back, a result put into words
-by the tool itself) would keep them waiting for its synthesis instead:
-`phrase_cache.say` leads it with the same acknowledgement (`FirstWords.leading`), which
-plays from the cache while the sentence synthesises. It is said only on a voice line,
-once per caller turn, and only while nothing has sounded since the caller began to
-speak: a reply that already said something, or a caller talking, gets none.
+words, or a specialist that reads what the caller already said) waits for a second model
+request's first token. `FirstWords` holds the line then with a filler, chosen by what
+the caller just did (`call.fillers`) and played from the phrase cache, but only while
+the answer is truly awaited, and never in its way:
+
+- it starts only once `FILLER_DELAY_S` has passed with nothing from the model: a reply
+  whose first words or tool call come sooner is said without one;
+- it is flushed to speech as a segment of its own, which the agents' `tts_node`
+  (`phrase_cache.reply_audio`) plays paced, a little ahead of the line; the reply's first
+  words cut it there (`filler_cut`), so its synthesis starts at once and the caller
+  hears the answer as soon as it is ready, the filler cut short or whole;
+- where code can tell from the caller's words that the reply starts work on them (the
+  identity specialist hearing details to check), the filler is owed before any tool
+  call, and comes at once (`at_once`): a check, and what follows it, is a wait no
+  answer outruns.
+
+A sentence the code composes (a read-back, a question, a result the tool puts into
+words) gets no filler: it is the answer, and its synthesis takes less than any filler
+would. A filler is said on a voice line only, once per caller turn, and only while
+nothing has sounded since the caller began to speak.
 
 A tool that waits on the store (or anything but the caller) past `SLOW_STEP_NOTICE_S`
 has the caller hear `ONE_MOMENT`, once per step. While a specialist runs it speaks for
@@ -27,27 +33,34 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterable, AsyncIterator, Iterator
+from contextlib import contextmanager, suppress
 from typing import Any
 
+from livekit import rtc
 from livekit.agents import (
+    Agent,
     AgentSession,
     AgentStateChangedEvent,
     FlushSentinel,
+    ModelSettings,
     SpeechCreatedEvent,
     UserStateChangedEvent,
+    llm,
 )
 
 from customer_service.call.code_steps import calls_a_tool
-from customer_service.call.empty_replies import Reply, ReplyChunk
-from customer_service.call.fixed_sentences import fixed, is_fixed, sentences
+from customer_service.call.empty_replies import Reply, ReplyChunk, reaches_the_caller
+from customer_service.call.fillers import FillerChoice
 from customer_service.call.listeners import listen
-from customer_service.call.phrase_cache import say
+from customer_service.call.phrase_cache import reply_audio, say
+from customer_service.call.wording import ALL_RIGHT, FILLERS, ONE_MOMENT, THANKS
 
 __all__ = [
     "ALL_RIGHT",
-    "CHECKING_DETAILS",
+    "FILLERS",
+    "FILLER_DELAY_S",
+    "FILLER_LEAD_S",
     "HOLDING_PHRASES",
     "ONE_MOMENT",
     "THANKS",
@@ -55,25 +68,35 @@ __all__ = [
     "SlowStepNotice",
 ]
 
-ONE_MOMENT = fixed("One moment, please.")
-ALL_RIGHT = fixed("All right.")
-"""The acknowledgement before a reply that follows a tool call of the caller's turn."""
-CHECKING_DETAILS = fixed("Thanks, let me check.")
-"""The identity specialist's acknowledgement, while the details it heard are checked."""
-THANKS = fixed("Thanks.")
-"""The identity specialist's acknowledgement of details the caller has just given, said
-as their turn ends: short, so the answer that follows is not held back by it."""
-HOLDING_PHRASES = frozenset({ALL_RIGHT, CHECKING_DETAILS, ONE_MOMENT, THANKS})
+HOLDING_PHRASES = FILLERS
 """What the agent says to hold the line: heard alone, the caller's answer is still to
 come."""
+FILLER_DELAY_S = 0.3
+"""Seconds of a reply's wait before a filler starts: a shorter pause is not heard as a
+wait, and an answer ready by then needs no filler."""
+FILLER_LEAD_S = 0.2
+"""Seconds of a filler's audio sent ahead of the line: about a synthesis's first audio,
+so the answer's first words, synthesised from the moment they cut the filler, are ready
+as its last sent audio ends."""
+
+
+class _Ended:
+    """The end of a reply read ahead, with what ended it."""
+
+    def __init__(self, error: BaseException | None = None) -> None:
+        self.error = error
 
 
 class FirstWords:
     """Per call (`CallState.first_words`): whether the caller has heard anything since
     they began to speak, and whether a model's tool call has run since; together they
-    owe an acknowledgement."""
+    owe a filler. `enabled=False`: no filler at all (a benchmark's comparison)."""
 
     def __init__(self) -> None:
+        self.enabled = True
+        self.time_scale = 1.0
+        """Real seconds per call second: below 1 in a call played faster than life."""
+        self.choice = FillerChoice()
         self._session: AgentSession[Any] | None = None
         self._caller_began = -math.inf
         """When the caller last began to speak (monotonic); never, on a text-only call."""
@@ -81,6 +104,10 @@ class FirstWords:
         """When the agent last began to speak, or to say a sentence of its own."""
         self._tool_called = -math.inf
         """When a model's reply last called a tool."""
+        self.filler_cut = asyncio.Event()
+        """Set when the answer the last filler covers is ready: its audio stops there."""
+        self._filler_to_play: str | None = None
+        """The filler just flushed, whose segment is yet to reach the speech node."""
 
     def follow(self, session: AgentSession[Any]) -> None:
         """Starts following the call's session (`server.build_session` does)."""
@@ -97,47 +124,97 @@ class FirstWords:
         caller_talking = session is not None and session.user_state == "speaking"
         return self._tool_called > began > self._sounded and not caller_talking
 
-    def _acknowledged(self, *, at_once: bool = False) -> bool:
-        """Whether an acknowledgement is owed; if so, it counts as said from now.
-        `at_once`: owed without a tool call, to a voice turn that has heard nothing yet,
-        even while the caller is still finishing it: the reply may be written ahead
-        (preemptive generation), and its audio waits for the turn's end."""
-        unanswered = self._caller_began > self._sounded
-        if not (self.acknowledgement_owed or (at_once and unanswered)):
+    def _owed(self, *, at_once: bool) -> bool:
+        """Whether a filler is owed now. `at_once`: owed without a tool call, to a voice
+        turn that has heard nothing yet, even while the caller is still finishing it: the
+        reply may be written ahead (preemptive generation), and its audio waits for the
+        turn's end."""
+        if not self.enabled:
             return False
-        self._sounded = time.monotonic()
-        return True
+        unanswered = self._caller_began > self._sounded
+        return self.acknowledgement_owed or (at_once and unanswered)
 
-    def leading(self, text: str) -> str:
-        """`text`, about to be said by the code, led by the acknowledgement when one is
-        owed and `text` starts with a sentence to synthesise (a fixed one plays from the
-        cache at once, and needs none)."""
-        first = next(iter(sentences(text)), None)
-        if first is None or is_fixed(first) or not self._acknowledged():
-            return text
-        return f"{ALL_RIGHT} {text}"
+    def audio(
+        self, agent: Agent, text: AsyncIterable[str], model_settings: ModelSettings
+    ) -> AsyncIterator[rtc.AudioFrame]:
+        """The `tts_node` of an agent whose replies go through `reply`: a segment that is
+        a filler plays from the phrase cache, the one just flushed until the answer cuts
+        it (a model's words that happen to be a filler play whole)."""
+        cut = self.filler_cut if self._filler_to_play is not None else None
+        self._filler_to_play = None
+        return reply_audio(
+            agent,
+            text,
+            model_settings,
+            own_sentences=FILLERS,
+            cut=cut,
+            lead_s=FILLER_LEAD_S * self.time_scale,
+        )
 
     async def reply(
-        self, reply: Reply, *, acknowledgement: str = ALL_RIGHT, at_once: str | None = None
+        self, reply: Reply, *, chat_ctx: llm.ChatContext | None = None, at_once: bool = False
     ) -> AsyncIterator[ReplyChunk]:
-        """`reply`, a model's, led by `acknowledgement` when one is owed; its tool calls
-        are noted. The acknowledgement is flushed to speech at once, so it plays while
-        the model writes; one reply with it, so tools run without waiting for its audio.
-        `at_once`: the code knows this reply starts work on the caller's words (a check
-        of the details they gave), so this acknowledgement is owed before any tool call."""
-        if self._acknowledged():
-            said: str | None = acknowledgement
-        elif at_once is not None and self._acknowledged(at_once=True):
-            said = at_once
-        else:
-            said = None
-        if said is not None:
-            yield f"{said} "  # the model's words follow in the same message
-            yield FlushSentinel()
-        async for chunk in reply:
-            if calls_a_tool(chunk):
-                self._tool_called = time.monotonic()
-            yield chunk
+        """`reply`, a model's, held by a filler when one is owed and the model has sent
+        nothing for `FILLER_DELAY_S`; its tool calls are noted. The filler is flushed to
+        speech on its own, so it plays while the model writes, and the reply's first
+        words cut it (`filler_cut`). `chat_ctx`: the reply's, whose last caller turn
+        chooses the filler; `at_once`: the code knows this reply starts work on the
+        caller's words (a check of the details they gave), so a filler is owed before
+        any tool call."""
+        owed = self._owed(at_once=at_once)
+        if not owed:
+            async for chunk in reply:
+                if calls_a_tool(chunk):
+                    self._tool_called = time.monotonic()
+                yield chunk
+            return
+        ahead: asyncio.Queue[ReplyChunk | _Ended] = asyncio.Queue()
+        reading = asyncio.create_task(_read_ahead(reply, ahead))
+        loop = asyncio.get_running_loop()
+        # Owed at once, the filler needs no delay: the reply starts work on the caller's
+        # words (a check, then what follows it), which no answer outruns.
+        delay_s = 0.0 if at_once else FILLER_DELAY_S
+        due = loop.time() + delay_s * self.time_scale
+        filler_said = False
+        try:
+            while True:
+                waiting = owed and not filler_said
+                try:
+                    if not waiting:
+                        item = await ahead.get()
+                    elif due > loop.time():
+                        item = await asyncio.wait_for(ahead.get(), due - loop.time())
+                    else:
+                        item = ahead.get_nowait()  # due now: only what already came
+                except (TimeoutError, asyncio.QueueEmpty):
+                    filler = None
+                    if self._owed(at_once=at_once):
+                        filler = self.choice.next(_last_caller_words(chat_ctx))
+                    if filler is None:
+                        owed = False  # something sounded meanwhile, or none fits
+                        continue
+                    filler_said = True
+                    self._sounded = time.monotonic()
+                    self.filler_cut = asyncio.Event()
+                    self._filler_to_play = filler
+                    yield f"{filler} "
+                    yield FlushSentinel()  # the model's words follow in the same message
+                    continue
+                if isinstance(item, _Ended):
+                    if item.error is not None:
+                        raise item.error
+                    return
+                if reaches_the_caller(item):
+                    if filler_said and not calls_a_tool(item):
+                        self.filler_cut.set()  # the answer's words: a tool's work is no answer
+                    owed = False  # the answer, or a tool's work, is under way
+                if calls_a_tool(item):
+                    self._tool_called = time.monotonic()
+                yield item
+        finally:
+            reading.cancel()
+            with suppress(asyncio.CancelledError):
+                await reading
 
     def _on_user_state_changed(self, event: UserStateChangedEvent) -> None:
         if event.new_state == "speaking":
@@ -152,6 +229,28 @@ class FirstWords:
         # only, so it counts once its audio begins.
         if event.source == "say":
             self._sounded = time.monotonic()
+
+
+def _last_caller_words(chat_ctx: llm.ChatContext | None) -> str:
+    if chat_ctx is None:
+        return ""
+    for item in reversed(chat_ctx.items):
+        if isinstance(item, llm.ChatMessage) and item.role == "user":
+            return item.text_content or ""
+    return ""
+
+
+async def _read_ahead(reply: Reply, into: asyncio.Queue[ReplyChunk | _Ended]) -> None:
+    """Reads `reply` into `into` as it comes, ending with `_Ended`."""
+    try:
+        async for chunk in reply:
+            into.put_nowait(chunk)
+    except BaseException as error:
+        into.put_nowait(_Ended(error))
+        if not isinstance(error, Exception):
+            raise
+        return
+    into.put_nowait(_Ended())
 
 
 class SlowStepNotice:

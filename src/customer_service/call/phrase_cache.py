@@ -13,8 +13,8 @@ voice) and a disabled cache take `session.say` unchanged.
 
 A model's reply is synthesised by its agent's `tts_node`, segment by segment (a
 `FlushSentinel` ends one). `reply_audio` is that node for an agent that flushes a fixed
-sentence of its own ahead of the model's words (`call.latency.FirstWords`): a segment
-that is that sentence alone plays from the cache as well.
+filler ahead of the model's words (`call.latency.FirstWords`): a segment that is a
+filler alone plays from the cache as well, paced, and stops where the answer is ready.
 
 Scope: in memory, per process. LiveKit runs each call in a job process of its own, so
 memory alone saves only what one call repeats (its "still there?", its "one moment",
@@ -37,6 +37,7 @@ is not configured.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 from collections import Counter
@@ -63,7 +64,7 @@ from customer_service.call.phrase_files import (
     write_phrase,
 )
 
-__all__ = ["PhraseCache", "reply_audio", "say"]
+__all__ = ["PhraseCache", "paced", "reply_audio", "say"]
 
 logger = logging.getLogger(__name__)
 
@@ -287,25 +288,34 @@ def _speaker(session: AgentSession[Any], agent: Agent) -> _Speaker | None:
 
 
 async def reply_audio(
-    agent: Agent, text: AsyncIterable[str], model_settings: ModelSettings, *, own_sentence: str
+    agent: Agent,
+    text: AsyncIterable[str],
+    model_settings: ModelSettings,
+    *,
+    own_sentences: frozenset[str],
+    cut: asyncio.Event | None = None,
+    lead_s: float = 0.0,
 ) -> AsyncIterator[rtc.AudioFrame]:
-    """`agent`'s `tts_node`: a segment of its reply that is `own_sentence` alone, a fixed
-    sentence the agent flushed ahead of the model's words, plays from the call's phrase
-    cache; any other text is synthesised as the framework does. Text that may still turn
-    out to be that sentence is held until it is or is not; a TTS waits for a whole
-    sentence before it speaks anyway."""
+    """`agent`'s `tts_node`: a segment of its reply that is one of `own_sentences` alone,
+    a filler the agent flushed ahead of the model's words, plays from the call's phrase
+    cache, sent `lead_s` ahead of the line and no further, and stops once `cut` is set
+    (the answer it covers is ready); any other text is synthesised as the framework
+    does. Text that may still turn out to be such a sentence is held until it is or is
+    not; a TTS waits for a whole sentence before it speaks anyway."""
     chunks = aiter(text)
     held = ""
     async for chunk in chunks:
         held += chunk
-        if not own_sentence.startswith(held.strip()):
+        if not any(own.startswith(held.strip()) for own in own_sentences):
             break  # other words: the model's, or the sentence with more after it
     else:
         session: AgentSession[Any] = agent.session
         cache: PhraseCache = session.userdata.phrases  # the call's `CallState`
         speaker = _speaker(session, agent)
-        if held.strip() == own_sentence and cache.enabled and speaker is not None:
-            async for frame in cache.sentence(speaker, own_sentence).play():
+        own = held.strip()
+        if own in own_sentences and cache.enabled and speaker is not None:
+            frames = cache.sentence(speaker, own).play()
+            async for frame in frames if cut is None else paced(frames, cut, lead_s):
                 yield frame
             return
 
@@ -317,6 +327,25 @@ async def reply_audio(
 
     async for frame in Agent.default.tts_node(agent, the_text(), model_settings):
         yield frame
+
+
+async def paced(
+    frames: AsyncIterator[rtc.AudioFrame], cut: asyncio.Event, lead_s: float
+) -> AsyncIterator[rtc.AudioFrame]:
+    """`frames` at the pace they play, `lead_s` ahead, until `cut` is set: audio already
+    sent plays out, and nothing after it."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    sent = 0.0
+    async for frame in frames:
+        ahead = sent - (loop.time() - started)
+        if ahead > lead_s:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(cut.wait(), ahead - lead_s)
+        if cut.is_set():
+            return
+        yield frame
+        sent += frame.duration
 
 
 def _speaks_aloud(session: AgentSession[Any]) -> bool:
@@ -332,10 +361,8 @@ def say(
     add_to_chat_ctx: bool = True,
 ) -> SpeechHandle:
     """`session.say(text, ...)`, its fixed sentences played from the call's phrase cache;
-    led by an acknowledgement the caller is owed (`call.latency.FirstWords.leading`)."""
-    state = session.userdata  # the call's `CallState`
-    cache: PhraseCache = state.phrases
-    text = state.first_words.leading(text)  # owed only on a voice line
+    no filler leads it: the sentence is the answer (`call.latency`)."""
+    cache: PhraseCache = session.userdata.phrases  # the call's `CallState`
     parts = pieces(text)
     if not (cache.enabled and _speaks_aloud(session) and any(part.fixed for part in parts)):
         return session.say(

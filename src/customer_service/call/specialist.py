@@ -29,8 +29,8 @@ from pydantic import JsonValue
 
 from customer_service.call.empty_replies import Reply, never_empty, relays_a_tool_result
 from customer_service.call.guard import guarded
-from customer_service.call.latency import ALL_RIGHT
-from customer_service.call.phrase_cache import reply_audio, say
+from customer_service.call.latency import FirstWords
+from customer_service.call.phrase_cache import say
 from customer_service.call.state import CallState
 from customer_service.call.wording import (
     LEFT_FOR_SOMETHING_ELSE,
@@ -92,15 +92,11 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
     async def opening(self) -> None:
         """What the specialist says or does first; it speaks before the caller does."""
 
-    acknowledgement = ALL_RIGHT
-    """Said first when the caller would otherwise wait through a second model request in
-    their turn (`call.latency.FirstWords`), and played from the phrase cache."""
-
-    def acknowledgement_at_once(self, chat_ctx: llm.ChatContext) -> str | None:
-        """The acknowledgement owed at the start of the reply asked for with `chat_ctx`,
-        when code can tell from the caller's words that it starts work on them; None by
-        default."""
-        return None
+    def filler_at_once(self, chat_ctx: llm.ChatContext) -> bool:
+        """Whether a filler is owed at the start of the reply asked for with `chat_ctx`
+        before any tool call, because code can tell from the caller's words that it
+        starts work on them (`call.latency.FirstWords`); not by default."""
+        return False
 
     still_there_question = ""
     """The specialist's question in short form, for a caller who has gone quiet."""
@@ -154,16 +150,15 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
         again = reply if relays_a_tool_result(chat_ctx) else None
         first_words = self.session.userdata.first_words  # the call's `CallState`
         answer = never_empty(reply(), ask_again=again)
-        at_once = self.acknowledgement_at_once(chat_ctx)
-        async for chunk in first_words.reply(
-            answer, acknowledgement=self.acknowledgement, at_once=at_once
-        ):
+        at_once = self.filler_at_once(chat_ctx)
+        async for chunk in first_words.reply(answer, chat_ctx=chat_ctx, at_once=at_once):
             yield chunk
 
     def tts_node(
         self, text: AsyncIterable[str], model_settings: ModelSettings
     ) -> AsyncIterator[rtc.AudioFrame]:
-        return reply_audio(self, text, model_settings, own_sentence=self.acknowledgement)
+        first_words: FirstWords = self.session.userdata.first_words  # the call's `CallState`
+        return first_words.audio(self, text, model_settings)
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
     @guarded(count_repeats=False, notice_if_slow=False)

@@ -86,6 +86,40 @@ LLM_FAILURE_APOLOGY = fixed(
     f"If it keeps happening, {OFFER_HUMAN}"
 )
 """The whole reply of a turn whose model failed before sending any text or tool call."""
+ONE_MOMENT = fixed("One moment, please.")
+"""Said once a tool has worked past `SLOW_STEP_NOTICE_S` in silence (`call.latency`)."""
+
+ALL_RIGHT = fixed("All right.")
+THANKS = fixed("Thanks.")
+OKAY = fixed("Okay.")
+GOT_IT = fixed("Got it.")
+THANK_YOU = fixed("Thank you.")
+GREAT = fixed("Great.")
+SURE = fixed("Sure.")
+LET_ME_SEE = fixed("Let me see.")
+RIGHT = fixed("Right.")
+FILLERS_AFTER_DETAILS = (THANKS, GOT_IT, THANK_YOU)
+"""Fillers after the caller gave details (a name, a number, an address)."""
+FILLERS_AFTER_YES = (OKAY, ALL_RIGHT, GREAT)
+"""Fillers after the caller said yes."""
+FILLERS_AFTER_QUESTION = (SURE, LET_ME_SEE, OKAY)
+"""Fillers after the caller asked something."""
+FILLERS_OTHERWISE = (OKAY, RIGHT, SURE)
+"""Fillers after anything else the caller said."""
+ONCE_A_CALL = frozenset({ALL_RIGHT})
+"""Fillers said at most once in a call: heard twice, they sound like a tic."""
+FILLERS = frozenset(
+    {
+        ONE_MOMENT,
+        *FILLERS_AFTER_DETAILS,
+        *FILLERS_AFTER_YES,
+        *FILLERS_AFTER_QUESTION,
+        *FILLERS_OTHERWISE,
+    }
+)
+"""Every filler: what the agent says to hold the line while the answer is still to come.
+Each is one or two words, shorter than the model's first token it covers."""
+
 SAY_AGAIN = fixed("Sorry, could you say that again?")
 """The whole reply of a turn whose model sent no words and no tool call: never silence
 (`call.empty_replies`)."""

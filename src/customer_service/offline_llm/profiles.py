@@ -12,8 +12,7 @@ from dataclasses import dataclass
 
 from livekit.agents import llm
 
-from customer_service.call.latency import ONE_MOMENT
-from customer_service.call.wording import unquoted
+from customer_service.call.wording import ONE_MOMENT, unquoted
 from customer_service.offline_llm import routing
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
 from customer_service.offline_llm.routing import ANYTHING_ELSE, CORE_TOOLS, GREETING

@@ -34,7 +34,6 @@ from customer_service.call.identity_policy import (
     verified_by,
     without_new_values,
 )
-from customer_service.call.latency import CHECKING_DETAILS, THANKS
 from customer_service.call.phrase_cache import say
 from customer_service.call.registration import Desk, supervisor_tool
 from customer_service.call.run_check_write import well_formed
@@ -134,7 +133,6 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
     """Collects what the call's `IDENTITY_POLICY` checks (name, postal code and phone or
     email; or the email, or the name and postal code) and checks it against the store."""
 
-    acknowledgement = CHECKING_DETAILS
     still_there_question = fixed(
         "To verify you, I need your full name, your postal code, and the phone number or "
         "email address on your account."
@@ -168,13 +166,17 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             ],
         )
         self._calling_number_question = CallingNumberConfirmation(self)
+        self._reading_given_details = False
+        """The opening asked the model to read details given before it started."""
 
     async def opening(self) -> None:
         state: CallState = self.session.userdata
         if state.identity.failed_checks == 0 and offers_contact_detail(self.chat_ctx):
             # The caller already gave details: one round trip for the model to check them
             # (or ask only for what is missing), and no caller turn. Not after a failed
-            # check: the details in the history may be the ones it refused.
+            # check: the details in the history may be the ones it refused. The check is
+            # a wait no answer outruns: its filler comes at once.
+            self._reading_given_details = True
             self.session.generate_reply()
             return
         # A fixed question instead of a generated one saves a round trip of silence.
@@ -186,11 +188,12 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
             say(self.session, OPENING_QUESTION_ON_A_PHONE)
             self._calling_number_question.ask()
 
-    def acknowledgement_at_once(self, chat_ctx: ChatContext) -> str | None:
+    def filler_at_once(self, chat_ctx: ChatContext) -> bool:
         # Details just given will be checked: the thanks need not wait for the model to
         # read them and write out the check's arguments.
+        reading, self._reading_given_details = self._reading_given_details, False
         giving = answers_the_caller(chat_ctx) and offers_contact_detail(chat_ctx, latest=True)
-        return THANKS if giving else None
+        return reading or giving
 
     # Its own cap (failed checks lock verification) is the stricter bound here.
     @guarded(count_repeats=False)

@@ -216,6 +216,9 @@ class AgentSpeech:
     """Seconds of it that played, set when it ends."""
     words: list[str] = field(default_factory=list)
     """Its words as they were heard, in the pieces the transcript synchronizer sent."""
+    heard_at: list[float] = field(default_factory=list)
+    """Loop time each piece of `words` was heard: the synchronizer sends a word as its
+    audio plays."""
     ended: bool = False
     interrupted: bool = False
     """Cut off before its end (the framework cleared the speaker)."""
@@ -263,6 +266,7 @@ class FakeSpeaker(AudioOutput):
     def hear_words(self, text: str) -> None:
         if self.speeches:
             self.speeches[-1].words.append(text)
+            self.speeches[-1].heard_at.append(self._now())
             self._on_change()
 
     def _now(self) -> float:

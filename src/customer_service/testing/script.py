@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from customer_service.call.latency import HOLDING_PHRASES
+from customer_service.call.wording import FILLERS as HOLDING_PHRASES
 from customer_service.testing.caller_audio import AgentSpeech
 
 __all__ = [
@@ -133,7 +133,8 @@ class AgentEnds(Cue):
         )
 
 
-def _holds_the_line(speech: AgentSpeech) -> bool:
+def holds_the_line(speech: AgentSpeech) -> bool:
+    """Whether `speech` is a filler alone (`wording.FILLERS`): the answer is still to come."""
     return speech.heard.strip() in HOLDING_PHRASES
 
 
@@ -191,7 +192,7 @@ class AgentDone(Cue):
     async def wait(self, call: CallView, since: Moment) -> None:
         def done() -> bool:
             spoke = len(call.speeches) > since.speeches
-            return spoke and call.agent_quiet() and not _holds_the_line(call.speeches[-1])
+            return spoke and call.agent_quiet() and not holds_the_line(call.speeches[-1])
 
         while not call.closed:
             await call.until(done)

@@ -18,9 +18,8 @@ heard of a reply that was cut off.
         assert call.speech(2).interrupted  # cut off by the second line
         assert call.messages("assistant")[1].interrupted
 
-`call.say(text)` speaks one line now, besides the script, as a simulated user's is
-(`benchmarks.tau2.voice_side`). `speech=` replaces the fakes and the fake microphone
-(`voice_timing.CallSpeech`, `local_speech`): real speech hearing real sound, at speed 1.
+`call.say(text)` speaks one line now, as a simulated user's is. `speech=` replaces the
+fakes and the microphone (`local_speech`): real speech hearing real sound, at speed 1.
 
 Time: every duration in a script is in script seconds, seconds of the call as a caller
 would live it. The call runs `speed` times faster (10 by default), so never measure
@@ -156,8 +155,9 @@ class VoiceCall:
             ),
             timers=scaled_timers(settings, speed),
         )
-        # When the caller's words began, and how early an answer may, in script seconds.
+        # When the caller's words began, how early an answer may, a filler's delay.
         CallerTimeline.follow(self.session, time_scale=1 / speed)
+        state.first_words.time_scale = 1 / speed
         # As in a room: the transcript reaches the caller in step with the audio, so a
         # cut-off reply is stored as the words that were heard.
         self._transcript = TranscriptSynchronizer(
