@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from customer_service.spoken.numbers import numerals
+from customer_service.spoken.numbers import WORDS_UNDER_TWENTY, numerals
 
 __all__ = [
     "EVERYDAY_WORDS",
@@ -77,26 +77,6 @@ SIZE_WORDS = {
     "extra large": "xl",
     "extra extra large": "xxl",
 }
-_NUMBER_WORDS = {
-    word: str(number)
-    for number, word in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-        ]
-    )
-}
 
 
 def singular(word: str) -> str:
@@ -145,7 +125,7 @@ def option_words(options: Mapping[str, str]) -> frozenset[str]:
 
 def _option_word(word: str) -> str:
     lowered = word.lower()
-    return SIZE_WORDS.get(lowered, _NUMBER_WORDS.get(lowered, lowered))
+    return SIZE_WORDS.get(lowered, WORDS_UNDER_TWENTY.get(lowered, lowered))
 
 
 def option_key(value: str) -> str:

@@ -55,6 +55,8 @@ _TENS_WORDS = {
     "eighty": "8",
     "ninety": "9",
 }
+WORDS_UNDER_TWENTY = {**NUMBER_WORDS, **_TEEN_WORDS}
+"""Each number below twenty as a word ("ten" -> "10"), as sizes are said."""
 _UNIT_WORDS = {word: digit for word, digit in NUMBER_WORDS.items() if digit != "0"}
 REPEAT_WORDS = {"double": 2, "triple": 3}
 # Digit words that, said on their own, are an exclamation: "oh yes".
