@@ -27,7 +27,9 @@ from customer_service.call.confirmation import SAY_YES_OR_NO
 from customer_service.call.identity_policy import OPENING_QUESTION_EMAIL_OR_NAME_ZIP
 from customer_service.call.wording import GOODBYE, GREETING, HANDOFF
 from customer_service.offline_llm import OfflineLLM
-from customer_service.pipeline import PipelineError, providers
+from customer_service.pipeline import providers
+from customer_service.pipeline.local_stt import LocalSTT
+from customer_service.pipeline.local_tts import LocalTTS
 from customer_service.settings import IdentityPolicy, ModelProvider, Settings
 from customer_service.store import Store
 from customer_service.testing.caller_audio import AudioMicrophone
@@ -330,6 +332,6 @@ async def test_real_speech_plays_in_real_time_only(store: Store, speech_keys: Se
             pass
 
 
-def test_real_speech_without_speech_keys_says_which_to_set(tau2_settings: Settings) -> None:
-    with pytest.raises(PipelineError, match="CARTESIA_API_KEY"):
-        real_call_speech(tau2_settings)
+def test_real_speech_without_speech_keys_is_local_speech(tau2_settings: Settings) -> None:
+    speech = real_call_speech(tau2_settings)
+    assert (type(speech.stt), type(speech.tts)) == (LocalSTT, LocalTTS)

@@ -161,8 +161,11 @@ def build_models(settings: Settings, *, vad: VAD | None, text_only: bool = False
         # Wrapped like every other model, although the rules do not fail: the session
         # gets the same kind of object whichever provider is configured.
         primary: LLM[Any] = OfflineLLM()
-        stt: STT[Any] | None = None if text_only else local_stt(settings, vad=vad)
-        tts: TTS[Any] | None = None if text_only else local_tts(settings)
+        # Local speech listens through the process's VAD (prewarm loads it); a job run
+        # without one, as the in-process job tests run it, stays a text conversation.
+        speaks = not text_only and vad is not None
+        stt: STT[Any] | None = local_stt(settings, vad=vad) if speaks else None
+        tts: TTS[Any] | None = local_tts(settings) if speaks else None
     elif provider is ModelProvider.INFERENCE:
         primary, stt, tts = inference_models(settings, text_only=text_only)
     else:

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import annotated_types
-from dotenv import load_dotenv
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
@@ -27,12 +26,13 @@ from customer_service.settings.choices import ModelProvider as ModelProvider
 from customer_service.settings.choices import NoiseCancellation as NoiseCancellation
 from customer_service.settings.choices import RecordingConsent as RecordingConsent
 from customer_service.settings.choices import TurnDetection as TurnDetection
-
-PROJECT_ROOT = Path(__file__).resolve().parents[3]
-ENV_FILE_NAMES = (".env.local", ".env")
-IGNORE_ENV_FILES_VARIABLE = "CUSTOMER_SERVICE_IGNORE_ENV_FILES"
-"""Set to 1 to read the environment alone: the test suite sets it so that a developer's
-`.env.local` can neither fail it nor point it at their store."""
+from customer_service.settings.env_files import ENV_FILE_NAMES as ENV_FILE_NAMES
+from customer_service.settings.env_files import (
+    IGNORE_ENV_FILES_VARIABLE as IGNORE_ENV_FILES_VARIABLE,
+)
+from customer_service.settings.env_files import PROJECT_ROOT as PROJECT_ROOT
+from customer_service.settings.env_files import env_files as env_files
+from customer_service.settings.env_files import load_env_files as load_env_files
 
 
 def default_database_url() -> str:
@@ -308,31 +308,6 @@ class Settings(BaseSettings):
         if not self.livekit_api_secret.get_secret_value():
             missing.append("LIVEKIT_API_SECRET")
         return missing
-
-
-def env_files(cwd: Path | None = None) -> list[Path]:
-    """The configuration files that exist, highest priority first (none when
-    `CUSTOMER_SERVICE_IGNORE_ENV_FILES=1`)."""
-    if os.environ.get(IGNORE_ENV_FILES_VARIABLE) == "1":
-        return []
-    directories = [cwd or Path.cwd(), PROJECT_ROOT]
-    seen: set[Path] = set()
-    found = []
-    for directory in directories:
-        for name in ENV_FILE_NAMES:
-            path = (directory / name).resolve()
-            if path not in seen and path.is_file():
-                seen.add(path)
-                found.append(path)
-    return found
-
-
-def load_env_files(cwd: Path | None = None) -> list[Path]:
-    """Loads the configuration files into the process environment without overriding it."""
-    files = env_files(cwd)
-    for path in files:
-        load_dotenv(path, override=False)
-    return files
 
 
 class SettingsInvalid(ValueError):
