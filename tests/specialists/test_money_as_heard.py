@@ -30,6 +30,7 @@ from customer_service.store.payments import PaymentMethodRow
 from customer_service.testing import call_session
 from support.clock import TEST_DAY
 from support.conversation import PRIYA, agent_lines, audit_events, tool_outputs, verifying_for
+from support.faults import lose_after_commit
 from support.scripted_llm import Call, ScriptedLLM, Step
 from support.scripted_llm import relay_tool_output as relay
 from support.store_records import save_orders, stored_order
@@ -280,14 +281,7 @@ async def test_a_fault_after_the_cancellation_committed_is_said_as_done(
         [*_until("cancel_order", PENDING), reason, Call("confirm_cancellation"), relay]
     )
     async with call_session(model, settings=settings) as session:
-        store = session.userdata.store
-        cancel = store.cancel_order
-
-        async def committed_then_lost(**arguments: Any) -> Any:
-            await cancel(**arguments)
-            raise StoreUnavailable("the connection dropped after the commit")
-
-        store.cancel_order = committed_then_lost  # type: ignore[method-assign]
+        lose_after_commit(session.userdata.store, "cancel_order")
         await _ask(session, f"I'd like to cancel order {PENDING}")
         await session.run(user_input="I don't need it")
         await session.run(user_input="yes")
@@ -311,18 +305,13 @@ async def test_a_fault_whose_outcome_cannot_be_read_back_is_not_said_as_nothing_
     )
     async with call_session(model, settings=settings) as session:
         store = session.userdata.store
-        cancel = store.cancel_order
-
-        async def committed_then_lost(**arguments: Any) -> Any:
-            await cancel(**arguments)
-            raise StoreUnavailable("the connection dropped after the commit")
 
         async def unreachable(order_id: str) -> Order | None:
             raise StoreUnavailable("still down")
 
         await _ask(session, f"I'd like to cancel order {PENDING}")
         await session.run(user_input="I don't need it")
-        store.cancel_order = committed_then_lost  # type: ignore[method-assign]
+        lose_after_commit(store, "cancel_order")
         store.get_order = unreachable  # type: ignore[method-assign]
         await session.run(user_input="yes")
 
@@ -353,14 +342,7 @@ async def test_a_fault_after_an_item_change_committed_is_said_as_done(settings: 
         [*_until("change_items", PENDING), bottles, Call("confirm_item_change"), relay]
     )
     async with call_session(model, settings=settings) as session:
-        store = session.userdata.store
-        change = store.change_order_items
-
-        async def committed_then_lost(**arguments: Any) -> Any:
-            await change(**arguments)
-            raise StoreUnavailable("the connection dropped after the commit")
-
-        store.change_order_items = committed_then_lost  # type: ignore[method-assign]
+        lose_after_commit(session.userdata.store, "change_order_items")
         await _ask(session, f"I'd like to change the items of order {PENDING}")
         await session.run(user_input="all three in 750 ml, from my gift card")
         await session.run(user_input="yes")
@@ -434,17 +416,7 @@ async def test_a_fault_after_a_return_or_a_payment_change_committed_is_said_as_d
     )
     async with call_session(model, settings=settings, database_url=demo_database_url) as session:
         store = session.userdata.store
-        writes = (store.request_return, store.change_order_payment)
-
-        def committed_then_lost(write: Any) -> Any:
-            async def lost(**arguments: Any) -> Any:
-                await write(**arguments)
-                raise StoreUnavailable("the connection dropped after the commit")
-
-            return lost
-
-        store.request_return = committed_then_lost(writes[0])  # type: ignore[method-assign]
-        store.change_order_payment = committed_then_lost(writes[1])  # type: ignore[method-assign]
+        lose_after_commit(store, "request_return", "change_order_payment")
         await _ask(session, f"I'd like to return order {DELIVERED}")
         await session.run(user_input="the mat, it broke, back to PayPal")
         await session.run(user_input="yes")

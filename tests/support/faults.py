@@ -13,9 +13,9 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import Connection
 
-from customer_service.store import Store
+from customer_service.store import Store, StoreUnavailable
 
-__all__ = ["fail_everything", "fail_writes"]
+__all__ = ["fail_everything", "fail_writes", "lose_after_commit"]
 
 _WRITE_STATEMENTS = frozenset({"INSERT", "UPDATE", "DELETE"})
 
@@ -27,6 +27,20 @@ def fail_writes(store: Store) -> Callable[[], None]:
     function that removes the fault; calling it again does nothing.
     """
     return _install(store, lambda statement: _first_word(statement) in _WRITE_STATEMENTS)
+
+
+def lose_after_commit(store: Store, *writes: str) -> None:
+    """Makes each of `store`'s `writes` (method names) commit, then fail as a connection
+    that dropped before the answer came back: the change is made, the caller of the
+    method sees an outage."""
+    for name in writes:
+        write = getattr(store, name)
+
+        async def committed_then_lost(*arguments: Any, _write: Any = write, **named: Any) -> Any:
+            await _write(*arguments, **named)
+            raise StoreUnavailable("the connection dropped after the commit")
+
+        setattr(store, name, committed_then_lost)
 
 
 def fail_everything(store: Store) -> Callable[[], None]:
