@@ -15,9 +15,7 @@ from pathlib import Path
 
 import pytest
 from livekit.agents import llm
-from livekit.agents.testing import fake_job_context
 
-from customer_service import server
 from customer_service.chat import converse
 from customer_service.offline_llm import OfflineLLM
 from customer_service.reports import stored
@@ -29,6 +27,7 @@ from customer_service.store.call_reports import CallReportRecord
 from customer_service.testing import call_session
 from support.databases import backend_params, new_demo_database
 from support.faults import fail_everything
+from support.job_calls import call_in_a_room
 from support.offline_chat import GOODBYE, GREETING, JORDAN
 
 RESOLVED = ("Where is my order 100101?", JORDAN, "bye")
@@ -68,22 +67,6 @@ async def report(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, s
 def page(path: Path) -> str:
     """The page, each chart's random id made one."""
     return re.sub(r"chart-[0-9a-f-]{36}", "chart", path.read_text())
-
-
-async def call_in_a_room(job_id: str, *lines: str) -> None:
-    """One call through the server's entrypoint, ended as the framework ends a job."""
-    with fake_job_context(job_id=job_id) as ctx:
-        ctx.proc.userdata[server.VAD_KEY] = None
-        await server.entrypoint(ctx)
-        session = ctx.primary_session
-        try:
-            for line in lines:
-                await session.run(user_input=line)
-        finally:
-            await session.aclose()
-        await server.report_session_end(ctx)
-        for shutdown_callback in ctx._shutdown_callbacks:
-            await shutdown_callback("test over")
 
 
 async def test_three_calls_in_three_jobs_write_three_rows_with_no_report_folder(

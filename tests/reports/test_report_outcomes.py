@@ -17,6 +17,7 @@ from customer_service.call.state import CallState
 from customer_service.reports.collect import Outcome, outcome_of
 from customer_service.settings import Settings, get_settings
 from customer_service.store import AuditEvent, Store
+from support.job_calls import call_in_a_room
 from support.offline_chat import JORDAN
 
 ORDER_QUESTION = "Where is my order 100101?"
@@ -33,24 +34,6 @@ def report_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path
     get_settings.cache_clear()
     yield tmp_path / "reports"
     get_settings.cache_clear()
-
-
-async def call_in_a_room(job_id: str, *lines: str) -> tuple[set[str], str | None, str | None]:
-    """Runs one call through the server's entrypoint, ends it as the framework does, and
-    returns the tagger's tags, outcome and reason."""
-    with fake_job_context(job_id=job_id) as ctx:
-        ctx.proc.userdata[server.VAD_KEY] = None
-        await server.entrypoint(ctx)
-        session = ctx.primary_session
-        try:
-            for line in lines:
-                await session.run(user_input=line)
-        finally:
-            await session.aclose()
-        await server.report_session_end(ctx)
-        for shutdown_callback in ctx._shutdown_callbacks:
-            await shutdown_callback("test over")
-        return ctx.tagger.tags, ctx.tagger.outcome, ctx.tagger.outcome_reason
 
 
 def written(report_dir: Path, job_id: str) -> dict[str, Any]:
