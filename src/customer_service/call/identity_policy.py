@@ -221,7 +221,7 @@ def _line(state: CallState) -> str | None:
     line = state.line
     if not line.is_phone or line.caller_number is None:
         return None
-    return line_key(line.caller_number)
+    return line_key(line.caller_number, state.settings.caller_line_secret.get_secret_value())
 
 
 async def line_is_held(state: CallState) -> bool:

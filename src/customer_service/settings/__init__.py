@@ -131,6 +131,10 @@ class Settings(BaseSettings):
     (`customer_service.call.identity_hold`)."""
     identity_account_window_h: float = Field(default=24.0, gt=0, le=720, allow_inf_nan=False)
     """Hours a near miss counts against the account it came close to (at most 30 days)."""
+    caller_line_secret: SecretStr = SecretStr("")
+    """The key a calling number is hashed with before its failed checks are stored
+    (`store.line_failures.line_key`), so the table cannot be read back into numbers by
+    trying them; the same on every server of a fleet, or their counts do not add up."""
     order_lookup_max_attempts: int = Field(default=3, ge=1, le=10)
     recent_orders_limit: int = Field(default=5, ge=1, le=20)
     result_validation_retries: int = Field(default=1, ge=0, le=3)

@@ -5,16 +5,17 @@ A near miss counts against the account it came close to (`identity_failures`); a
 that comes close to none (an email address that is nobody's, a name alone) counts
 against no account, only against the call. Counted here as well, by the line it came
 from, every failed check adds up across calls from that line, whatever it guessed
-(`customer_service.call.identity_policy.line_is_held`). A line is kept as a SHA-256
-digest of the number the phone network presented (`line_key`), never the number in
-clear; a phone number's digest can be found again by trying numbers, so the table is
-personal data like the rest of the store, only never readable at a glance.
+(`customer_service.call.identity_policy.line_is_held`). A line is kept as an HMAC-SHA256
+of the number the phone network presented, keyed with `CALLER_LINE_SECRET`
+(`line_key`), never the number in clear: without the key, trying every number does not
+find it again.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import hmac
 
 from sqlalchemy import Index, String, func, select
 from sqlalchemy.orm import Mapped, mapped_column
@@ -26,16 +27,18 @@ from customer_service.store.tables import Base, UTCDateTime, serial_id
 __all__ = ["LineFailureRow", "LineFailureStore", "line_failure_row", "line_key"]
 
 _KEY_CONTEXT = b"customer-service identity line\x00"
-"""Prefixed to the number's digits before hashing, so the digest is this table's own."""
+"""Put before the secret in the key, so the digest is this table's own."""
 
 
-def line_key(caller_number: str) -> str | None:
-    """The key a calling number's failed checks are counted under: a SHA-256 digest of its
-    digits, so the table holds no phone number. None for a number with no digits."""
+def line_key(caller_number: str, secret: str) -> str | None:
+    """The key a calling number's failed checks are counted under: an HMAC-SHA256 of its
+    digits keyed with `secret`, so the table holds no phone number. None for a number with
+    no digits."""
     digits = digits_from_speech(caller_number)
     if not digits:
         return None
-    return hashlib.sha256(_KEY_CONTEXT + digits.encode("ascii")).hexdigest()
+    key = _KEY_CONTEXT + secret.encode("utf-8")
+    return hmac.new(key, digits.encode("ascii"), hashlib.sha256).hexdigest()
 
 
 class LineFailureRow(Base):
