@@ -1,5 +1,5 @@
-"""Failed identity checks counted per calling line (`identity_line_failures`): a SHA-256
-digest of the number the phone network presented, when, and the call.
+"""Failed identity checks counted per calling line (`identity_line_failures`): a keyed
+digest (HMAC-SHA256) of the number the phone network presented, when, and the call.
 
 Revision ID: 0007
 Revises: 0006
