@@ -86,10 +86,15 @@ async def _bare_waits(latency: LatencyModel) -> list[float]:
 async def test_a_slower_provider_lengthens_every_wait_by_its_delay(
     slower: str, store_backend: str
 ) -> None:
+    slowed = BASE.model_copy(update={slower: getattr(BASE, slower) + SLOWER_BY_S})
     base = await _bare_waits(BASE)
-    slow = await _bare_waits(BASE.model_copy(update={slower: getattr(BASE, slower) + SLOWER_BY_S}))
+    slow = await _bare_waits(slowed)
     longer = [after - before for before, after in zip(base, slow, strict=True)]
-    assert statistics.fmean(longer) == pytest.approx(SLOWER_BY_S, abs=TOLERANCE_S)
+    # A busy machine only adds to a wait, and in a turn or two, not all: the median turn
+    # is lengthened by the delay, and no slowed wait comes before the slowed floor.
+    assert statistics.median(longer) == pytest.approx(SLOWER_BY_S, abs=TOLERANCE_S)
+    assert slowed.floor_s == pytest.approx(BASE.floor_s + SLOWER_BY_S)
+    assert min(slow) >= slowed.floor_s - TOLERANCE_S
 
 
 async def test_a_plain_turn_has_one_model_call_and_one_synthesis_before_its_audio(
