@@ -250,11 +250,31 @@ def _answer_to_agent(conversation: Conversation, answer: bool) -> Reply:
         return Say(WHAT_ELSE) if answer else CallTool("end_call")
     if asked.endswith(WHAT_ELSE) and not answer:
         return CallTool("end_call")
-    if conversation.output_answered() is not None:
+    output = conversation.output_answered()
+    if output is not None and answer and (offered := _offered_work(conversation, output)):
+        return offered
+    if output is not None:
         # A yes or no to a tool's plain statement ("Order ... is already cancelled."):
         # taken as heard, then the supervisor's own question.
         return Say(WHAT_ELSE) if answer else Say(DECLINED_OFFER)
     return Say(HOW_CAN_I_HELP)
+
+
+def _offered_work(conversation: Conversation, output: llm.FunctionCallOutput) -> CallTool | None:
+    """The work a tool's closing question offers instead of its own ("... Would you like
+    me to change the items?"), as the call a yes to it asks for, about the order the
+    tool's words name; None when it offers none."""
+    said = unquoted(output.output).strip()
+    question = re.split(r"(?<=[.!?])\s+", said)[-1]
+    if not question.endswith("?"):
+        return None
+    offered = _routed(conversation.saying(question))
+    if not isinstance(offered, CallTool) or offered.name == conversation.tool_name(output):
+        return None
+    order = find_order_number_read_out(said)
+    if order is None or "order_id" in offered.arguments:
+        return offered
+    return CallTool(offered.name, {**offered.arguments, "order_id": order.order_id})
 
 
 # Between two requests in one line: "check order 200202 and change its address too".
