@@ -27,12 +27,12 @@ from customer_service.call.wording import (
     offers_human,
     unquoted,
 )
-from customer_service.normalize import holds_contact_detail
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
 from customer_service.offline_llm.heard_order_numbers import (
     find_order_number,
     find_order_number_read_out,
 )
+from customer_service.offline_llm.identity_details import gives_identity_details
 from customer_service.offline_llm.language import not_english
 from customer_service.offline_llm.small_talk import (
     GREETED_BACK,
@@ -379,7 +379,7 @@ def respond(conversation: Conversation) -> Reply:
         return requests[0].call
     if (reply := _routed(conversation)) is not None:
         return reply
-    if holds_contact_detail(line) and conversation.offers(_VERIFY):
+    if gives_identity_details(line) and conversation.offers(_VERIFY):
         # Identity details alone ("Jordan Lee, 94107, jordan.lee@..."): the check says
         # what is true, the lock of an earlier failed check included.
         return CallTool(_VERIFY)
