@@ -17,6 +17,7 @@ from customer_service.call.fixed_sentences import is_fixed
 from customer_service.domain import OrderItem, OrderStatus
 from customer_service.settings import Settings
 from customer_service.specialists.cancellation import REASON_QUESTION
+from customer_service.specialists.exchange import not_exchangeable_message
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.store.demo_catalog import DEMO_PRODUCTS, demo_variant
 from customer_service.testing import call_session
@@ -201,3 +202,54 @@ def test_the_request_is_what_the_caller_said_since_the_last_request_completed() 
         "cancel it, I ordered it by mistake",
     ]
     assert all(isinstance(item, llm.ChatMessage) and item.role == "user" for item in said)
+
+
+async def test_a_yes_to_the_item_change_offered_for_a_pending_order_opens_it_on_the_request(
+    settings: Settings,
+) -> None:
+    """An exchange asked for a pending order is refused with the offer of an item change;
+    the caller's yes asks for it, and the version they asked for at first reaches it
+    (their identity answers, said inside the exchange's verification, do not)."""
+    asked = f"Can I swap the water bottles in order {PENDING} for a green one"
+    one_green = record("record_item_change", [BOTTLE_BLUE], [BOTTLE_GREEN], PAYPAL)
+    seen: list[list[str]] = []
+
+    def opening(turn: Turn) -> Decision:
+        assert turn.offers(frozenset({"record_item_change"}))
+        seen.append(caller_said(turn))
+        return one_green
+
+    model = ScriptedLLM(
+        [
+            *verifying_for("exchange_items", PENDING, PRIYA),
+            relay,
+            Call("change_items", {"order_id": PENDING}),
+            opening,
+            Call("confirm_item_change"),
+            relay,
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input=asked)
+        await session.run(user_input=PRIYA_SAYS)
+        assert agent_lines(session)[-1] == not_exchangeable_message(PENDING, OrderStatus.PENDING)
+        await session.run(user_input="yes please")
+        assert agent_lines(session)[-1].startswith("You'd like to change a Stainless steel")
+        await session.run(user_input="yes")
+        order = await order_now(session, PENDING)
+        assert BOTTLE_GREEN in [item.item_id for item in order.items]
+    assert seen == [[asked, "yes please"]]
+    assert not model.overran
+
+
+def test_words_said_inside_a_tool_are_no_part_of_the_request() -> None:
+    history = llm.ChatContext.empty()
+    history.add_message(role="user", content="return order 200201, it's broken")
+    history.insert(llm.FunctionCall(call_id="1", name="request_return", arguments="{}"))
+    history.add_message(role="user", content="Priya Natarajan, 10001")
+    history.insert(
+        llm.FunctionCallOutput(call_id="1", name="request_return", output="", is_error=True)
+    )
+    history.add_message(role="user", content="ok, the other one then")
+    said = [item.text_content for item in request_lines(history).items]
+    assert said == ["return order 200201, it's broken", "ok, the other one then"]

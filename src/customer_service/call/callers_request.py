@@ -61,20 +61,22 @@ OPENING_ON_REQUEST = (
 def request_lines(history: llm.ChatContext) -> llm.ChatContext:
     """The caller's lines in `history` since the last request the call completed (its
     last tool output that is no refusal), at most `MAX_REQUEST_LINES`, as a history of
-    their words only. Read it before verification: the caller's identity answers are
-    not part of their request."""
-    start = 0
-    for index, item in enumerate(history.items):
-        if isinstance(item, llm.FunctionCallOutput) and not item.is_error:
-            start = index + 1
-    said = [
-        message
-        for message in caller_messages(llm.ChatContext(history.items[start:]))
-        if (message.text_content or "").strip()
-    ]
+    their words only. Lines said inside a tool's own task (a verification's answers,
+    a specialist's questions) are not part of a request: they are left out."""
+    said: list[str] = []
+    running: set[str] = set()
+    for item in history.items:
+        if isinstance(item, llm.FunctionCall):
+            running.add(item.call_id)
+        elif isinstance(item, llm.FunctionCallOutput):
+            running.discard(item.call_id)
+            if not item.is_error:
+                said = []
+        elif isinstance(item, llm.ChatMessage) and item.role == "user" and not running:
+            said.append(item.text_content or "")
     request = llm.ChatContext.empty()
-    for message in said[-MAX_REQUEST_LINES:]:
-        request.add_message(role="user", content=message.text_content or "")
+    for line in [line for line in said if line.strip()][-MAX_REQUEST_LINES:]:
+        request.add_message(role="user", content=line)
     return request
 
 
