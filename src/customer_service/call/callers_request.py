@@ -6,7 +6,8 @@ history, so that nothing said before it is taken as confirmed, and opens with it
 question, spoken by code (and played from the phrase cache where it has no data). A
 caller may have said those details with their request ("send back my boots, they don't
 fit"), before verification. `request_lines` takes just those words from the supervisor's
-history, read before verification adds the caller's identity answers; the code checks
+history (never what they said inside a tool's own task, such as their identity
+answers, and following a refusal to the work it offered instead); the code checks
 them with the matchers every model's words go through (a reason's category, an item's
 name, a variant's option, `spoken`): only when they hold what the task would ask does
 the task start with them as the caller's earlier turns and open with one model reply

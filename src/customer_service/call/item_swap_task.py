@@ -298,7 +298,7 @@ async def swap_of_callers_order(
     the task names its items), refused in words unless it is in the one state `task`'s
     rules swap, then `run_swap`."""
     rules = task.rules
-    asked = request_lines(desk.chat_ctx)  # before verification adds its answers
+    asked = request_lines(desk.chat_ctx)  # the words that asked for it
     _, first = await desk.callers_order(state, order_id, disclosing=True)
 
     async def attempt(order: OrderLookupResult, again: ItemSwapResult | None) -> str:

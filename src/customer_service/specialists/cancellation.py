@@ -303,7 +303,7 @@ async def cancel_order(
 ) -> str:
     """Cancel one of the caller's orders that has not shipped yet."""
     state = context.userdata
-    asked = request_lines(desk.chat_ctx)  # before verification adds its answers
+    asked = request_lines(desk.chat_ctx)  # the words that asked for it
     # Those words open the task only when they already say why (`call.callers_request`).
     request = giving_cancel_reason(asked)
     # The question names its items: the order is read with its disclosure recorded.

@@ -352,7 +352,7 @@ async def request_return(
 ) -> str:
     """Request a return of items from one of the caller's orders they received."""
     state = context.userdata
-    asked = callers_request.request_lines(desk.chat_ctx)  # before verification's answers
+    asked = callers_request.request_lines(desk.chat_ctx)  # the words that asked for it
     _, first = await desk.callers_order(state, order_id, disclosing=True)
 
     async def attempt(order: OrderLookupResult, again: ReturnResult | None) -> str:
