@@ -12,6 +12,7 @@ import pytest
 from customer_service.call.speakable import spaced_digits
 from customer_service.call.wording import GOODBYE, HANDOFF
 from customer_service.offline_llm.small_talk import GREETED_BACK, NOT_SOMETHING_I_DO
+from customer_service.specialists import cancellation
 from customer_service.specialists.address_update import opening_question
 from customer_service.specialists.cancellation import REASON_QUESTION
 from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
@@ -101,6 +102,12 @@ async def check(expected: str, transcript: Transcript, database_url: str) -> Non
             and line.endswith(REASON_QUESTION)
             for line in said
         ), text
+    elif kind == "cancel read-back":
+        asking = cancellation.wording(order).asking
+        assert any(
+            line.startswith(f"I'll cancel order {spaced_digits(order)}") and line.endswith(asking)
+            for line in said
+        ), text
     elif expected == "order question":
         assert ORDER_QUESTION in said, text
     elif expected == "recent orders":
@@ -134,7 +141,8 @@ async def test_phrasing(demo_database_url: str, row: Row) -> None:
 
 def test_outcomes_are_all_known() -> None:
     known = re.compile(
-        r"(status|address question|cancel question) \d{6}|order question|recent orders|verified|"
+        r"(status|address question|cancel question|cancel read-back) \d{6}|order question|"
+        r"recent orders|verified|"
         r"texts (on|off), (not asked|asked once)|person|call ends|cannot do|greeted"
     )
     assert [

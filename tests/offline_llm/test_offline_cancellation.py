@@ -229,7 +229,8 @@ async def test_a_yes_to_this_order_that_mentions_texts_too_stays_a_yes() -> None
 
 
 async def test_without_a_reason_in_view_an_unclear_answer_is_asked_which_is_closer() -> None:
-    assert said(await answer(CANCELLATION, user("hmm what?"))) == CLOSER_REASON_QUESTION
+    unclear = await answer(CANCELLATION, agent(QUESTION), user("hmm what?"))
+    assert said(unclear) == CLOSER_REASON_QUESTION
 
 
 async def test_before_the_caller_answers_the_question_is_the_prompt() -> None:

@@ -163,3 +163,37 @@ def test_each_item_is_described_by_the_words_about_it() -> None:
         "9000000501": "blocks for foam ones",
     }
     assert item_segments([BOTTLE], "green please") == {BOTTLE.item_id: "green please"}
+
+
+def _shirt(item_id: str, color: str, size: str, style: str) -> ListedVariant:
+    options = {"color": color, "size": size, "style": style}
+    return ListedVariant(item_id, options, Decimal("50.00"), available=True)
+
+
+SHIRT = ListedItem(
+    "1",
+    "T-Shirt",
+    1,
+    {"color": "blue", "size": "S", "style": "v-neck"},
+    Decimal("50.00"),
+    (
+        _shirt("1", "blue", "S", "v-neck"),
+        _shirt("2", "black", "XXL", "v-neck"),
+        _shirt("3", "black", "S", "crew neck"),
+        _shirt("4", "black", "XL", "crew neck"),
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("said", "chosen"),
+    [("change the color to black, same size", "3"), ("black please, the size stays", "3")],
+)
+def test_an_option_said_to_stay_the_same_is_kept(said: str, chosen: str) -> None:
+    described = variant_described(SHIRT, said)
+    assert isinstance(described, ListedVariant)
+    assert described.item_id == chosen
+
+
+def test_without_the_option_kept_several_versions_fit() -> None:
+    assert isinstance(variant_described(SHIRT, "change the color to black"), Several)

@@ -14,10 +14,12 @@ from livekit.agents.llm import function_tool
 
 from customer_service.offline_llm import specialists
 from customer_service.offline_llm.specialists import registered
+from customer_service.specialists.cancellation import REASON_QUESTION
 from support.offline_chat import (
     CANCELLATION,
     CAPABILITIES_WITH_ADDRESS,
     FULL_SUPERVISOR,
+    agent,
     answer,
     called,
     said,
@@ -130,9 +132,9 @@ async def test_a_new_specialist_module_is_routed_offered_and_played(
         "record_paper",
         {"paper": "the blue one"},
     )
-    # Another specialist hears its request as a change of topic.
+    # Another specialist hears its request as a change of topic, once it asked its question.
     line = "actually, gift wrap order 100101 instead"
-    assert called(await answer(CANCELLATION, user(line))) == (
+    assert called(await answer(CANCELLATION, agent(REASON_QUESTION), user(line))) == (
         "caller_wants_something_else",
         {"request": line},
     )

@@ -76,6 +76,11 @@ async def test_verification_intent(line: str) -> None:
     assert called(await answer(SUPERVISOR, user(line))) == ("verify_identity", {})
 
 
+@pytest.mark.parametrize("line", ["Sofia Ito, 19169", "Ivan Rossi 10056", "Sofia Ito, zip 19169"])
+async def test_a_name_and_zip_code_alone_are_details_to_verify(line: str) -> None:
+    assert called(await answer(SUPERVISOR, user(line))) == ("verify_identity", {})
+
+
 DONE = "Done. Order 1 0 0, 1 0 2 will now be delivered to 1 Market St, San Francisco."
 
 

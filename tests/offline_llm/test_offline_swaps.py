@@ -11,7 +11,7 @@ from livekit.agents import llm
 
 from customer_service.call.item_swaps import SwapChoices
 from customer_service.domain import OrderStatus, PaymentMethod
-from customer_service.offline_llm.routing import new_request
+from customer_service.offline_llm.routing import DECLINED_OFFER, new_request
 from customer_service.offline_llm.swap_replies import METHOD_QUESTION
 from customer_service.specialists import exchange, item_change
 from customer_service.specialists.exchange import not_exchangeable_message
@@ -106,6 +106,30 @@ async def test_after_hearing_what_can_be_done_instead_the_order_is_not_asked_aga
         user("ok, change the items then"),
     )
     assert called(reply) == ("change_items", {"order_id": "200202"})
+
+
+async def test_a_yes_to_the_offer_of_an_item_change_asks_for_it_for_the_order_offered() -> None:
+    offer = not_exchangeable_message("200202", OrderStatus.PENDING)
+    reply = await answer(
+        FULL_SUPERVISOR,
+        user("can I swap the bottles on my order"),
+        tool_round("exchange_items", offer, is_error=True),
+        agent(offer),
+        user("yes please"),
+    )
+    assert called(reply) == ("change_items", {"order_id": "200202"})
+
+
+async def test_a_no_to_the_offer_of_an_item_change_asks_for_nothing() -> None:
+    offer = not_exchangeable_message("200202", OrderStatus.PENDING)
+    reply = await answer(
+        FULL_SUPERVISOR,
+        user("can I swap the bottles on my order"),
+        tool_round("exchange_items", offer, is_error=True),
+        agent(offer),
+        user("no"),
+    )
+    assert said(reply) == DECLINED_OFFER
 
 
 def test_inside_another_specialist_a_swap_naming_an_order_is_a_new_request() -> None:

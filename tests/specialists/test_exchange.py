@@ -339,8 +339,8 @@ async def test_a_gift_card_must_cover_what_it_pays(
     [
         (
             OrderStatus.PENDING,
-            "Order 2 0 0, 2 0 1 hasn't been delivered yet, so I can change its items instead of "
-            "exchanging them.",
+            "Order 2 0 0, 2 0 1 hasn't been delivered yet, so its items can't be exchanged, but "
+            "they can still be changed. Would you like me to change the items?",
         ),
         (
             OrderStatus.PENDING_ITEMS_MODIFIED,

@@ -474,3 +474,41 @@ async def test_an_email_said_as_on_file_is_checked_as_given(
         assert session.userdata.verified_customer is None
         assert session.userdata.identity.failed_checks == 1
     assert await near_misses_counted(database_url, JORDAN_ID) == 1
+
+
+async def test_a_name_and_zip_said_before_any_request_are_checked_at_once(
+    settings: Settings, database_url: str
+) -> None:
+    """A caller who gives their name and zip code on their own, before asking anything,
+    is verified by them: the identity task opens on them (one model turn that checks),
+    not with the question that asks for them again."""
+    seen: list[str] = []
+
+    def checks_what_was_said(turn: Any) -> Call:
+        seen.extend(
+            item.text_content or ""
+            for item in turn.chat_ctx.items
+            if getattr(item, "role", None) == "user"
+        )
+        return check(**BY_NAME_AND_ZIP)
+
+    model = ScriptedLLM([Call("verify_identity"), checks_what_was_said, relay])
+    async with call_session(model, settings=settings, database_url=database_url) as session:
+        await session.run(user_input="Jordan Lee, 94107")
+        assert OPENING_QUESTION_EMAIL_OR_NAME_ZIP not in agent_lines(session)
+        customer = session.userdata.verified_customer
+        assert customer is not None
+        assert customer.customer_id == JORDAN_ID
+    assert "Jordan Lee, 94107" in seen
+    assert not model.overran
+
+
+async def test_words_and_an_order_number_are_no_name_and_zip(
+    settings: Settings, database_url: str
+) -> None:
+    """ "where's order 100102" is a request, not details: the fixed question is asked."""
+    model = ScriptedLLM([Call("verify_identity")])
+    async with call_session(model, settings=settings, database_url=database_url) as session:
+        await session.run(user_input="where's order 100102")
+        assert agent_lines(session)[-1] == OPENING_QUESTION_EMAIL_OR_NAME_ZIP
+    assert not model.overran

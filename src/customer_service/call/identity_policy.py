@@ -55,6 +55,7 @@ from customer_service.normalize import (
     names_match,
     postal_codes_match,
 )
+from customer_service.order_numbers import order_number_in
 from customer_service.settings import IdentityPolicy
 from customer_service.store import AuditEvent, IdentityCandidate
 from customer_service.store.line_failures import line_key
@@ -71,6 +72,7 @@ __all__ = [
     "line_is_held",
     "matching_account",
     "offers_contact_detail",
+    "offers_details_for",
     "verified_by",
     "without_new_values",
 ]
@@ -268,6 +270,23 @@ def offers_contact_detail(history: ChatContext, *, latest: bool = False) -> bool
         not said_as_new
         for message in said
         for _, said_as_new in _contact_details(message.text_content or "")
+    )
+
+
+_NAME_AND_POSTAL_CODE = re.compile(r"(?:[^\W\d_]+[\s,.-]+){2,5}\d{4,6}[.!]?")
+"""A line of a few words then a number of a postal code's length and nothing else: "Sofia
+Ito, 19169", "Ivan Rossi zip 10056"."""
+
+
+def offers_details_for(policy: IdentityPolicy, history: ChatContext) -> bool:
+    """Whether the caller's words in `history` hold details the policy checks: an email
+    address or phone number (`offers_contact_detail`), or, under `email-or-name-zip`, a
+    line that is a name and a postal code alone (no order number)."""
+    if offers_contact_detail(history):
+        return True
+    return policy is IdentityPolicy.EMAIL_OR_NAME_ZIP and any(
+        _NAME_AND_POSTAL_CODE.fullmatch(said) is not None and order_number_in(said) is None
+        for said in ((m.text_content or "").strip() for m in caller_messages(history))
     )
 
 

@@ -15,9 +15,14 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar, Generic, Protocol
 
 from livekit.agents import RunContext, ToolError, function_tool
-from livekit.agents.llm import ToolFlag
+from livekit.agents.llm import ChatContext, ToolFlag
 from pydantic import JsonValue
 
+from customer_service.call.callers_request import (
+    naming_a_new_version,
+    open_on_request,
+    request_lines,
+)
 from customer_service.call.confirmation import ConfirmBeforeActing
 from customer_service.call.delegation import ResultRejected
 from customer_service.call.guard import guarded
@@ -41,7 +46,6 @@ from customer_service.call.item_swaps import (
 )
 from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.payment_methods import PaymentMethodId
-from customer_service.call.phrase_cache import say
 from customer_service.call.registration import Desk
 from customer_service.call.run_check_write import run_check_write, well_formed
 from customer_service.call.speakable import spoken_items
@@ -71,7 +75,12 @@ class ItemSwapTask(Specialist[ResultT], Generic[ResultT]):
     rules: ClassVar[SwapRules[Any]]
     """The specialist's: what its swap allows and says."""
 
-    def __init__(self, choices: SwapChoices, again: ItemSwapResult | None = None) -> None:
+    def __init__(
+        self,
+        choices: SwapChoices,
+        again: ItemSwapResult | None = None,
+        request: ChatContext | None = None,
+    ) -> None:
         self._choices = choices
         self._again = again
         self._rules = rules = self.rules
@@ -81,8 +90,9 @@ class ItemSwapTask(Specialist[ResultT], Generic[ResultT]):
             name=rules.record_tool,
             description=RECORD_DESCRIPTION.format(verb=rules.verb),
         )
-        # No earlier history: the items, the variants and the method are asked for here.
-        super().__init__(instructions=rules.instructions(choices), tools=[record])
+        # Of the call's history, at most the caller's words that asked for it, when they
+        # name a version (`call.callers_request`); the rest is asked here.
+        super().__init__(instructions=rules.instructions(choices), tools=[record], chat_ctx=request)
         self._confirmation: ConfirmBeforeActing[ResultT] = ConfirmBeforeActing(
             self,
             tool_name=rules.confirm_tool,
@@ -109,12 +119,11 @@ class ItemSwapTask(Specialist[ResultT], Generic[ResultT]):
         self.session.userdata.record_disclosure(order.order_id)
         again = self._again
         if again is None:
-            say(
-                self.session,
+            return open_on_request(
+                self,
                 f"Order {spoken_order_id(order.order_id)} contains {spoken_items(order.items)}. "
                 f"{self._rules.question}",
             )
-            return
         # The order, a price or the card's free balance changed after the caller's yes:
         # the same swap on the new facts, read back at once, or why it no longer can be.
         await read_back_again(
@@ -231,13 +240,15 @@ async def run_swap(
     state: CallState,
     choices: SwapChoices,
     rules: SwapRules[Any],
-    task: Callable[[SwapChoices, ItemSwapResult | None], Specialist[Any]],
+    task: Callable[[SwapChoices, ItemSwapResult | None, ChatContext | None], Specialist[Any]],
     *,
     write: SwapWrite,
     said: Callable[[Swap, Order], str],
     again: ItemSwapResult | None = None,
+    request: ChatContext | None = None,
 ) -> str:
-    """Runs a fresh `task` for `choices` (and the request to read back `again`), checks
+    """Runs a fresh `task` for `choices` (and the request to read back `again`, or the
+    caller's words that asked for it and name a version, `request`), checks
     its result in code, writes it once with `write`, as the caller heard it, and returns
     `said` of the checked swap and the order after it, or raises a speakable `ToolError`
     (`run_check_write`) or `ReadBackStale`."""
@@ -265,7 +276,7 @@ async def run_swap(
 
     return await run_check_write(
         state,
-        lambda: task(choices, again),
+        lambda: task(choices, again, None if again else request),
         check=lambda result: validated_swap(result, choices, rules),
         write=store,
         said=told,
@@ -287,12 +298,16 @@ async def swap_of_callers_order(
     the task names its items), refused in words unless it is in the one state `task`'s
     rules swap, then `run_swap`."""
     rules = task.rules
+    asked = request_lines(desk.chat_ctx)  # the words that asked for it
     _, first = await desk.callers_order(state, order_id, disclosing=True)
 
     async def attempt(order: OrderLookupResult, again: ItemSwapResult | None) -> str:
         if order.status is not rules.swappable:
             raise ToolError(rules.not_swappable(order.order_id, order.status))
         choices = await swap_choices(state, order)
-        return await run_swap(state, choices, rules, task, write=write, said=said, again=again)
+        request = naming_a_new_version(asked, order.items, choices.products)
+        return await run_swap(
+            state, choices, rules, task, write=write, said=said, again=again, request=request
+        )
 
     return await until_heard_holds(desk, state, first, attempt)

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from customer_service.call.identity_policy import given_as_new
-from customer_service.normalize import normalize_email
+from customer_service.normalize import holds_contact_detail, normalize_email
 from customer_service.offline_llm.conversation import Conversation
 from customer_service.offline_llm.fields import (
     NumberRun,
@@ -33,6 +33,7 @@ __all__ = [
     "details_to_check",
     "email_or_name_zip_arguments",
     "email_or_name_zip_prompt",
+    "gives_identity_details",
     "identity_details",
     "missing_details_prompt",
 ]
@@ -214,6 +215,15 @@ def details_in(line: str) -> IdentityDetails:
     for part in CORRECTION.split(line):
         details = details.updated_by(_details_in_part(part))
     return details
+
+
+def gives_identity_details(line: str) -> bool:
+    """Whether the line gives identity details: an email address or phone number, or a
+    full name with a postal code ("Sofia Ito, 19169"), what either policy starts from."""
+    if holds_contact_detail(line):
+        return True
+    details = details_in(line)
+    return bool(details.full_name and details.postal_code)
 
 
 def identity_details(lines: Iterable[str]) -> IdentityDetails:

@@ -27,12 +27,12 @@ from customer_service.call.wording import (
     offers_human,
     unquoted,
 )
-from customer_service.normalize import holds_contact_detail
 from customer_service.offline_llm.conversation import CallTool, Conversation, Reply, Say
 from customer_service.offline_llm.heard_order_numbers import (
     find_order_number,
     find_order_number_read_out,
 )
+from customer_service.offline_llm.identity_details import gives_identity_details
 from customer_service.offline_llm.language import not_english
 from customer_service.offline_llm.small_talk import (
     GREETED_BACK,
@@ -250,11 +250,31 @@ def _answer_to_agent(conversation: Conversation, answer: bool) -> Reply:
         return Say(WHAT_ELSE) if answer else CallTool("end_call")
     if asked.endswith(WHAT_ELSE) and not answer:
         return CallTool("end_call")
-    if conversation.output_answered() is not None:
+    output = conversation.output_answered()
+    if output is not None and answer and (offered := _offered_work(conversation, output)):
+        return offered
+    if output is not None:
         # A yes or no to a tool's plain statement ("Order ... is already cancelled."):
         # taken as heard, then the supervisor's own question.
         return Say(WHAT_ELSE) if answer else Say(DECLINED_OFFER)
     return Say(HOW_CAN_I_HELP)
+
+
+def _offered_work(conversation: Conversation, output: llm.FunctionCallOutput) -> CallTool | None:
+    """The work a tool's closing question offers instead of its own ("... Would you like
+    me to change the items?"), as the call a yes to it asks for, about the order the
+    tool's words name; None when it offers none."""
+    said = unquoted(output.output).strip()
+    question = re.split(r"(?<=[.!?])\s+", said)[-1]
+    if not question.endswith("?"):
+        return None
+    offered = _routed(conversation.saying(question))
+    if not isinstance(offered, CallTool) or offered.name == conversation.tool_name(output):
+        return None
+    order = find_order_number_read_out(said)
+    if order is None or "order_id" in offered.arguments:
+        return offered
+    return CallTool(offered.name, {**offered.arguments, "order_id": order.order_id})
 
 
 # Between two requests in one line: "check order 200202 and change its address too".
@@ -359,7 +379,7 @@ def respond(conversation: Conversation) -> Reply:
         return requests[0].call
     if (reply := _routed(conversation)) is not None:
         return reply
-    if holds_contact_detail(line) and conversation.offers(_VERIFY):
+    if gives_identity_details(line) and conversation.offers(_VERIFY):
         # Identity details alone ("Jordan Lee, 94107, jordan.lee@..."): the check says
         # what is true, the lock of an earlier failed check included.
         return CallTool(_VERIFY)

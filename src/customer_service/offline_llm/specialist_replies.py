@@ -7,6 +7,7 @@ handed over from wherever they are.
 from __future__ import annotations
 
 from customer_service.call.answers import normalise, polarity
+from customer_service.call.callers_request import ASK_FIRST
 from customer_service.offline_llm.conversation import CallTool, Conversation
 from customer_service.offline_llm.routing import (
     ACCEPTED_OFFER,
@@ -46,11 +47,19 @@ def leave(conversation: Conversation, *, own: str, only_goodbye: bool = False) -
     request = new_request(line)
     if request is None or request == own or (only_goodbye and request != "end_call"):
         return None
+    if not conversation.agent_lines():
+        # The caller's words that asked for this task, passed in (`request_lines`): they
+        # asked for it, whatever other words they hold.
+        return None
     return CallTool("caller_wants_something_else", {"request": line})
 
 
 def first_question(conversation: Conversation) -> str:
     """The question a task that starts without earlier history asked (its first line),
-    word for word, to ask again unchanged (consent, cancellation)."""
+    word for word, to ask again unchanged (consent, cancellation); before it asked, the
+    question its opening names, to ask first (`call.callers_request`)."""
     lines = conversation.agent_lines()
-    return lines[0] if lines else CLEAR_YES_NO
+    if lines:
+        return lines[0]
+    _, asks_first, question = conversation.instructions.rpartition(ASK_FIRST)
+    return question.strip() if asks_first and question.strip() else CLEAR_YES_NO

@@ -145,9 +145,11 @@ def respond_for(conversation: Conversation, tools: SwapTools) -> Reply:
     if read_back and answered and conversation.tool_name(answered) == tools.record and answer:
         # A yes to the read-back: the task's own code checks it again.
         return CallTool(tools.confirm)
-    if REFUSALS.found_in(normalise(line)) or (
+    # The words that asked for it (no question asked yet) refuse nothing.
+    refused = REFUSALS.found_in(normalise(line)) or (
         answer is False and not isinstance(_chosen(items, [line]), dict)
-    ):
+    )
+    if refused and conversation.agent_lines():
         return CallTool("give_up")
     lines = conversation.caller_lines()
     chosen = _chosen(items, lines)

@@ -18,9 +18,14 @@ from collections.abc import Sequence
 from textwrap import dedent
 
 from livekit.agents import RunContext, ToolError, function_tool
-from livekit.agents.llm import ToolFlag
+from livekit.agents.llm import ChatContext, ToolFlag
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from customer_service.call.callers_request import (
+    giving_cancel_reason,
+    open_on_request,
+    request_lines,
+)
 from customer_service.call.confirmation import ConfirmationWording, ConfirmBeforeActing
 from customer_service.call.delegation import ResultRejected
 from customer_service.call.fixed_sentences import fixed
@@ -32,7 +37,6 @@ from customer_service.call.heard_facts import (
     until_heard_holds,
 )
 from customer_service.call.order_view import OrderLookupResult
-from customer_service.call.phrase_cache import say
 from customer_service.call.refunds import refunds_said
 from customer_service.call.registration import (
     PASS_ORDER_ID,
@@ -156,13 +160,20 @@ class CancellationTask(Specialist[CancellationResult]):
     still_there_question = REASON_QUESTION
 
     def __init__(
-        self, *, order: OrderLookupResult, refunds: str, again: CancellationResult | None = None
+        self,
+        *,
+        order: OrderLookupResult,
+        refunds: str,
+        again: CancellationResult | None = None,
+        request: ChatContext | None = None,
     ) -> None:
         self._order = order
         self._refunds = refunds
         self._again = again
-        # No earlier history: a "yes" said to something else must not answer this.
-        super().__init__(instructions=CANCELLATION_INSTRUCTIONS)
+        # Of the call's history, at most the caller's words that asked for it, when they
+        # give the reason (`call.callers_request`): a "yes" said to something else must
+        # not answer this, and the code checks that none can.
+        super().__init__(instructions=CANCELLATION_INSTRUCTIONS, chat_ctx=request)
         self._confirmation = ConfirmBeforeActing(
             self,
             tool_name="confirm_cancellation",
@@ -189,7 +200,7 @@ class CancellationTask(Specialist[CancellationResult]):
         # order was read (`cancel_order` reads it with `disclosing`).
         self.session.userdata.record_disclosure(self._order.order_id)
         if self._again is None:
-            say(self.session, opening_question(self._order))
+            open_on_request(self, opening_question(self._order))
         else:
             # The order changed after the caller's yes: its new facts, read back at once.
             reason = self._again.reason
@@ -292,6 +303,9 @@ async def cancel_order(
 ) -> str:
     """Cancel one of the caller's orders that has not shipped yet."""
     state = context.userdata
+    asked = request_lines(desk.chat_ctx)  # the words that asked for it
+    # Those words open the task only when they already say why (`call.callers_request`).
+    request = giving_cancel_reason(asked)
     # The question names its items: the order is read with its disclosure recorded.
     _, first = await desk.callers_order(state, order_id, disclosing=True)
 
@@ -323,7 +337,9 @@ async def cancel_order(
 
         return await run_check_write(
             state,
-            lambda: CancellationTask(order=order, refunds=refunds, again=again),
+            lambda: CancellationTask(
+                order=order, refunds=refunds, again=again, request=None if again else request
+            ),
             check=lambda result: validated_cancellation(result, order.order_id),
             write=cancel,
             said=lambda result, stored: cancellation_said(order, stored, methods, result),

@@ -56,9 +56,10 @@ def not_exchangeable_message(order_id: str, status: OrderStatus) -> str:
     """Why an order that is not delivered cannot be exchanged, and what can be done."""
     spaced = spoken_order_id(order_id)
     if status is OrderStatus.PENDING:
+        # An offer the caller answers: a yes asks for the item change of this order.
         return (
-            f"Order {spaced} hasn't been delivered yet, so I can change its items instead of "
-            "exchanging them."
+            f"Order {spaced} hasn't been delivered yet, so its items can't be exchanged, but "
+            "they can still be changed. Would you like me to change the items?"
         )
     if status is OrderStatus.PENDING_ITEMS_MODIFIED:
         return (

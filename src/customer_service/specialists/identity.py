@@ -31,6 +31,7 @@ from customer_service.call.identity_policy import (
     line_is_held,
     matching_account,
     offers_contact_detail,
+    offers_details_for,
     verified_by,
     without_new_values,
 )
@@ -171,7 +172,8 @@ class VerifyIdentityTask(Specialist[IdentityResult]):
 
     async def opening(self) -> None:
         state: CallState = self.session.userdata
-        if state.identity.failed_checks == 0 and offers_contact_detail(self.chat_ctx):
+        given = offers_details_for(self._policy, self.chat_ctx)
+        if state.identity.failed_checks == 0 and given:
             # The caller already gave details: one round trip for the model to check them
             # (or ask only for what is missing), and no caller turn. Not after a failed
             # check: the details in the history may be the ones it refused. The check is

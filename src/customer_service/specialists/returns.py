@@ -15,9 +15,10 @@ from collections.abc import Sequence
 from textwrap import dedent
 
 from livekit.agents import RunContext, ToolError, function_tool
-from livekit.agents.llm import ToolFlag
+from livekit.agents.llm import ChatContext, ToolFlag
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from customer_service.call import callers_request
 from customer_service.call.confirmation import ConfirmationWording, ConfirmBeforeActing
 from customer_service.call.delegation import ResultRejected
 from customer_service.call.fixed_sentences import fixed
@@ -29,7 +30,6 @@ from customer_service.call.heard_facts import (
     until_heard_holds,
 )
 from customer_service.call.order_view import OrderLookupResult
-from customer_service.call.phrase_cache import say
 from customer_service.call.refunds import (
     chosen_refund_method,
     no_refund_method_message,
@@ -165,12 +165,11 @@ class ReturnTask(Specialist[ReturnResult]):
         order: OrderLookupResult,
         choices: Sequence[PaymentMethod],
         again: ReturnResult | None = None,
+        request: ChatContext | None = None,
     ) -> None:
-        self._order = order
-        self._choices = tuple(choices)
-        self._again = again
-        # No earlier history: the items, the reason and the refund's method are asked here.
-        super().__init__(instructions=instructions_for(order, choices))
+        self._order, self._choices, self._again = order, tuple(choices), again
+        # Of the history, only a request that names items or a reason (`call.callers_request`).
+        super().__init__(instructions=instructions_for(order, choices), chat_ctx=request)
         self._confirmation = ConfirmBeforeActing(
             self,
             tool_name="confirm_return",
@@ -200,8 +199,7 @@ class ReturnTask(Specialist[ReturnResult]):
         self.session.userdata.record_disclosure(self._order.order_id)
         again = self._again
         if again is None:
-            say(self.session, opening_question(self._order))
-            return
+            return callers_request.open_on_request(self, opening_question(self._order))
         # The order changed after the caller's yes: its new facts, read back at once,
         # or the question again when the refund can no longer go where they chose.
         await read_back_again(self, lambda lead: self._propose_again(again, lead))
@@ -354,10 +352,12 @@ async def request_return(
 ) -> str:
     """Request a return of items from one of the caller's orders they received."""
     state = context.userdata
+    asked = callers_request.request_lines(desk.chat_ctx)  # the words that asked for it
     _, first = await desk.callers_order(state, order_id, disclosing=True)
 
     async def attempt(order: OrderLookupResult, again: ReturnResult | None) -> str:
         await ensure_returnable(state, order)
+        request = None if again else callers_request.naming_items_or_reason(asked, order.items)
         methods = await state.store.payment_methods(order.customer_id)
         choices = refund_choices(order, methods)
         if not choices:
@@ -385,7 +385,7 @@ async def request_return(
 
         return await run_check_write(
             state,
-            lambda: ReturnTask(order=order, choices=choices, again=again),
+            lambda: ReturnTask(order=order, choices=choices, again=again, request=request),
             check=lambda result: validated_return(result, order, choices),
             write=store,
             said=lambda request, stored: return_said(order, stored, request),

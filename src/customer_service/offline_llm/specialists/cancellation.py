@@ -17,6 +17,7 @@ from customer_service.offline_llm.routing import names_an_order, order_arguments
 from customer_service.offline_llm.specialist_replies import first_question, leave, transfer
 from customer_service.offline_llm.specialists import OfflineSpecialist
 from customer_service.specialists.cancellation import CLOSER_REASON_QUESTION
+from customer_service.spoken.reasons import cancel_reason_in
 
 __all__ = ["SPECIALIST"]
 
@@ -39,25 +40,6 @@ _CANCEL = Phrases(
 _KEEP_ORDER = Phrases(
     ["keep", "leave it", "never mind", "nevermind", "forget it", "stop", "give up"]
 )
-# The caller's words pick one of the two reasons the store takes; they are never passed on.
-_REASONS = {
-    "ordered by mistake": Phrases(
-        ["mistake", "by accident", "accidentally", "didn't mean", "did not mean", "ordered twice"]
-    ),
-    "no longer needed": Phrases(
-        [
-            "don't need",
-            "do not need",
-            "no longer need",
-            "no longer needed",
-            "not needed",
-            "changed my mind",
-            "don't want",
-            "no longer want",
-            "found it cheaper",
-        ]
-    ),
-}
 _RECORD = "record_cancellation_reason"
 
 
@@ -90,7 +72,8 @@ def prompt(conversation: Conversation) -> str:
 
 
 def _reason(said: str) -> str | None:
-    return next((reason for reason, words in _REASONS.items() if words.found_in(said)), None)
+    reason = cancel_reason_in(said)
+    return None if reason is None else reason.value
 
 
 def respond(conversation: Conversation) -> Reply:
@@ -101,6 +84,10 @@ def respond(conversation: Conversation) -> Reply:
     line = conversation.last_caller_line or ""
     said = normalise(line)
     recorded = conversation.last_arguments(_RECORD)
+    if not conversation.agent_lines():
+        # Opening on the words that asked for it: their reason, else the task's question.
+        reason = _reason(said)
+        return CallTool(_RECORD, {"reason": reason}) if reason else Say(prompt(conversation))
     if _KEEP_ORDER.found_in(said):
         return CallTool("give_up")
     if (reason := _reason(said)) is not None and (recorded or {}).get("reason") != reason:

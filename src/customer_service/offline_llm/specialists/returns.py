@@ -17,6 +17,7 @@ from customer_service.offline_llm.routing import (
 from customer_service.offline_llm.specialist_replies import first_question, leave, transfer
 from customer_service.offline_llm.specialists import OfflineSpecialist
 from customer_service.offline_llm.speech import REFUSALS
+from customer_service.spoken.reasons import return_reason_in
 
 __all__ = ["REASON_QUESTION", "SPECIALIST"]
 
@@ -36,46 +37,6 @@ _RETURN = Phrases(
 )
 _RETURN_NUMBER = Phrases(["return number", "reference number", "confirmation number", "rma"])
 _ALL = Phrases(["all", "everything", "both", "the whole order", "whole thing"])
-# The caller's words pick a category; they are never passed on themselves.
-_REASONS = {
-    "damaged": Phrases(["damaged", "broken", "cracked", "torn"]),
-    "defective": Phrases(
-        [
-            "defective",
-            "faulty",
-            "stopped working",
-            "doesn't work",
-            "does not work",
-            "not working",
-            "won't turn on",
-            "will not turn on",
-            "quit working",
-            "broke down",
-        ]
-    ),
-    "wrong_item": Phrases(["wrong", "not what i ordered", "didn't order", "did not order"]),
-    "not_as_described": Phrases(
-        [
-            "not as described",
-            "doesn't match",
-            "does not match",
-            "different from",
-            "smaller",
-            "don't fit",
-            "doesn't fit",
-            "do not fit",
-            "does not fit",
-            "too small",
-            "too big",
-            "too large",
-            "too tight",
-            "too loose",
-        ]
-    ),
-    "no_longer_needed": Phrases(
-        ["don't need", "do not need", "no longer need", "changed my mind", "don't want"]
-    ),
-}
 # "Back where it came from": the first method listed, the one that paid.
 _ORIGINAL = Phrases(["original", "same way", "way i paid", "where it came from", "same card"])
 # An item line of the task's instructions: '2. "Yoga block", quantity 2' (name quoted).
@@ -97,7 +58,8 @@ def _chosen_items(conversation: Conversation, said: str) -> list[int]:
 
 
 def _reason(said: str) -> str | None:
-    return next((reason for reason, words in _REASONS.items() if words.found_in(said)), None)
+    reason = return_reason_in(said)
+    return None if reason is None else reason.value
 
 
 def _refund_method(conversation: Conversation, said: str, heard: str) -> str | None:
@@ -128,7 +90,8 @@ def respond(conversation: Conversation) -> Reply:
             return CallTool("confirm_return")
         if answer is False and not _chosen_items(conversation, said):
             return CallTool("give_up")
-    if REFUSALS.found_in(said):
+    # The words that asked for it (no question asked yet) refuse nothing.
+    if REFUSALS.found_in(said) and conversation.agent_lines():
         return CallTool("give_up")
     heard = normalise(" ".join(conversation.caller_lines()))
     items = _chosen_items(conversation, said) or _chosen_items(conversation, heard)
