@@ -27,8 +27,9 @@ from support.scripted_llm import relay_tool_output as relay
 
 SPECIALIST_FILES = sorted(
     path.stem
-    for path in Path(specialists.__file__).parent.glob("*.py")
-    if path.name != "__init__.py"
+    for path in Path(specialists.__file__).parent.iterdir()
+    # A file, or a specialist that is a folder of its own files.
+    if (path.suffix == ".py" and path.name != "__init__.py") or (path / "__init__.py").is_file()
 )
 COLOUR_QUESTION = "What's your favourite colour?"
 
