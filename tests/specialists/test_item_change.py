@@ -7,10 +7,8 @@ from decimal import Decimal
 import pytest
 from livekit.agents import AgentSession
 
-from customer_service.call.item_swaps import SwapChoices, item_refusal
-from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.state import CallState
-from customer_service.call.wording import NOTHING_TO_CONFIRM_YET, OFFER_HUMAN, UNEXPECTED_APOLOGY
+from customer_service.call.wording import NOTHING_TO_CONFIRM_YET, OFFER_HUMAN
 from customer_service.domain import OrderItem, OrderStatus, Transaction, TransactionKind
 from customer_service.settings import Settings
 from customer_service.specialists import item_change
@@ -21,7 +19,6 @@ from customer_service.store.demo_catalog import demo_variant
 from customer_service.store.order_changes import ChangeRefusal
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import call_session
-from support.clock import DEMO_ORDERS
 from support.confirming import Confirming
 from support.conversation import (
     JORDAN,
@@ -53,6 +50,7 @@ from support.swaps import (
     gift_card_balance,
     order_now,
     record,
+    refusal_sentences,
 )
 
 ITEM_CHANGE_TOOLS = frozenset({"record_item_change", "give_up"})
@@ -119,9 +117,7 @@ async def assert_unchanged(session: AgentSession[CallState]) -> None:
 async def test_a_clear_yes_changes_the_items_and_pays_the_difference_at_once(
     settings: Settings,
 ) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_BIGGER, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, RECORD_BIGGER, *CONFIRM) as session:
         assert agent_lines(session)[-1] == QUESTION
         await session.run(user_input="The bigger ones please, from my gift card")
         assert agent_lines(session)[-1] == BIGGER_READ_BACK
@@ -142,13 +138,10 @@ async def test_a_clear_yes_changes_the_items_and_pays_the_difference_at_once(
         assert (output.output, output.is_error) == (said, False)
         [event] = await audit_events(session, kind="order_items_changed")
         assert event.call_id == session.userdata.call_id
-    assert not model.overran
 
 
 async def test_one_unit_changed_with_no_difference(settings: Settings) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_ONE_GREEN, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, RECORD_ONE_GREEN, *CONFIRM) as session:
         await session.run(user_input="Just one of them in green")
         assert agent_lines(session)[-1] == GREEN_READ_BACK
         await session.run(user_input="yes")
@@ -157,7 +150,6 @@ async def test_one_unit_changed_with_no_difference(settings: Settings) -> None:
         refund = Transaction(kind=TransactionKind.REFUND, amount=Decimal("0.00"), method_id=PAYPAL)
         assert order.payments == (PAID, refund)
         assert tool_outputs(session, "change_items")[0].output == CHANGED
-    assert not model.overran
 
 
 async def test_a_refund_says_when_it_arrives(settings: Settings, demo_database_url: str) -> None:
@@ -188,9 +180,7 @@ async def test_a_refund_says_when_it_arrives(settings: Settings, demo_database_u
 async def test_a_correction_after_the_read_back_replaces_what_is_confirmed(
     settings: Settings,
 ) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_BIGGER, RECORD_ONE_GREEN, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, RECORD_BIGGER, RECORD_ONE_GREEN, *CONFIRM) as session:
         await session.run(user_input="the bigger ones, gift card")
         await session.run(user_input="No, sorry: just one of them, in green")
         assert agent_lines(session)[-1] == GREEN_READ_BACK
@@ -198,32 +188,25 @@ async def test_a_correction_after_the_read_back_replaces_what_is_confirmed(
         order = await order_now(session, PENDING)
         assert order.items == (bottles(BOTTLE_GREEN, 1), bottles(BOTTLE_BLUE, 2))
         assert await gift_card_balance(session) == Decimal("40.00")
-    assert not model.overran
 
 
 async def test_no_to_the_read_back_changes_nothing(settings: Settings) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_BIGGER, Call("give_up"), relay])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, RECORD_BIGGER, Call("give_up"), relay) as session:
         await session.run(user_input="the bigger ones, gift card")
         await session.run(user_input="No, leave them as they are")
         (output,) = tool_outputs(session, "change_items")
         assert (output.output, output.is_error) == (WORDING.nothing_done, True)
         await assert_unchanged(session)
-    assert not model.overran
 
 
 async def test_a_confirm_with_no_yes_changes_nothing(settings: Settings) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_BIGGER, *CONFIRM, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, RECORD_BIGGER, *CONFIRM, *CONFIRM) as session:
         await session.run(user_input="the bigger ones, gift card")
         first = await session.run(user_input="what would that cost?")
         first.expect.contains_function_call_output(output=WORDING.not_a_clear_yes, is_error=True)
         await session.run(user_input="hmm")
         assert tool_outputs(session, "change_items")[0].output == WORDING.nothing_done
         await assert_unchanged(session)
-    assert not model.overran
 
 
 SAME_VERSION = "That's the version already in the order. Which other would you like?"
@@ -256,9 +239,7 @@ async def test_every_rule_is_checked_in_code_before_the_read_back(
     settings: Settings, arguments: tuple[list[str], list[str], str], refusal: str
 ) -> None:
     invalid = record("record_item_change", *arguments)
-    model = ScriptedLLM([*until_question(), invalid, relay, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, invalid, relay, *CONFIRM) as session:
         await session.run(user_input="the green ones")
         (output,) = tool_outputs(session, "record_item_change")
         assert (output.output, output.is_error) == (refusal, True)
@@ -266,7 +247,6 @@ async def test_every_rule_is_checked_in_code_before_the_read_back(
         (confirmed,) = tool_outputs(session, "confirm_item_change")
         assert (confirmed.output, confirmed.is_error) == (NOTHING_TO_CONFIRM_YET, True)
         await assert_unchanged(session)
-    assert not model.overran
 
 
 async def test_the_gift_card_must_cover_the_difference(
@@ -372,24 +352,21 @@ async def test_items_changed_meanwhile_are_said_and_nothing_more_is_changed(
 
 
 def test_every_refusal_the_store_can_answer_has_its_own_sentence() -> None:
-    order = OrderLookupResult.from_order(next(o for o in DEMO_ORDERS if o.order_id == PENDING))
-    choices = SwapChoices(order=order, products={}, methods=(), paid_with=None)
-    answered = set(ChangeRefusal) - {
-        # Refusals of other changes: exchanges and returns, payment changes.
-        ChangeRefusal.NOT_DELIVERED,
-        ChangeRefusal.SAME_PAYMENT_METHOD,
-        ChangeRefusal.NOT_ONE_PAYMENT,
-        ChangeRefusal.REFUND_METHOD_NOT_ALLOWED,
-        # Not refused in words: the swap is read back again on the new facts.
-        ChangeRefusal.CHANGED_SINCE_READ_BACK,
-    }
-    sentences = set()
-    for refusal in answered:
-        sentence = RULES.status_refused(PENDING, refusal) or item_refusal(refusal, choices, RULES)
-        assert sentence != UNEXPECTED_APOLOGY, refusal
-        sentences.add(sentence)
+    refusals, sentences = refusal_sentences(
+        RULES,
+        PENDING,
+        {
+            # Refusals of other changes: exchanges and returns, payment changes.
+            ChangeRefusal.NOT_DELIVERED,
+            ChangeRefusal.SAME_PAYMENT_METHOD,
+            ChangeRefusal.NOT_ONE_PAYMENT,
+            ChangeRefusal.REFUND_METHOD_NOT_ALLOWED,
+            # Not refused in words: the swap is read back again on the new facts.
+            ChangeRefusal.CHANGED_SINCE_READ_BACK,
+        },
+    )
     # One refusal is the same for a missing order and a stranger's; every other its own.
-    assert len(sentences) == len(answered) - 1
+    assert sentences == refusals - 1
 
 
 # --- what the suites every confirming specialist runs drive (support/confirming.py) ----
