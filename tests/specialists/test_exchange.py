@@ -23,7 +23,6 @@ from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import Store
 from customer_service.store.order_changes import ChangeRefusal
 from customer_service.supervisor import CustomerServiceAgent
-from customer_service.testing import call_session
 from support.clock import DEMO_ORDERS
 from support.confirming import Confirming
 from support.conversation import (
@@ -37,9 +36,9 @@ from support.conversation import (
 )
 from support.order_request import OrderRequest
 from support.own_tests import OfflineChat
-from support.scripted_llm import Call, Parallel, ScriptedLLM, Step
+from support.scripted_llm import Call, Parallel, Step
 from support.scripted_llm import relay_tool_output as relay
-from support.store_records import save_orders, save_payment_methods
+from support.store_records import change_order, save_orders, save_payment_methods
 from support.swaps import (
     BLOCK_CORK,
     BLOCK_FOAM,
@@ -299,9 +298,7 @@ async def test_a_gift_card_must_cover_what_it_pays(
     async with await Store.open(demo_database_url) as store:
         await save_payment_methods(store, "C-1002", low)
     too_low = record("record_exchange", [MAT_4MM], [MAT_6MM], "gift_card_9000299")
-    model = ScriptedLLM([*until_question(), too_low, relay])
-    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
-        await reach_question(session)
+    async with REQUEST.at_question_on(demo_database_url, settings, too_low, relay) as session:
         await session.run(user_input="the mat, 6 mm, with my other gift card")
         (output,) = tool_outputs(session, "record_exchange")
         assert (output.output, output.is_error) == (
@@ -310,7 +307,6 @@ async def test_a_gift_card_must_cover_what_it_pays(
             True,
         )
         await assert_not_exchanged(session)
-    assert not model.overran
 
 
 @pytest.mark.parametrize(
@@ -347,10 +343,7 @@ async def test_a_gift_card_must_cover_what_it_pays(
 async def test_an_order_not_delivered_is_refused_saying_what_can_be_done(
     settings: Settings, demo_database_url: str, status: OrderStatus, refusal: str
 ) -> None:
-    async with await Store.open(demo_database_url) as store:
-        order = await store.get_order(DELIVERED)
-        assert order is not None
-        await save_orders(store, order.model_copy(update={"status": status}))
+    await change_order(demo_database_url, DELIVERED, status=status)
     said = await _refused_before_the_task(settings, demo_database_url, DELIVERED, PRIYA, PRIYA_SAYS)
     assert said == refusal
 
@@ -374,9 +367,9 @@ async def test_another_customers_order_reads_like_an_unknown_one(
 async def test_a_return_requested_meanwhile_is_said_and_nothing_is_exchanged(
     settings: Settings, demo_database_url: str
 ) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_MAT, Call("confirm_exchange"), relay])
-    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
-        await reach_question(session)
+    async with REQUEST.at_question_on(
+        demo_database_url, settings, RECORD_MAT, Call("confirm_exchange"), relay
+    ) as session:
         await session.run(user_input="the mat for the 6 mm one, PayPal")
         # Another call requests a return while this caller decides.
         order = await order_now(session, DELIVERED)
@@ -391,7 +384,6 @@ async def test_a_return_requested_meanwhile_is_said_and_nothing_is_exchanged(
             True,
         )
         assert (await order_now(session, DELIVERED)).exchange is None
-    assert not model.overran
 
 
 @pytest.mark.parametrize("calls", [("confirm_exchange",) * 2, ("confirm_exchange", "give_up")])

@@ -18,7 +18,6 @@ from customer_service.store import Store
 from customer_service.store.demo_catalog import demo_variant
 from customer_service.store.order_changes import ChangeRefusal
 from customer_service.supervisor import CustomerServiceAgent
-from customer_service.testing import call_session
 from support.confirming import Confirming
 from support.conversation import (
     JORDAN,
@@ -31,9 +30,9 @@ from support.conversation import (
 )
 from support.order_request import OrderRequest
 from support.own_tests import OfflineChat
-from support.scripted_llm import Call, Parallel, ScriptedLLM
+from support.scripted_llm import Call, Parallel
 from support.scripted_llm import relay_tool_output as relay
-from support.store_records import save_orders
+from support.store_records import change_order, save_orders
 from support.swaps import (
     BOTTLE_BLUE,
     BOTTLE_BLUE_750,
@@ -154,14 +153,9 @@ async def test_one_unit_changed_with_no_difference(settings: Settings) -> None:
 
 async def test_a_refund_says_when_it_arrives(settings: Settings, demo_database_url: str) -> None:
     # The order as if the bigger bottles had been ordered: changed back, 12 dollars back.
-    async with await Store.open(demo_database_url) as store:
-        order = await store.get_order(PENDING)
-        assert order is not None
-        await save_orders(store, order.model_copy(update={"items": (bottles(BOTTLE_BLUE_750, 3),)}))
+    await change_order(demo_database_url, PENDING, items=(bottles(BOTTLE_BLUE_750, 3),))
     smaller = record("record_item_change", [BOTTLE_BLUE_750] * 3, [BOTTLE_BLUE] * 3, PAYPAL)
-    model = ScriptedLLM([*until_question(), smaller, *CONFIRM])
-    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
-        await reach_question(session)
+    async with REQUEST.at_question_on(demo_database_url, settings, smaller, *CONFIRM) as session:
         await session.run(user_input="the smaller ones, refund to PayPal")
         assert (
             "The new items cost 12 dollars less, refunded to your PayPal account."
@@ -174,7 +168,6 @@ async def test_a_refund_says_when_it_arrives(settings: Settings, demo_database_u
         )
         refund = Transaction(kind=TransactionKind.REFUND, amount=Decimal("12.00"), method_id=PAYPAL)
         assert (await order_now(session, PENDING)).payments[-1] == refund
-    assert not model.overran
 
 
 async def test_a_correction_after_the_read_back_replaces_what_is_confirmed(
@@ -258,9 +251,7 @@ async def test_the_gift_card_must_cover_the_difference(
         many = (bottles(BOTTLE_BLUE, 11),)
         await save_orders(store, order.model_copy(update={"items": many}))
     bigger = record("record_item_change", [BOTTLE_BLUE] * 11, [BOTTLE_BLUE_750] * 11, GIFT_CARD)
-    model = ScriptedLLM([*until_question(), bigger, relay])
-    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
-        await reach_question(session)
+    async with REQUEST.at_question_on(demo_database_url, settings, bigger, relay) as session:
         await session.run(user_input="all the bigger ones, with the gift card")
         (output,) = tool_outputs(session, "record_item_change")
         assert (output.output, output.is_error) == (
@@ -269,7 +260,6 @@ async def test_the_gift_card_must_cover_the_difference(
             True,
         )
         assert await gift_card_balance(session) == Decimal("40.00")
-    assert not model.overran
 
 
 @pytest.mark.parametrize(
@@ -300,10 +290,7 @@ async def test_the_gift_card_must_cover_the_difference(
 async def test_an_order_not_pending_is_refused_saying_what_can_be_done(
     settings: Settings, demo_database_url: str, status: OrderStatus, refusal: str
 ) -> None:
-    async with await Store.open(demo_database_url) as store:
-        order = await store.get_order(PENDING)
-        assert order is not None
-        await save_orders(store, order.model_copy(update={"status": status}))
+    await change_order(demo_database_url, PENDING, status=status)
     said = await _refused_before_the_task(settings, demo_database_url, PENDING, PRIYA, PRIYA_SAYS)
     assert said == refusal
 
@@ -325,9 +312,9 @@ async def test_another_customers_order_reads_like_an_unknown_one(
 async def test_items_changed_meanwhile_are_said_and_nothing_more_is_changed(
     settings: Settings, demo_database_url: str
 ) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_BIGGER, Call("confirm_item_change"), relay])
-    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
-        await reach_question(session)
+    async with REQUEST.at_question_on(
+        demo_database_url, settings, RECORD_BIGGER, Call("confirm_item_change"), relay
+    ) as session:
         await session.run(user_input="the bigger ones, gift card")
         # Another call changes the items while this caller decides.
         changed = await session.userdata.store.change_order_items(
@@ -348,7 +335,6 @@ async def test_items_changed_meanwhile_are_said_and_nothing_more_is_changed(
         order = await order_now(session, PENDING)
         assert order.items == (bottles(BOTTLE_GREEN, 1), bottles(BOTTLE_BLUE, 2))
         assert await gift_card_balance(session) == Decimal("40.00")
-    assert not model.overran
 
 
 def test_every_refusal_the_store_can_answer_has_its_own_sentence() -> None:

@@ -191,9 +191,7 @@ async def test_a_card_pays_in_full_and_its_refund_is_said_with_its_timing(
         )
         await save_orders(store, order.model_copy(update={"payments": (by_paypal,)}))
     to_amex = Call("record_payment_change", {"payment_method_id": AMEX.method_id})
-    model = ScriptedLLM([*until_question(), to_amex, *CONFIRM])
-    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
-        await reach_question(session)
+    async with REQUEST.at_question_on(demo_database_url, settings, to_amex, *CONFIRM) as session:
         assert agent_lines(session)[-1] == (
             "Order 2 0 0, 2 0 2 is paid with your PayPal account. Which would you like to pay "
             "it with instead: your gift card, which has 40 dollars on it or your Amex card "
@@ -208,7 +206,6 @@ async def test_a_card_pays_in_full_and_its_refund_is_said_with_its_timing(
         await session.run(user_input="yes")
         assert [p[2] for p in await payments(session)] == [PAYPAL, AMEX.method_id, PAYPAL]
         assert await gift_card_balance(session) == Decimal("40.00")
-    assert not model.overran
 
 
 @pytest.mark.parametrize(
@@ -248,9 +245,7 @@ async def test_a_gift_card_that_does_not_cover_the_order_is_refused(
         )
         await save_orders(store, order.model_copy(update={"payments": (by_paypal,)}))
     to_gift_card = Call("record_payment_change", {"payment_method_id": GIFT_CARD})
-    model = ScriptedLLM([*until_question(), to_gift_card, relay])
-    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
-        await reach_question(session)
+    async with REQUEST.at_question_on(demo_database_url, settings, to_gift_card, relay) as session:
         await session.run(user_input="the gift card")
         (output,) = tool_outputs(session, "record_payment_change")
         assert (output.output, output.is_error) == (
@@ -260,7 +255,6 @@ async def test_a_gift_card_that_does_not_cover_the_order_is_refused(
         )
         assert await payments(session) == [(TransactionKind.PAYMENT, Decimal("72.00"), PAYPAL)]
         assert await gift_card_balance(session) == Decimal("40.00")
-    assert not model.overran
 
 
 async def test_orders_and_callers_it_cannot_change_are_refused_before_the_task(
@@ -290,16 +284,15 @@ async def test_a_no_changes_nothing_and_a_corrected_choice_is_the_one_made(
     async with await Store.open(demo_database_url) as store:
         await save_payment_methods(store, "C-1002", AMEX)
     to_amex = Call("record_payment_change", {"payment_method_id": AMEX.method_id})
-    model = ScriptedLLM([*until_question(), TO_PAYPAL, to_amex, *CONFIRM])
-    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
-        await reach_question(session)
+    async with REQUEST.at_question_on(
+        demo_database_url, settings, TO_PAYPAL, to_amex, *CONFIRM
+    ) as session:
         await session.run(user_input="PayPal")
         await session.run(user_input="No wait, the Amex card")
         assert "charged to your Amex card ending in 1 0 0 5" in agent_lines(session)[-1]
         await assert_unchanged(session)
         await session.run(user_input="Yes")
         assert [p[2] for p in await payments(session)] == [GIFT_CARD, AMEX.method_id, GIFT_CARD]
-    assert not model.overran
 
     async with REQUEST.at_question(settings, TO_PAYPAL, Call("give_up"), relay) as session:
         await session.run(user_input="PayPal")

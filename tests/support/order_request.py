@@ -82,6 +82,17 @@ class OrderRequest:
             yield session
         assert not model.overran
 
+    @asynccontextmanager
+    async def at_question_on(
+        self, database_url: str, settings: Settings, *steps: Step
+    ) -> AsyncIterator[AgentSession[CallState]]:
+        """`at_question` on the store at `database_url`, as a test has prepared it."""
+        model = ScriptedLLM([*self.until_question(), *steps])
+        async with call_session(model, settings=settings, database_url=database_url) as session:
+            await self.reach_question(session)
+            yield session
+        assert not model.overran
+
     async def nothing_written(self, session: AgentSession[CallState]) -> bool:
         """Whether the call stored no event of the specialist's write."""
         return await audit_events(session, kind=self.writes) == []
