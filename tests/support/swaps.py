@@ -57,15 +57,28 @@ async def gift_card_balance(session: AgentSession[CallState]) -> Decimal | None:
     return (await methods_now(session))[GIFT_CARD].balance
 
 
+NOT_A_SWAPS = frozenset(
+    {
+        # Refusals of a payment change and of a return.
+        ChangeRefusal.SAME_PAYMENT_METHOD,
+        ChangeRefusal.NOT_ONE_PAYMENT,
+        ChangeRefusal.REFUND_METHOD_NOT_ALLOWED,
+        # Not refused in words: the swap is read back again on the new facts.
+        ChangeRefusal.CHANGED_SINCE_READ_BACK,
+    }
+)
+"""What the store answers no swap with in words."""
+
+
 def refusal_sentences(
-    rules: SwapRules[Any], order_id: str, not_its_own: Set[ChangeRefusal]
+    rules: SwapRules[Any], order_id: str, the_other_swaps: Set[ChangeRefusal]
 ) -> tuple[int, int]:
-    """How many refusals the store can answer this swap of `order_id` with (every one
-    but `not_its_own`) and how many sentences say them; none is the apology kept for
-    the unexpected."""
+    """How many refusals the store can answer this swap of `order_id` with (all but
+    `NOT_A_SWAPS` and `the_other_swaps`'s own) and how many sentences say them; none is
+    the apology kept for the unexpected."""
     order = OrderLookupResult.from_order(next(o for o in DEMO_ORDERS if o.order_id == order_id))
     choices = SwapChoices(order=order, products={}, methods=(), paid_with=None)
-    answered = set(ChangeRefusal) - set(not_its_own)
+    answered = set(ChangeRefusal) - NOT_A_SWAPS - set(the_other_swaps)
     sentences = set()
     for refusal in answered:
         sentence = rules.status_refused(order_id, refusal) or item_refusal(refusal, choices, rules)
