@@ -9,7 +9,7 @@ from pathlib import Path
 from textwrap import dedent
 
 import pytest
-from livekit.agents import RunContext, ToolError, function_tool, llm
+from livekit.agents import RunContext, ToolError, function_tool
 from pydantic import BaseModel, ConfigDict
 
 from customer_service import specialists, supervisor
@@ -108,14 +108,9 @@ def test_the_package_exports_each_registered_task_with_its_result() -> None:
 def _colour_turn(turn: Turn) -> Decision:
     # The supervisor's model is offered the new tool and told when to use it.
     assert "note_favourite_colour" in turn.tool_names
-    instructions = [
-        item.text_content or ""
-        for item in turn.chat_ctx.items
-        if isinstance(item, llm.ChatMessage) and item.role in ("system", "developer")
-    ]
-    assert any(
-        "- note_favourite_colour: the caller wants to tell us their favourite colour." in text
-        for text in instructions
+    assert (
+        "- note_favourite_colour: the caller wants to tell us their favourite colour."
+        in turn.instructions
     )
     return Call("note_favourite_colour")
 
