@@ -23,6 +23,7 @@ from customer_service.call.state import CallState
 from customer_service.domain import Customer
 from customer_service.store import AuditEvent, ConsentRecord
 
+# Under the specialist's name, as its task's records are.
 logger = logging.getLogger("customer_service.specialists.consent")
 
 __all__ = [
