@@ -208,3 +208,20 @@ def test_a_new_specialist_that_declares_too_little_fails_naming_what_it_lacks(
     ]
     chats = offline_chats([new.registration], new.tests)
     assert chats.missing == ["contact_details: test_contact_details.py declares no OFFLINE_CHAT"]
+
+
+def test_a_specialist_past_one_file_is_a_folder_found_as_one(new_package_root: Path) -> None:
+    # The guide's folder: the task and its registration in `__init__.py`, a seam beside.
+    package = new_package_root / "new_folder_specialists"
+    folder = package / "contact_details"
+    folder.mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (folder / "__init__.py").write_text(textwrap.dedent(SPECIALIST), encoding="utf-8")
+    (folder / "wording.py").write_text('ASKED = "What is the new email?"\n', encoding="utf-8")
+    (registration,) = registrations_in("new_folder_specialists", [str(package)])
+    assert (registration.name, registration.tool_name) == (
+        "contact_details",
+        "change_contact_details",
+    )
+    assert registration.expects is not None
+    assert registration.expects.key == "emails"

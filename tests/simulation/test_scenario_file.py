@@ -39,8 +39,9 @@ def test_the_project_file_holds_the_behaviours_the_issue_names() -> None:
         assert kind in kinds
     assert kinds.count("adversarial") >= 3
     assert any(s.userdata.start.store_outage for s in scenarios)
-    assert any(3 in s.userdata.expect.identity_failures.values() for s in scenarios)
-    topics = {c.topic for s in scenarios for c in s.userdata.expect.consents}
+    expected = [scenario.userdata.expect for scenario in scenarios]
+    assert any(3 in (e.of_specialist("identity_failures") or {}).values() for e in expected)
+    topics = {c.topic for e in expected for c in e.of_specialist("consents") or ()}
     assert topics == {"order_updates_sms", "call_recording"}
 
 

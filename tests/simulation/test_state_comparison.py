@@ -150,7 +150,7 @@ async def test_return_requests_are_compared_by_order_items_and_reason(tmp_path: 
         assert await scenario_store.differences() == [
             "order 200201: status is delivered, expected return requested",
             "order 200201: refund_method is None, expected paypal_9000201",
-            "order 200201: return request none, expected of items [1] (damaged)",
+            "order 200201: return request none, expected (item_indices [1], reason damaged)",
         ]
         outcome, _ = await scenario_store.store.request_return(
             order_id="200201",
@@ -161,8 +161,8 @@ async def test_return_requests_are_compared_by_order_items_and_reason(tmp_path: 
         )
         assert outcome is ReturnOutcome.REQUESTED
         assert await scenario_store.differences() == [
-            "order 200201: return request of items [0, 1] (damaged), "
-            "expected of items [1] (damaged)"
+            "order 200201: return request (item_indices [0, 1], reason damaged), "
+            "expected (item_indices [1], reason damaged)"
         ]
     finally:
         await scenario_store.close()
@@ -181,7 +181,7 @@ async def test_an_unexpected_return_request_fails(tmp_path: Path) -> None:
         assert await scenario_store.differences() == [
             "order 200201: status is return requested, expected delivered",
             "order 200201: refund_method is paypal_9000201, expected None",
-            "order 200201: return request of items [0] (other), expected none",
+            "order 200201: return request (item_indices [0], reason other), expected none",
         ]
     finally:
         await scenario_store.close()
@@ -196,7 +196,7 @@ async def test_the_starting_changes_are_the_baseline(tmp_path: Path) -> None:
         order = await scenario_store.store.get_order("100102")
         assert order is not None
         assert order.status is OrderStatus.CANCELLED
-        assert scenario_store.start.identity_failures["C-1002"] == 5
+        assert scenario_store.start.specialists["identity_failures"]["C-1002"] == 5
         # What the scenario started with is not a change the call made.
         assert await scenario_store.differences() == []
     finally:
@@ -269,3 +269,20 @@ async def test_the_method_an_order_is_paid_with_is_compared(tmp_path: Path) -> N
         assert await scenario_store.differences() == []
     finally:
         await scenario_store.close()
+
+
+def test_what_a_specialist_changes_is_expected_through_its_own_registration() -> None:
+    # The comparison keeps only what every call shares; each specialist's part of a
+    # scenario's `expect` is its registration's `expects`, read by its key.
+    from customer_service.simulation.state import ExpectedState, StoreState
+    from customer_service.specialists import SPECIALISTS
+
+    assert set(ExpectedState.model_fields) == {"orders", "escalated"}
+    assert set(StoreState.model_fields) == {"orders", "escalations", "specialists"}
+    owners = {entry.expects.key: entry.name for entry in SPECIALISTS if entry.expects}
+    assert owners == {
+        "consents": "consent",
+        "default_addresses": "default_address",
+        "identity_failures": "identity",
+        "returns": "returns",
+    }

@@ -26,8 +26,9 @@ from customer_service.testing import call_session
 from support.confirming import Confirming, verified_then
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
 from support.own_tests import OfflineChat
-from support.scripted_llm import Call, Say, ScriptedLLM, Step
+from support.scripted_llm import Call, Say, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
+from support.text_updates import ask_for_texts, asking_for_texts
 
 SMS = ConsentTopic.ORDER_UPDATES_SMS
 SMS_QUESTION = CONSENT_WORDING[SMS].question
@@ -35,28 +36,12 @@ IS_THAT_A_YES = CONSENT_WORDING[SMS].is_that_a_yes
 ASK_AGAIN = Say(SMS_QUESTION)
 
 
-def sms_script(*answers: Step) -> list[Step]:
-    return [
-        Call("request_consent", {"topic": "order_updates_sms"}),
-        check_identity(JORDAN),
-        *answers,
-        relay,
-    ]
-
-
-async def ask_sms(session: AgentSession[CallState], *caller_answers: str) -> None:
-    await session.run(user_input="Can you send me text updates?")
-    await session.run(user_input=JORDAN_SAYS)
-    for answer in caller_answers:
-        await session.run(user_input=answer)
-
-
 async def test_the_answer_is_stored_as_asked_at_the_calls_clocks_time(
     settings: Settings,
 ) -> None:
     asked_at = dt.datetime(2027, 1, 5, 8, 21, tzinfo=dt.UTC)
     clock = FixedClock(asked_at)
-    model = ScriptedLLM(sms_script(Call("record_consent", {"granted": True})))
+    model = ScriptedLLM(asking_for_texts(Call("record_consent", {"granted": True})))
     async with call_session(model, settings=settings, clock=clock) as session:
         await session.run(user_input="Can you send me text updates?")
         # Time passes while the caller thinks: the question was asked before.
@@ -74,9 +59,9 @@ async def test_granted_is_stored_and_not_asked_again_in_a_later_call(
     settings: Settings, demo_database_url: str
 ) -> None:
     database_url = demo_database_url
-    model = ScriptedLLM(sms_script(Call("record_consent", {"granted": True})))
+    model = ScriptedLLM(asking_for_texts(Call("record_consent", {"granted": True})))
     async with call_session(model, settings=settings, database_url=database_url) as session:
-        await ask_sms(session, "Yes please")
+        await ask_for_texts(session, "Yes please")
         assert SMS_QUESTION in agent_lines(session)
         assert agent_lines(session)[-1] == "You'll get text updates about your orders."
         record = await session.userdata.store.latest_consent(topic=SMS, customer_id="C-1001")
@@ -121,14 +106,14 @@ async def test_granted_is_stored_and_not_asked_again_in_a_later_call(
 async def test_a_caller_can_change_a_stored_answer(settings: Settings) -> None:
     model = ScriptedLLM(
         [
-            *sms_script(Call("record_consent", {"granted": True})),
+            *asking_for_texts(Call("record_consent", {"granted": True})),
             Call("request_consent", {"topic": "order_updates_sms"}),
             Call("record_consent", {"granted": False}),
             relay,
         ]
     )
     async with call_session(model, settings=settings) as session:
-        await ask_sms(session, "Yes please")
+        await ask_for_texts(session, "Yes please")
         await session.run(user_input="Actually, please stop the texts")
         await session.run(user_input="No")
         assert agent_lines(session)[-1] == "You won't get text updates about your orders."
@@ -139,9 +124,9 @@ async def test_a_caller_can_change_a_stored_answer(settings: Settings) -> None:
 
 
 async def test_declined_is_stored_as_no(settings: Settings) -> None:
-    model = ScriptedLLM(sms_script(Call("record_consent", {"granted": False})))
+    model = ScriptedLLM(asking_for_texts(Call("record_consent", {"granted": False})))
     async with call_session(model, settings=settings) as session:
-        await ask_sms(session, "No")
+        await ask_for_texts(session, "No")
         record = await session.userdata.store.latest_consent(topic=SMS, customer_id="C-1001")
         assert record is not None
         assert not record.granted
@@ -150,9 +135,9 @@ async def test_declined_is_stored_as_no(settings: Settings) -> None:
 async def test_unclear_twice_stores_nothing(settings: Settings) -> None:
     # The model keeps asking; the task's code stops it after the second unclear answer,
     # and an unclear answer is stored as neither a yes nor a no.
-    model = ScriptedLLM(sms_script(ASK_AGAIN, ASK_AGAIN))
+    model = ScriptedLLM(asking_for_texts(ASK_AGAIN, ASK_AGAIN))
     async with call_session(model, settings=settings) as session:
-        await ask_sms(session, "Hmm, what does it cost?", "I'm not sure, maybe")
+        await ask_for_texts(session, "Hmm, what does it cost?", "I'm not sure, maybe")
         asked = [line for line in agent_lines(session) if line == SMS_QUESTION]
         assert len(asked) == 2
         assert agent_lines(session)[-1] == UNCLEAR_CONFIRMATIONS[SMS]
@@ -165,9 +150,9 @@ async def test_unclear_twice_stores_nothing(settings: Settings) -> None:
 
 
 async def test_unclear_then_clear_yes_is_granted(settings: Settings) -> None:
-    model = ScriptedLLM(sms_script(ASK_AGAIN, Call("record_consent", {"granted": True})))
+    model = ScriptedLLM(asking_for_texts(ASK_AGAIN, Call("record_consent", {"granted": True})))
     async with call_session(model, settings=settings) as session:
-        await ask_sms(session, "What?", "Yes")
+        await ask_for_texts(session, "What?", "Yes")
         record = await session.userdata.store.latest_consent(topic=SMS, customer_id="C-1001")
         assert record is not None
         assert record.granted
@@ -180,9 +165,9 @@ async def test_an_acknowledgement_is_no_yes_and_is_asked_about_briefly(
     settings: Settings, acknowledgement: str
 ) -> None:
     # The model is not asked about an acknowledgement: its one record_consent is the yes.
-    model = ScriptedLLM(sms_script(Call("record_consent", {"granted": True})))
+    model = ScriptedLLM(asking_for_texts(Call("record_consent", {"granted": True})))
     async with call_session(model, settings=settings) as session:
-        await ask_sms(session, acknowledgement)
+        await ask_for_texts(session, acknowledgement)
         assert agent_lines(session)[-2:] == [SMS_QUESTION, IS_THAT_A_YES]
         store = session.userdata.store
         assert await store.latest_consent(topic=SMS, customer_id="C-1001") is None
@@ -197,9 +182,9 @@ async def test_an_acknowledgement_is_no_yes_and_is_asked_about_briefly(
 
 async def test_a_model_that_takes_okay_for_a_yes_stores_nothing(settings: Settings) -> None:
     # The second answer is the last the task hears; the model calls it a yes.
-    model = ScriptedLLM(sms_script(ASK_AGAIN, Call("record_consent", {"granted": True})))
+    model = ScriptedLLM(asking_for_texts(ASK_AGAIN, Call("record_consent", {"granted": True})))
     async with call_session(model, settings=settings) as session:
-        await ask_sms(session, "Hmm, what does it cost?", "okay")
+        await ask_for_texts(session, "Hmm, what does it cost?", "okay")
         assert agent_lines(session)[-1] == UNCLEAR_CONFIRMATIONS[SMS]
         store = session.userdata.store
         assert await store.latest_consent(topic=SMS, customer_id="C-1001") is None
@@ -301,7 +286,7 @@ async def test_a_third_clear_yes_in_a_call_is_stored_as_a_yes(settings: Settings
     yes = Call("record_consent", {"granted": True})
     model = ScriptedLLM(
         [
-            *sms_script(yes),
+            *asking_for_texts(yes),
             Call("request_consent", {"topic": "call_recording"}),
             yes,
             relay,
@@ -311,7 +296,7 @@ async def test_a_third_clear_yes_in_a_call_is_stored_as_a_yes(settings: Settings
         ]
     )
     async with call_session(model, settings=settings) as session:
-        await ask_sms(session, "Yes please")
+        await ask_for_texts(session, "Yes please")
         await session.run(user_input="And you may record this call")
         await session.run(user_input="Yes")
         await session.run(user_input="Please keep the texts on, to be sure")

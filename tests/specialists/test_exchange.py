@@ -7,10 +7,8 @@ from decimal import Decimal
 import pytest
 from livekit.agents import AgentSession
 
-from customer_service.call.item_swaps import SwapChoices, item_refusal
-from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.state import CallState
-from customer_service.call.wording import NOTHING_TO_CONFIRM_YET, UNEXPECTED_APOLOGY
+from customer_service.call.wording import NOTHING_TO_CONFIRM_YET
 from customer_service.domain import (
     ExchangeRequest,
     OrderStatus,
@@ -25,7 +23,6 @@ from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import Store
 from customer_service.store.order_changes import ChangeRefusal
 from customer_service.supervisor import CustomerServiceAgent
-from customer_service.testing import call_session
 from support.clock import DEMO_ORDERS
 from support.confirming import Confirming
 from support.conversation import (
@@ -39,9 +36,9 @@ from support.conversation import (
 )
 from support.order_request import OrderRequest
 from support.own_tests import OfflineChat
-from support.scripted_llm import Call, Parallel, ScriptedLLM, Step
+from support.scripted_llm import Call, Parallel, Step
 from support.scripted_llm import relay_tool_output as relay
-from support.store_records import save_orders, save_payment_methods
+from support.store_records import change_order, save_orders, save_payment_methods
 from support.swaps import (
     BLOCK_CORK,
     BLOCK_FOAM,
@@ -57,6 +54,7 @@ from support.swaps import (
     PRIYA_SAYS,
     order_now,
     record,
+    refusal_sentences,
 )
 
 EXCHANGE_TOOLS = frozenset({"record_exchange", "give_up"})
@@ -110,9 +108,7 @@ async def assert_not_exchanged(session: AgentSession[CallState]) -> None:
 async def test_a_clear_yes_requests_the_exchange_with_its_difference_and_moves_no_money(
     settings: Settings,
 ) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_MAT, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, RECORD_MAT, *CONFIRM) as session:
         assert agent_lines(session)[-1] == QUESTION
         assert session.userdata.disclosed_order_ids == [DELIVERED]
         paid_before = (await order_now(session, DELIVERED)).payments
@@ -139,15 +135,12 @@ async def test_a_clear_yes_requests_the_exchange_with_its_difference_and_moves_n
         assert agent_lines(session)[-1] == MAT_REQUESTED
         [event] = await audit_events(session, kind="order_exchange_requested")
         assert event.call_id == session.userdata.call_id
-    assert not model.overran
 
 
 async def test_units_of_a_line_and_a_refund_to_another_method_are_read_back(
     settings: Settings,
 ) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_BLOCKS, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, RECORD_BLOCKS, *CONFIRM) as session:
         await session.run(user_input="Both blocks for the foam ones, refund to my gift card")
         assert agent_lines(session)[-1] == BLOCKS_READ_BACK
         await session.run(user_input="yes")
@@ -157,14 +150,11 @@ async def test_units_of_a_line_and_a_refund_to_another_method_are_read_back(
             GIFT_CARD,
             Decimal("-10.00"),
         )
-    assert not model.overran
 
 
 async def test_a_faulty_unit_is_exchanged_for_the_same_version(settings: Settings) -> None:
     same = record("record_exchange", [MAT_4MM], [MAT_4MM], PAYPAL)
-    model = ScriptedLLM([*until_question(), same, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, same, *CONFIRM) as session:
         await session.run(user_input="The mat is faulty, I'd like a new one just the same")
         assert agent_lines(session)[-1] == WORDING.read_back(
             "You'd like to exchange a Cork yoga mat for a new one just the same in order "
@@ -174,15 +164,12 @@ async def test_a_faulty_unit_is_exchanged_for_the_same_version(settings: Setting
         order = await order_now(session, DELIVERED)
         assert order.exchange is not None
         assert order.exchange.new_item_ids == (MAT_4MM,)
-    assert not model.overran
 
 
 async def test_a_correction_after_the_read_back_replaces_what_is_confirmed(
     settings: Settings,
 ) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_MAT, RECORD_BLOCKS, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, RECORD_MAT, RECORD_BLOCKS, *CONFIRM) as session:
         await session.run(user_input="the mat for the 6 mm one, PayPal")
         await session.run(user_input="No wait, not the mat: the blocks, foam, to my gift card")
         assert agent_lines(session)[-1] == BLOCKS_READ_BACK
@@ -190,15 +177,12 @@ async def test_a_correction_after_the_read_back_replaces_what_is_confirmed(
         order = await order_now(session, DELIVERED)
         assert order.exchange is not None
         assert order.exchange.item_ids == (BLOCK_CORK, BLOCK_CORK)
-    assert not model.overran
 
 
 async def test_no_to_the_read_back_and_unclear_answers_request_nothing(
     settings: Settings,
 ) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_MAT, *CONFIRM, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, RECORD_MAT, *CONFIRM, *CONFIRM) as session:
         await session.run(user_input="the mat for the 6 mm one, PayPal")
         first = await session.run(user_input="Hmm, how long does that take?")
         first.expect.contains_function_call_output(output=WORDING.not_a_clear_yes, is_error=True)
@@ -207,7 +191,6 @@ async def test_no_to_the_read_back_and_unclear_answers_request_nothing(
         assert (output.output, output.is_error) == (WORDING.nothing_done, True)
         assert isinstance(session.current_agent, CustomerServiceAgent)
         await assert_not_exchanged(session)
-    assert not model.overran
 
 
 @pytest.mark.parametrize(
@@ -221,23 +204,20 @@ async def test_no_to_the_read_back_and_unclear_answers_request_nothing(
 async def test_a_yes_naming_another_method_or_item_than_chosen_requests_nothing(
     settings: Settings, record: Step, read_back: str, answer: str
 ) -> None:
-    model = ScriptedLLM([*until_question(), record, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, record, *CONFIRM) as session:
         await session.run(user_input="the one I told you about")
         assert agent_lines(session)[-1] == read_back
         refused = await session.run(user_input=answer)
         refused.expect.contains_function_call_output(output=WORDING.not_a_clear_yes, is_error=True)
         await assert_not_exchanged(session)
-    assert not model.overran
 
 
 async def test_a_confirm_before_anything_is_read_back_requests_nothing(
     settings: Settings,
 ) -> None:
-    model = ScriptedLLM([*until_question(), Call("confirm_exchange"), relay, RECORD_MAT, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(
+        settings, Call("confirm_exchange"), relay, RECORD_MAT, *CONFIRM
+    ) as session:
         await session.run(user_input="Yes, just do it")
         (early,) = tool_outputs(session, "confirm_exchange")
         assert (early.output, early.is_error) == (NOTHING_TO_CONFIRM_YET, True)
@@ -245,7 +225,6 @@ async def test_a_confirm_before_anything_is_read_back_requests_nothing(
         await session.run(user_input="the mat, 6 mm, PayPal")
         await session.run(user_input="yes")
         assert (await order_now(session, DELIVERED)).status is OrderStatus.EXCHANGE_REQUESTED
-    assert not model.overran
 
 
 @pytest.mark.parametrize(
@@ -298,9 +277,9 @@ async def test_a_confirm_before_anything_is_read_back_requests_nothing(
 async def test_every_rule_is_checked_in_code_before_the_read_back(
     settings: Settings, arguments: tuple[list[str], list[str], str], refusal: str
 ) -> None:
-    model = ScriptedLLM([*until_question(), record("record_exchange", *arguments), relay, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(
+        settings, record("record_exchange", *arguments), relay, *CONFIRM
+    ) as session:
         await session.run(user_input="the mat for the 6 mm one")
         (output,) = tool_outputs(session, "record_exchange")
         assert (output.output, output.is_error) == (refusal, True)
@@ -308,7 +287,6 @@ async def test_every_rule_is_checked_in_code_before_the_read_back(
         (confirmed,) = tool_outputs(session, "confirm_exchange")
         assert (confirmed.output, confirmed.is_error) == (NOTHING_TO_CONFIRM_YET, True)
         await assert_not_exchanged(session)
-    assert not model.overran
 
 
 async def test_a_gift_card_must_cover_what_it_pays(
@@ -320,9 +298,7 @@ async def test_a_gift_card_must_cover_what_it_pays(
     async with await Store.open(demo_database_url) as store:
         await save_payment_methods(store, "C-1002", low)
     too_low = record("record_exchange", [MAT_4MM], [MAT_6MM], "gift_card_9000299")
-    model = ScriptedLLM([*until_question(), too_low, relay])
-    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
-        await reach_question(session)
+    async with REQUEST.at_question_on(demo_database_url, settings, too_low, relay) as session:
         await session.run(user_input="the mat, 6 mm, with my other gift card")
         (output,) = tool_outputs(session, "record_exchange")
         assert (output.output, output.is_error) == (
@@ -331,7 +307,6 @@ async def test_a_gift_card_must_cover_what_it_pays(
             True,
         )
         await assert_not_exchanged(session)
-    assert not model.overran
 
 
 @pytest.mark.parametrize(
@@ -368,10 +343,7 @@ async def test_a_gift_card_must_cover_what_it_pays(
 async def test_an_order_not_delivered_is_refused_saying_what_can_be_done(
     settings: Settings, demo_database_url: str, status: OrderStatus, refusal: str
 ) -> None:
-    async with await Store.open(demo_database_url) as store:
-        order = await store.get_order(DELIVERED)
-        assert order is not None
-        await save_orders(store, order.model_copy(update={"status": status}))
+    await change_order(demo_database_url, DELIVERED, status=status)
     said = await _refused_before_the_task(settings, demo_database_url, DELIVERED, PRIYA, PRIYA_SAYS)
     assert said == refusal
 
@@ -395,9 +367,9 @@ async def test_another_customers_order_reads_like_an_unknown_one(
 async def test_a_return_requested_meanwhile_is_said_and_nothing_is_exchanged(
     settings: Settings, demo_database_url: str
 ) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_MAT, Call("confirm_exchange"), relay])
-    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
-        await reach_question(session)
+    async with REQUEST.at_question_on(
+        demo_database_url, settings, RECORD_MAT, Call("confirm_exchange"), relay
+    ) as session:
         await session.run(user_input="the mat for the 6 mm one, PayPal")
         # Another call requests a return while this caller decides.
         order = await order_now(session, DELIVERED)
@@ -412,16 +384,15 @@ async def test_a_return_requested_meanwhile_is_said_and_nothing_is_exchanged(
             True,
         )
         assert (await order_now(session, DELIVERED)).exchange is None
-    assert not model.overran
 
 
 @pytest.mark.parametrize("calls", [("confirm_exchange",) * 2, ("confirm_exchange", "give_up")])
 async def test_parallel_confirmations_request_at_most_once(
     settings: Settings, calls: tuple[str, ...]
 ) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_MAT, Parallel(tuple(map(Call, calls))), relay])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(
+        settings, RECORD_MAT, Parallel(tuple(map(Call, calls))), relay
+    ) as session:
         await session.run(user_input="the mat for the 6 mm one, PayPal")
         await session.run(user_input="Yes")
         requested = await audit_events(session, kind="order_exchange_requested")
@@ -430,7 +401,6 @@ async def test_parallel_confirmations_request_at_most_once(
         assert output.output == (MAT_REQUESTED if requested else WORDING.nothing_done)
         if calls[0] == calls[1]:
             assert len(requested) == 1
-    assert not model.overran
 
 
 class TamperedTask(ExchangeTask):
@@ -451,9 +421,9 @@ async def test_a_result_that_breaks_a_rule_is_rejected_and_asked_again(
 ) -> None:
     monkeypatch.setattr(TamperedTask, "tampered", 0)
     monkeypatch.setattr(exchange, "ExchangeTask", TamperedTask)
-    model = ScriptedLLM([*until_question(), RECORD_MAT, CONFIRM[0], RECORD_MAT, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(
+        settings, RECORD_MAT, CONFIRM[0], RECORD_MAT, *CONFIRM
+    ) as session:
         await session.run(user_input="the mat for the 6 mm one, PayPal")
         await session.run(user_input="yes")
         await assert_not_exchanged(session)
@@ -461,29 +431,14 @@ async def test_a_result_that_breaks_a_rule_is_rejected_and_asked_again(
         await session.run(user_input="the mat for the 6 mm one, PayPal")
         await session.run(user_input="yes")
         assert (await order_now(session, DELIVERED)).exchange is not None
-    assert not model.overran
 
 
 def test_every_refusal_the_store_can_answer_has_its_own_sentence() -> None:
-    order = OrderLookupResult.from_order(next(o for o in DEMO_ORDERS if o.order_id == DELIVERED))
-    choices = SwapChoices(order=order, products={}, methods=(), paid_with=None)
-    answered = set(ChangeRefusal) - {
-        # Refusals of other changes: payment changes and returns.
-        ChangeRefusal.NOT_PENDING,
-        ChangeRefusal.ITEMS_ALREADY_CHANGED,
-        ChangeRefusal.SAME_PAYMENT_METHOD,
-        ChangeRefusal.NOT_ONE_PAYMENT,
-        ChangeRefusal.REFUND_METHOD_NOT_ALLOWED,
-        # Not refused in words: the swap is read back again on the new facts.
-        ChangeRefusal.CHANGED_SINCE_READ_BACK,
-    }
-    sentences = set()
-    for refusal in answered:
-        sentence = RULES.status_refused(DELIVERED, refusal) or item_refusal(refusal, choices, RULES)
-        assert sentence != UNEXPECTED_APOLOGY, refusal
-        sentences.add(sentence)
+    # An item change's own refusals are not an exchange's.
+    item_changes = {ChangeRefusal.NOT_PENDING, ChangeRefusal.ITEMS_ALREADY_CHANGED}
+    refusals, sentences = refusal_sentences(RULES, DELIVERED, item_changes)
     # One refusal is the same for a missing order and a stranger's; every other its own.
-    assert len(sentences) == len(answered) - 1
+    assert sentences == refusals - 1
 
 
 # --- what the suites every confirming specialist runs drive (support/confirming.py) ----

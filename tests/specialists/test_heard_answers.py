@@ -30,6 +30,7 @@ from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identit
 from support.demo_addresses import MARKET_ST_ARGUMENTS
 from support.scripted_llm import Call, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
+from support.text_updates import ask_for_texts, asking_for_texts
 
 SMS = ConsentTopic.ORDER_UPDATES_SMS
 SMS_QUESTION = CONSENT_WORDING[SMS].question
@@ -133,25 +134,9 @@ async def test_an_order_cancelled_while_its_address_is_changed_is_told_cancelled
     assert not model.overran
 
 
-def sms_request(*steps: Call) -> list[Call]:
-    return [
-        Call("request_consent", {"topic": "order_updates_sms"}),
-        check_identity(JORDAN),
-        *steps,
-        relay,
-    ]
-
-
-async def ask_for_texts(session: object, *answers: str) -> None:
-    await session.run(user_input="Can you send me text updates?")  # type: ignore[attr-defined]
-    await session.run(user_input=JORDAN_SAYS)  # type: ignore[attr-defined]
-    for answer in answers:
-        await session.run(user_input=answer)  # type: ignore[attr-defined]
-
-
 async def test_a_yes_claimed_for_an_unclear_answer_stores_nothing(settings: Settings) -> None:
     model = ScriptedLLM(
-        sms_request(
+        asking_for_texts(
             Call("record_consent", {"granted": True}),
             Call("record_consent", {"granted": True}),
         )
@@ -171,7 +156,7 @@ async def test_a_yes_claimed_for_an_unclear_answer_stores_nothing(settings: Sett
 
 async def test_a_yes_claimed_for_a_clear_no_is_not_stored_as_a_yes(settings: Settings) -> None:
     model = ScriptedLLM(
-        sms_request(
+        asking_for_texts(
             Call("record_consent", {"granted": True}),
             Call("record_consent", {"granted": False}),
         )

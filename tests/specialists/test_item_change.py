@@ -7,10 +7,8 @@ from decimal import Decimal
 import pytest
 from livekit.agents import AgentSession
 
-from customer_service.call.item_swaps import SwapChoices, item_refusal
-from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.state import CallState
-from customer_service.call.wording import NOTHING_TO_CONFIRM_YET, OFFER_HUMAN, UNEXPECTED_APOLOGY
+from customer_service.call.wording import NOTHING_TO_CONFIRM_YET, OFFER_HUMAN
 from customer_service.domain import OrderItem, OrderStatus, Transaction, TransactionKind
 from customer_service.settings import Settings
 from customer_service.specialists import item_change
@@ -20,8 +18,6 @@ from customer_service.store import Store
 from customer_service.store.demo_catalog import demo_variant
 from customer_service.store.order_changes import ChangeRefusal
 from customer_service.supervisor import CustomerServiceAgent
-from customer_service.testing import call_session
-from support.clock import DEMO_ORDERS
 from support.confirming import Confirming
 from support.conversation import (
     JORDAN,
@@ -34,9 +30,9 @@ from support.conversation import (
 )
 from support.order_request import OrderRequest
 from support.own_tests import OfflineChat
-from support.scripted_llm import Call, Parallel, ScriptedLLM
+from support.scripted_llm import Call, Parallel
 from support.scripted_llm import relay_tool_output as relay
-from support.store_records import save_orders
+from support.store_records import change_order, save_orders
 from support.swaps import (
     BOTTLE_BLUE,
     BOTTLE_BLUE_750,
@@ -53,6 +49,7 @@ from support.swaps import (
     gift_card_balance,
     order_now,
     record,
+    refusal_sentences,
 )
 
 ITEM_CHANGE_TOOLS = frozenset({"record_item_change", "give_up"})
@@ -119,9 +116,7 @@ async def assert_unchanged(session: AgentSession[CallState]) -> None:
 async def test_a_clear_yes_changes_the_items_and_pays_the_difference_at_once(
     settings: Settings,
 ) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_BIGGER, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, RECORD_BIGGER, *CONFIRM) as session:
         assert agent_lines(session)[-1] == QUESTION
         await session.run(user_input="The bigger ones please, from my gift card")
         assert agent_lines(session)[-1] == BIGGER_READ_BACK
@@ -142,13 +137,10 @@ async def test_a_clear_yes_changes_the_items_and_pays_the_difference_at_once(
         assert (output.output, output.is_error) == (said, False)
         [event] = await audit_events(session, kind="order_items_changed")
         assert event.call_id == session.userdata.call_id
-    assert not model.overran
 
 
 async def test_one_unit_changed_with_no_difference(settings: Settings) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_ONE_GREEN, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, RECORD_ONE_GREEN, *CONFIRM) as session:
         await session.run(user_input="Just one of them in green")
         assert agent_lines(session)[-1] == GREEN_READ_BACK
         await session.run(user_input="yes")
@@ -157,19 +149,13 @@ async def test_one_unit_changed_with_no_difference(settings: Settings) -> None:
         refund = Transaction(kind=TransactionKind.REFUND, amount=Decimal("0.00"), method_id=PAYPAL)
         assert order.payments == (PAID, refund)
         assert tool_outputs(session, "change_items")[0].output == CHANGED
-    assert not model.overran
 
 
 async def test_a_refund_says_when_it_arrives(settings: Settings, demo_database_url: str) -> None:
     # The order as if the bigger bottles had been ordered: changed back, 12 dollars back.
-    async with await Store.open(demo_database_url) as store:
-        order = await store.get_order(PENDING)
-        assert order is not None
-        await save_orders(store, order.model_copy(update={"items": (bottles(BOTTLE_BLUE_750, 3),)}))
+    await change_order(demo_database_url, PENDING, items=(bottles(BOTTLE_BLUE_750, 3),))
     smaller = record("record_item_change", [BOTTLE_BLUE_750] * 3, [BOTTLE_BLUE] * 3, PAYPAL)
-    model = ScriptedLLM([*until_question(), smaller, *CONFIRM])
-    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
-        await reach_question(session)
+    async with REQUEST.at_question_on(demo_database_url, settings, smaller, *CONFIRM) as session:
         await session.run(user_input="the smaller ones, refund to PayPal")
         assert (
             "The new items cost 12 dollars less, refunded to your PayPal account."
@@ -182,15 +168,12 @@ async def test_a_refund_says_when_it_arrives(settings: Settings, demo_database_u
         )
         refund = Transaction(kind=TransactionKind.REFUND, amount=Decimal("12.00"), method_id=PAYPAL)
         assert (await order_now(session, PENDING)).payments[-1] == refund
-    assert not model.overran
 
 
 async def test_a_correction_after_the_read_back_replaces_what_is_confirmed(
     settings: Settings,
 ) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_BIGGER, RECORD_ONE_GREEN, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, RECORD_BIGGER, RECORD_ONE_GREEN, *CONFIRM) as session:
         await session.run(user_input="the bigger ones, gift card")
         await session.run(user_input="No, sorry: just one of them, in green")
         assert agent_lines(session)[-1] == GREEN_READ_BACK
@@ -198,32 +181,25 @@ async def test_a_correction_after_the_read_back_replaces_what_is_confirmed(
         order = await order_now(session, PENDING)
         assert order.items == (bottles(BOTTLE_GREEN, 1), bottles(BOTTLE_BLUE, 2))
         assert await gift_card_balance(session) == Decimal("40.00")
-    assert not model.overran
 
 
 async def test_no_to_the_read_back_changes_nothing(settings: Settings) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_BIGGER, Call("give_up"), relay])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, RECORD_BIGGER, Call("give_up"), relay) as session:
         await session.run(user_input="the bigger ones, gift card")
         await session.run(user_input="No, leave them as they are")
         (output,) = tool_outputs(session, "change_items")
         assert (output.output, output.is_error) == (WORDING.nothing_done, True)
         await assert_unchanged(session)
-    assert not model.overran
 
 
 async def test_a_confirm_with_no_yes_changes_nothing(settings: Settings) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_BIGGER, *CONFIRM, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, RECORD_BIGGER, *CONFIRM, *CONFIRM) as session:
         await session.run(user_input="the bigger ones, gift card")
         first = await session.run(user_input="what would that cost?")
         first.expect.contains_function_call_output(output=WORDING.not_a_clear_yes, is_error=True)
         await session.run(user_input="hmm")
         assert tool_outputs(session, "change_items")[0].output == WORDING.nothing_done
         await assert_unchanged(session)
-    assert not model.overran
 
 
 SAME_VERSION = "That's the version already in the order. Which other would you like?"
@@ -256,9 +232,7 @@ async def test_every_rule_is_checked_in_code_before_the_read_back(
     settings: Settings, arguments: tuple[list[str], list[str], str], refusal: str
 ) -> None:
     invalid = record("record_item_change", *arguments)
-    model = ScriptedLLM([*until_question(), invalid, relay, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, invalid, relay, *CONFIRM) as session:
         await session.run(user_input="the green ones")
         (output,) = tool_outputs(session, "record_item_change")
         assert (output.output, output.is_error) == (refusal, True)
@@ -266,7 +240,6 @@ async def test_every_rule_is_checked_in_code_before_the_read_back(
         (confirmed,) = tool_outputs(session, "confirm_item_change")
         assert (confirmed.output, confirmed.is_error) == (NOTHING_TO_CONFIRM_YET, True)
         await assert_unchanged(session)
-    assert not model.overran
 
 
 async def test_the_gift_card_must_cover_the_difference(
@@ -278,9 +251,7 @@ async def test_the_gift_card_must_cover_the_difference(
         many = (bottles(BOTTLE_BLUE, 11),)
         await save_orders(store, order.model_copy(update={"items": many}))
     bigger = record("record_item_change", [BOTTLE_BLUE] * 11, [BOTTLE_BLUE_750] * 11, GIFT_CARD)
-    model = ScriptedLLM([*until_question(), bigger, relay])
-    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
-        await reach_question(session)
+    async with REQUEST.at_question_on(demo_database_url, settings, bigger, relay) as session:
         await session.run(user_input="all the bigger ones, with the gift card")
         (output,) = tool_outputs(session, "record_item_change")
         assert (output.output, output.is_error) == (
@@ -289,7 +260,6 @@ async def test_the_gift_card_must_cover_the_difference(
             True,
         )
         assert await gift_card_balance(session) == Decimal("40.00")
-    assert not model.overran
 
 
 @pytest.mark.parametrize(
@@ -320,10 +290,7 @@ async def test_the_gift_card_must_cover_the_difference(
 async def test_an_order_not_pending_is_refused_saying_what_can_be_done(
     settings: Settings, demo_database_url: str, status: OrderStatus, refusal: str
 ) -> None:
-    async with await Store.open(demo_database_url) as store:
-        order = await store.get_order(PENDING)
-        assert order is not None
-        await save_orders(store, order.model_copy(update={"status": status}))
+    await change_order(demo_database_url, PENDING, status=status)
     said = await _refused_before_the_task(settings, demo_database_url, PENDING, PRIYA, PRIYA_SAYS)
     assert said == refusal
 
@@ -345,9 +312,9 @@ async def test_another_customers_order_reads_like_an_unknown_one(
 async def test_items_changed_meanwhile_are_said_and_nothing_more_is_changed(
     settings: Settings, demo_database_url: str
 ) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_BIGGER, Call("confirm_item_change"), relay])
-    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
-        await reach_question(session)
+    async with REQUEST.at_question_on(
+        demo_database_url, settings, RECORD_BIGGER, Call("confirm_item_change"), relay
+    ) as session:
         await session.run(user_input="the bigger ones, gift card")
         # Another call changes the items while this caller decides.
         changed = await session.userdata.store.change_order_items(
@@ -368,28 +335,13 @@ async def test_items_changed_meanwhile_are_said_and_nothing_more_is_changed(
         order = await order_now(session, PENDING)
         assert order.items == (bottles(BOTTLE_GREEN, 1), bottles(BOTTLE_BLUE, 2))
         assert await gift_card_balance(session) == Decimal("40.00")
-    assert not model.overran
 
 
 def test_every_refusal_the_store_can_answer_has_its_own_sentence() -> None:
-    order = OrderLookupResult.from_order(next(o for o in DEMO_ORDERS if o.order_id == PENDING))
-    choices = SwapChoices(order=order, products={}, methods=(), paid_with=None)
-    answered = set(ChangeRefusal) - {
-        # Refusals of other changes: exchanges and returns, payment changes.
-        ChangeRefusal.NOT_DELIVERED,
-        ChangeRefusal.SAME_PAYMENT_METHOD,
-        ChangeRefusal.NOT_ONE_PAYMENT,
-        ChangeRefusal.REFUND_METHOD_NOT_ALLOWED,
-        # Not refused in words: the swap is read back again on the new facts.
-        ChangeRefusal.CHANGED_SINCE_READ_BACK,
-    }
-    sentences = set()
-    for refusal in answered:
-        sentence = RULES.status_refused(PENDING, refusal) or item_refusal(refusal, choices, RULES)
-        assert sentence != UNEXPECTED_APOLOGY, refusal
-        sentences.add(sentence)
+    # An exchange's own refusal is not an item change's.
+    refusals, sentences = refusal_sentences(RULES, PENDING, {ChangeRefusal.NOT_DELIVERED})
     # One refusal is the same for a missing order and a stranger's; every other its own.
-    assert len(sentences) == len(answered) - 1
+    assert sentences == refusals - 1
 
 
 # --- what the suites every confirming specialist runs drive (support/confirming.py) ----

@@ -96,9 +96,7 @@ async def assert_unchanged(session: AgentSession[CallState]) -> None:
 async def test_a_clear_yes_pays_the_order_with_the_new_method_and_refunds_the_old(
     settings: Settings,
 ) -> None:
-    model = ScriptedLLM([*until_question(), TO_PAYPAL, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, TO_PAYPAL, *CONFIRM) as session:
         assert agent_lines(session)[-1] == QUESTION
         assert session.userdata.disclosed_order_ids == ["200202"]
         await session.run(user_input="Yes, PayPal")
@@ -123,7 +121,6 @@ async def test_a_clear_yes_pays_the_order_with_the_new_method_and_refunds_the_ol
             "old_method_id": GIFT_CARD,
             "new_method_id": PAYPAL,
         }
-    assert not model.overran
 
 
 async def test_a_yes_that_names_another_method_than_the_read_back_changes_nothing(
@@ -131,9 +128,7 @@ async def test_a_yes_that_names_another_method_than_the_read_back_changes_nothin
 ) -> None:
     # The read-back pays with PayPal and names the gift card only as where the money goes
     # back: "yes, the gift card" corrects the choice, whatever the model makes of it.
-    model = ScriptedLLM([*until_question(), TO_PAYPAL, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, TO_PAYPAL, *CONFIRM) as session:
         await session.run(user_input="Yes, PayPal")
         assert agent_lines(session)[-1] == READ_BACK
         await session.run(user_input="Yes, the gift card")
@@ -141,7 +136,6 @@ async def test_a_yes_that_names_another_method_than_the_read_back_changes_nothin
         assert (refused.output, refused.is_error) == (WORDING.not_a_clear_yes, True)
         assert isinstance(session.current_agent, PaymentChangeTask)
         await assert_unchanged(session)
-    assert not model.overran
 
 
 class FailsToRelay(ScriptedLLM):
@@ -197,9 +191,7 @@ async def test_a_card_pays_in_full_and_its_refund_is_said_with_its_timing(
         )
         await save_orders(store, order.model_copy(update={"payments": (by_paypal,)}))
     to_amex = Call("record_payment_change", {"payment_method_id": AMEX.method_id})
-    model = ScriptedLLM([*until_question(), to_amex, *CONFIRM])
-    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
-        await reach_question(session)
+    async with REQUEST.at_question_on(demo_database_url, settings, to_amex, *CONFIRM) as session:
         assert agent_lines(session)[-1] == (
             "Order 2 0 0, 2 0 2 is paid with your PayPal account. Which would you like to pay "
             "it with instead: your gift card, which has 40 dollars on it or your Amex card "
@@ -214,7 +206,6 @@ async def test_a_card_pays_in_full_and_its_refund_is_said_with_its_timing(
         await session.run(user_input="yes")
         assert [p[2] for p in await payments(session)] == [PAYPAL, AMEX.method_id, PAYPAL]
         assert await gift_card_balance(session) == Decimal("40.00")
-    assert not model.overran
 
 
 @pytest.mark.parametrize(
@@ -230,9 +221,9 @@ async def test_a_method_the_rules_refuse_is_refused_in_words_and_nothing_changes
     settings: Settings, chosen: str, refusal: str
 ) -> None:
     wrong = Call("record_payment_change", {"payment_method_id": chosen})
-    model = ScriptedLLM([*until_question(), wrong, relay, Call("confirm_payment_change"), relay])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(
+        settings, wrong, relay, Call("confirm_payment_change"), relay
+    ) as session:
         await session.run(user_input="the other one")
         (output,) = tool_outputs(session, "record_payment_change")
         assert output.is_error
@@ -242,7 +233,6 @@ async def test_a_method_the_rules_refuse_is_refused_in_words_and_nothing_changes
         (early,) = tool_outputs(session, "confirm_payment_change")
         assert (early.output, early.is_error) == (NOTHING_TO_CONFIRM_YET, True)
         await assert_unchanged(session)
-    assert not model.overran
 
 
 async def test_a_gift_card_that_does_not_cover_the_order_is_refused(
@@ -255,9 +245,7 @@ async def test_a_gift_card_that_does_not_cover_the_order_is_refused(
         )
         await save_orders(store, order.model_copy(update={"payments": (by_paypal,)}))
     to_gift_card = Call("record_payment_change", {"payment_method_id": GIFT_CARD})
-    model = ScriptedLLM([*until_question(), to_gift_card, relay])
-    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
-        await reach_question(session)
+    async with REQUEST.at_question_on(demo_database_url, settings, to_gift_card, relay) as session:
         await session.run(user_input="the gift card")
         (output,) = tool_outputs(session, "record_payment_change")
         assert (output.output, output.is_error) == (
@@ -267,7 +255,6 @@ async def test_a_gift_card_that_does_not_cover_the_order_is_refused(
         )
         assert await payments(session) == [(TransactionKind.PAYMENT, Decimal("72.00"), PAYPAL)]
         assert await gift_card_balance(session) == Decimal("40.00")
-    assert not model.overran
 
 
 async def test_orders_and_callers_it_cannot_change_are_refused_before_the_task(
@@ -297,34 +284,28 @@ async def test_a_no_changes_nothing_and_a_corrected_choice_is_the_one_made(
     async with await Store.open(demo_database_url) as store:
         await save_payment_methods(store, "C-1002", AMEX)
     to_amex = Call("record_payment_change", {"payment_method_id": AMEX.method_id})
-    model = ScriptedLLM([*until_question(), TO_PAYPAL, to_amex, *CONFIRM])
-    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
-        await reach_question(session)
+    async with REQUEST.at_question_on(
+        demo_database_url, settings, TO_PAYPAL, to_amex, *CONFIRM
+    ) as session:
         await session.run(user_input="PayPal")
         await session.run(user_input="No wait, the Amex card")
         assert "charged to your Amex card ending in 1 0 0 5" in agent_lines(session)[-1]
         await assert_unchanged(session)
         await session.run(user_input="Yes")
         assert [p[2] for p in await payments(session)] == [GIFT_CARD, AMEX.method_id, GIFT_CARD]
-    assert not model.overran
 
-    model = ScriptedLLM([*until_question(), TO_PAYPAL, Call("give_up"), relay])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, TO_PAYPAL, Call("give_up"), relay) as session:
         await session.run(user_input="PayPal")
         await session.run(user_input="No, leave it as it is")
         (output,) = tool_outputs(session, "change_payment_method")
         assert (output.output, output.is_error) == (WORDING.nothing_done, True)
         await assert_unchanged(session)
-    assert not model.overran
 
 
 async def test_unclear_answers_refuse_the_models_confirmations_up_to_the_cap(
     settings: Settings,
 ) -> None:
-    model = ScriptedLLM([*until_question(), TO_PAYPAL, *CONFIRM, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, TO_PAYPAL, *CONFIRM, *CONFIRM) as session:
         await session.run(user_input="PayPal")
         await session.run(user_input="Hmm, is that safe?")
         assert isinstance(session.current_agent, PaymentChangeTask)
@@ -334,16 +315,13 @@ async def test_unclear_answers_refuse_the_models_confirmations_up_to_the_cap(
         (output,) = tool_outputs(session, "change_payment_method")
         assert (output.output, output.is_error) == (WORDING.nothing_done, True)
         await assert_unchanged(session)
-    assert not model.overran
 
 
 async def test_a_confirm_sent_with_the_record_waits_for_the_callers_yes(
     settings: Settings,
 ) -> None:
     both = Parallel((TO_PAYPAL, Call("confirm_payment_change")))
-    model = ScriptedLLM([*until_question(), both, relay, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, both, relay, *CONFIRM) as session:
         await session.run(user_input="Yes, PayPal, yes")
         (early,) = tool_outputs(session, "confirm_payment_change")
         assert early.is_error
@@ -351,7 +329,6 @@ async def test_a_confirm_sent_with_the_record_waits_for_the_callers_yes(
         await assert_unchanged(session)
         await session.run(user_input="Yes")
         assert len(await audit_events(session, kind="order_payment_changed")) == 1
-    assert not model.overran
 
 
 async def test_a_change_made_elsewhere_while_the_caller_decides_is_told_and_not_made_twice(

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from livekit.agents import llm
-
 from customer_service.call.payment_methods import spoken_amount
 from customer_service.domain import Product, Variant
 from customer_service.settings import Settings
@@ -20,7 +18,7 @@ from customer_service.specialists.product_questions import (
 from customer_service.testing import call_session
 from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
 from support.own_tests import OfflineChat
-from support.scripted_llm import Call, Parallel, ScriptedLLM, Turn
+from support.scripted_llm import Call, Parallel, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
 PRODUCT_TOOLS = frozenset({"describe_product"})
@@ -34,14 +32,6 @@ BOTTLE = (
 def describe(product: str, *options: str, ordered: bool = False) -> Call:
     return Call(
         "describe_product", {"product": product, "options": list(options), "ordered": ordered}
-    )
-
-
-def instructions_seen(turn: Turn) -> str:
-    return "\n".join(
-        item.text_content or ""
-        for item in turn.chat_ctx.items
-        if isinstance(item, llm.ChatMessage) and item.role in ("system", "developer")
     )
 
 
@@ -114,7 +104,7 @@ async def test_an_unverified_caller_gets_no_order_detail_whatever_the_model_call
     product_turns = [turn for turn in model.turns if turn.offers(PRODUCT_TOOLS)]
     assert product_turns
     for turn in product_turns:
-        seen = instructions_seen(turn)
+        seen = turn.instructions
         assert NOT_VERIFIED in seen
         assert "The caller ordered" not in seen
 

@@ -76,12 +76,6 @@ def user_texts(turn: Turn) -> list[str]:
     return [item.text_content or "" for item in turn.chat_ctx.messages() if item.role == "user"]
 
 
-def instructions_seen(turn: Turn) -> str:
-    return "\n".join(
-        item.text_content or "" for item in turn.chat_ctx.messages() if item.role == "system"
-    )
-
-
 # --- the figures: caller turns and round trips, up front and when asked --------------
 
 FIGURES = {
@@ -236,7 +230,7 @@ async def test_only_a_name_up_front_gets_the_fixed_question_and_the_name_is_used
     fixed question is said, and the model uses the name from the history afterwards."""
 
     def uses_the_name_said_before(turn: Turn) -> Call:
-        assert "already said" in instructions_seen(turn)
+        assert "already said" in turn.instructions
         assert "This is Jordan Lee, where is 100101?" in user_texts(turn)
         return check_identity(JORDAN)
 

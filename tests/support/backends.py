@@ -2,9 +2,10 @@
 because their call opens the default store.
 
 A test is one when its code, or a function or class of the test suite that its code
-names (followed as deep as it goes), calls `call_session` or `voice_call_session`
-without a `store` or `database_url` of its own: such a call opens its demo store in a
-scratch database, which the conftest makes on the test's backend. The check reads the
+names, or a method it calls on an object of the suite's (followed as deep as it goes),
+calls `call_session` or `voice_call_session` without a `store` or `database_url` of its
+own: such a call opens its demo store in a scratch database, which the conftest makes on
+the test's backend. The check reads the
 syntax tree, so comments, docstrings and strings never count.
 """
 
@@ -52,7 +53,21 @@ def _opens(thing: object, seen: set[int]) -> bool:
             named = namespace.get(node.id)
             if of_the_suite(named) and _opens(named, seen):
                 return True
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            # `REQUEST.at_question(...)`: a method of an object of a suite's class.
+            method = _method_of(namespace.get(node.value.id), node.attr)
+            if method is not None and _opens(method, seen):
+                return True
     return False
+
+
+def _method_of(instance: object, name: str) -> object | None:
+    """The method `name` of the class of `instance`, when that class is the suite's."""
+    kind = type(instance)
+    if inspect.isclass(instance) or not of_the_suite(kind):
+        return None
+    method = inspect.getattr_static(kind, name, None)
+    return method if of_the_suite(method) else None
 
 
 def _called_name(function: ast.expr) -> str | None:

@@ -1,10 +1,12 @@
 """How the tests of an order-bound specialist reach it: the caller's request for an
 order, their identity details, the model's steps up to the specialist's first question,
-its confirm, and a refusal before the task starts. A specialist's test module declares
-one `OrderRequest` and keeps only its cases."""
+its confirm, a call at its first question (`at_question`), and a refusal before the task
+starts. A specialist's test module declares one `OrderRequest` and keeps only its cases."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +67,35 @@ class OrderRequest:
         """The caller's request, then their identity details when the agent asks."""
         request = self.asking.format(order_id=order_id or self.order_id)
         await ask_then_verify(session, request, says or self.says)
+
+    @asynccontextmanager
+    async def at_question(
+        self, settings: Settings, *steps: Step
+    ) -> AsyncIterator[AgentSession[CallState]]:
+        """A call on the demo store at the specialist's first question: the caller has
+        asked and given their details, and the model, past `until_question`, takes
+        `steps` after. The model must not have been asked for more than that by the end
+        of the call."""
+        model = ScriptedLLM([*self.until_question(), *steps])
+        async with call_session(model, settings=settings) as session:
+            await self.reach_question(session)
+            yield session
+        assert not model.overran
+
+    @asynccontextmanager
+    async def at_question_on(
+        self, database_url: str, settings: Settings, *steps: Step
+    ) -> AsyncIterator[AgentSession[CallState]]:
+        """`at_question` on the store at `database_url`, as a test has prepared it."""
+        model = ScriptedLLM([*self.until_question(), *steps])
+        async with call_session(model, settings=settings, database_url=database_url) as session:
+            await self.reach_question(session)
+            yield session
+        assert not model.overran
+
+    async def nothing_written(self, session: AgentSession[CallState]) -> bool:
+        """Whether the call stored no event of the specialist's write."""
+        return await audit_events(session, kind=self.writes) == []
 
     async def refused_before_the_task(
         self,

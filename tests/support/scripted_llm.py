@@ -71,6 +71,16 @@ class Turn:
         return ""
 
     @property
+    def instructions(self) -> str:
+        """The instructions the model was given in this turn (its system and developer
+        messages), one after another."""
+        return "\n".join(
+            item.text_content or ""
+            for item in self.chat_ctx.items
+            if isinstance(item, llm.ChatMessage) and item.role in ("system", "developer")
+        )
+
+    @property
     def last_tool_output(self) -> llm.FunctionCallOutput | None:
         item = self.last_item
         return item if isinstance(item, llm.FunctionCallOutput) else None

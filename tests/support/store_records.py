@@ -48,6 +48,15 @@ class CustomerRecords(NamedTuple):
     payment_methods: list[PaymentMethod]
 
 
+async def change_order(database_url: str, order_id: str, **update: object) -> Order:
+    """Stores the order `order_id` of the database at `database_url` with `update`
+    (its status, items, payments) before a call, and returns it as stored."""
+    async with await Store.open(database_url) as store:
+        order = (await stored_order(store, order_id)).model_copy(update=update)
+        await save_orders(store, order)
+    return order
+
+
 async def customer_records(store: Store, customer_id: str) -> CustomerRecords:
     """Everything the store holds of one customer: account, orders and payment methods."""
     return CustomerRecords(

@@ -3,13 +3,20 @@ payment methods, the model's record calls, and reads of what the store holds aft
 
 from __future__ import annotations
 
+from collections.abc import Set
 from decimal import Decimal
+from typing import Any
 
 from livekit.agents import AgentSession
 
+from customer_service.call.item_swaps import SwapChoices, SwapRules, item_refusal
+from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.state import CallState
+from customer_service.call.wording import UNEXPECTED_APOLOGY
 from customer_service.domain import PaymentMethod
+from customer_service.store.order_changes import ChangeRefusal
 
+from .clock import DEMO_ORDERS
 from .conversation import PRIYA_SAYS as PRIYA_SAYS  # read here by the swap tests
 from .conversation import order_now as order_now
 from .scripted_llm import Call
@@ -48,3 +55,33 @@ async def methods_now(session: AgentSession[CallState]) -> dict[str, PaymentMeth
 
 async def gift_card_balance(session: AgentSession[CallState]) -> Decimal | None:
     return (await methods_now(session))[GIFT_CARD].balance
+
+
+NOT_A_SWAPS = frozenset(
+    {
+        # Refusals of a payment change and of a return.
+        ChangeRefusal.SAME_PAYMENT_METHOD,
+        ChangeRefusal.NOT_ONE_PAYMENT,
+        ChangeRefusal.REFUND_METHOD_NOT_ALLOWED,
+        # Not refused in words: the swap is read back again on the new facts.
+        ChangeRefusal.CHANGED_SINCE_READ_BACK,
+    }
+)
+"""What the store answers no swap with in words."""
+
+
+def refusal_sentences(
+    rules: SwapRules[Any], order_id: str, the_other_swaps: Set[ChangeRefusal]
+) -> tuple[int, int]:
+    """How many refusals the store can answer this swap of `order_id` with (all but
+    `NOT_A_SWAPS` and `the_other_swaps`'s own) and how many sentences say them; none is
+    the apology kept for the unexpected."""
+    order = OrderLookupResult.from_order(next(o for o in DEMO_ORDERS if o.order_id == order_id))
+    choices = SwapChoices(order=order, products={}, methods=(), paid_with=None)
+    answered = set(ChangeRefusal) - NOT_A_SWAPS - set(the_other_swaps)
+    sentences = set()
+    for refusal in answered:
+        sentence = rules.status_refused(order_id, refusal) or item_refusal(refusal, choices, rules)
+        assert sentence != UNEXPECTED_APOLOGY, refusal
+        sentences.add(sentence)
+    return len(answered), len(sentences)

@@ -4,16 +4,15 @@ leave, and the comparison of the two with what a call really left.
 The same comparison grades a simulation on LiveKit Cloud (`grading.on_simulation_end`)
 and an offline replay (`replay`), so a scenario that passes offline is judged by the same
 rule online. Everything is read through the `Store`'s own methods. Besides the fields
-every call shares (orders, consents, identity checks, escalations, returns), a
-specialist adds its own through its registration (`expects`, a
-`simulation.expectations.ScenarioExpectation`), read and compared here by its key.
+every call shares (orders and escalations), each specialist adds its own through its
+registration (`expects`, a `simulation.expectations.ScenarioExpectation`: the consents
+stored, failed identity checks, return requests, ...), read and compared here by its key.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -28,16 +27,14 @@ from customer_service.domain import (
     TransactionKind,
 )
 from customer_service.simulation.expectations import ScenarioExpectation
-from customer_service.store import ReturnReason, Store
+from customer_service.store import Store
 from customer_service.store.seed import DEMO_CUSTOMERS
 
 if TYPE_CHECKING:
     from customer_service.call.registration import SpecialistRegistration
 
 __all__ = [
-    "ConsentAnswer",
     "ExpectedOrder",
-    "ExpectedReturn",
     "ExpectedState",
     "OrderState",
     "StartState",
@@ -50,7 +47,6 @@ __all__ = [
 _SCENARIO_CALL_ID = "scenario-start"
 """The call id of what a scenario's starting state adds before its call begins."""
 
-_LONG_AGO = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
 _EVERY_ORDER = 1000
 """More orders than any demo customer has: `recent_orders` needs a limit."""
 
@@ -92,23 +88,6 @@ _MONEY_FIELDS = ("paid_with", "cancel_reason", "refund_method")
 """`ExpectedOrder` fields compared as they are: a field left out must be as it started."""
 
 
-class ExpectedReturn(_Spec):
-    """A stored return request: which of the order's items (positions from 0) and why.
-    Its return number is drawn at random, so it is not compared."""
-
-    item_indices: tuple[int, ...]
-    reason: ReturnReason
-
-
-class ConsentAnswer(_Spec):
-    """A stored consent answer, or one a scenario expects to be stored."""
-
-    topic: str
-    granted: bool
-    customer_id: str | None = None
-    """Whose answer it is; in an expectation left out, any owner (or none) matches."""
-
-
 def expectations_of(
     registrations: Iterable[SpecialistRegistration],
 ) -> dict[str, ScenarioExpectation]:
@@ -128,21 +107,16 @@ def specialist_expectations() -> dict[str, ScenarioExpectation]:
 class ExpectedState(_Spec):
     """The state a scenario's call must leave, as changes from where it started.
 
-    An order not listed must end exactly as it started; the consents listed must be the
-    ones the call stored, no more; failed identity checks and escalations likewise. A
-    field a specialist registers (`specialist_expectations`) is read by its own
-    expectation, and what it does not name must not change either."""
+    An order not listed must end exactly as it started, and an escalation only when
+    `escalated`. A field a specialist registers (`specialist_expectations`: the consents
+    stored, failed identity checks, return requests, an account's address) is read by
+    its own expectation, and what it does not name must not change either."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
 
     orders: dict[str, ExpectedOrder] = Field(default_factory=dict)
-    consents: tuple[ConsentAnswer, ...] = ()
-    identity_failures: dict[str, int] = Field(default_factory=dict)
-    """New failed identity checks counted against each customer id during the call."""
     escalated: bool = False
     """Whether the call left an escalation (a transfer to a colleague or a callback)."""
-    returns: dict[str, ExpectedReturn] = Field(default_factory=dict)
-    """Return requests the call stored, by order id; no other may be stored."""
 
     @model_validator(mode="after")
     def _specialists_fields(self) -> ExpectedState:
@@ -189,10 +163,7 @@ class StoreState(_Spec):
     """What the store holds that a scenario can speak about."""
 
     orders: dict[str, OrderState]
-    consents: tuple[ConsentAnswer, ...]
-    identity_failures: dict[str, int]
     escalations: int
-    returns: dict[str, ExpectedReturn] = Field(default_factory=dict)
     specialists: dict[str, Any] = Field(default_factory=dict)
     """What each specialist's expectation read, by its key."""
 
@@ -216,8 +187,8 @@ async def prepare_start(store: Store, start: StartState) -> None:
 
 
 async def read_state(store: Store, order_ids: tuple[str, ...] = ()) -> StoreState:
-    """The demo customers' orders (and `order_ids`), every stored consent answer, the
-    failed identity checks of the demo customers, and the number of escalations."""
+    """The demo customers' orders (and `order_ids`), the number of escalations, and what
+    each specialist's expectation reads."""
     found = [
         order
         for customer in DEMO_CUSTOMERS
@@ -228,29 +199,9 @@ async def read_state(store: Store, order_ids: tuple[str, ...] = ()) -> StoreStat
         if order is not None:
             found.append(order)
     orders = {order.order_id: _order_state(order) for order in found}
-    consents = tuple(
-        ConsentAnswer(
-            topic=str(event.detail["topic"]),
-            granted=bool(event.detail["granted"]),
-            customer_id=event.customer_id,
-        )
-        for event in await store.audit_events(kind="consent_recorded")
-    )
-    failures = {
-        customer.customer_id: await store.identity_failures_since(customer.customer_id, _LONG_AGO)
-        for customer in DEMO_CUSTOMERS
-    }
     return StoreState(
         orders=orders,
-        consents=consents,
-        identity_failures=failures,
         escalations=len(await store.escalations()),
-        returns={
-            request.order_id: ExpectedReturn(
-                item_indices=request.item_indices, reason=request.reason
-            )
-            for request in await store.return_requests()
-        },
         specialists={
             key: await expectation.read(store)
             for key, expectation in specialist_expectations().items()
@@ -264,24 +215,6 @@ def differences(expected: ExpectedState, start: StoreState, end: StoreState) -> 
     problems: list[str] = []
     for order_id in sorted(set(start.orders) | set(expected.orders)):
         problems += _order_differences(order_id, expected, start, end)
-    problems += _consent_differences(expected, start, end)
-    for customer_id in sorted(set(end.identity_failures) | set(expected.identity_failures)):
-        added = end.identity_failures.get(customer_id, 0) - start.identity_failures.get(
-            customer_id, 0
-        )
-        wanted = expected.identity_failures.get(customer_id, 0)
-        if added != wanted:
-            problems.append(
-                f"customer {customer_id}: {added} failed identity checks recorded, "
-                f"expected {wanted}"
-            )
-    for order_id in sorted(set(end.returns) - set(start.returns) | set(expected.returns)):
-        stored, wanted_return = end.returns.get(order_id), expected.returns.get(order_id)
-        if stored != wanted_return:
-            problems.append(
-                f"order {order_id}: return request {_describe_return(stored)}, "
-                f"expected {_describe_return(wanted_return)}"
-            )
     for key, expectation in specialist_expectations().items():
         problems += expectation.differences(
             expected.of_specialist(key), start.specialists.get(key), end.specialists.get(key)
@@ -329,39 +262,6 @@ def _order_differences(
         if got != want:
             problems.append(f"order {order_id}: {field} is {got}, expected {want}")
     return problems
-
-
-def _consent_differences(expected: ExpectedState, start: StoreState, end: StoreState) -> list[str]:
-    stored = list(end.consents[len(start.consents) :])
-    missing: list[ConsentAnswer] = []
-    for wanted in expected.consents:
-        match = next((got for got in stored if _same_answer(wanted, got)), None)
-        if match is None:
-            missing.append(wanted)
-        else:
-            stored.remove(match)
-    problems = [f"no {_describe(consent)} was stored" for consent in missing]
-    extra = Counter(_describe(consent) for consent in stored)
-    problems += [f"an unexpected {described} was stored" for described in sorted(extra)]
-    return problems
-
-
-def _same_answer(wanted: ConsentAnswer, got: ConsentAnswer) -> bool:
-    return (wanted.topic, wanted.granted) == (got.topic, got.granted) and (
-        wanted.customer_id is None or wanted.customer_id == got.customer_id
-    )
-
-
-def _describe(consent: ConsentAnswer) -> str:
-    answer = "yes" if consent.granted else "no"
-    owner = f" of {consent.customer_id}" if consent.customer_id else ""
-    return f"{consent.topic} consent ({answer}){owner}"
-
-
-def _describe_return(request: ExpectedReturn | None) -> str:
-    if request is None:
-        return "none"
-    return f"of items {list(request.item_indices)} ({request.reason.value})"
 
 
 def _describe_exchange(exchange: ExchangeRequest | None) -> str:

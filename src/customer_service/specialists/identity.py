@@ -44,6 +44,7 @@ from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
 from customer_service.domain import Customer
 from customer_service.privacy import mask_name
 from customer_service.settings import IdentityPolicy
+from customer_service.simulation.expectations import EVER, AccountTally
 from customer_service.telephony.caller_id import (
     CALLING_NUMBER_INSTRUCTIONS,
     CALLING_NUMBER_NOT_CONFIRMED,
@@ -361,6 +362,11 @@ async def verified_customer(state: CallState, history: ChatContext) -> Customer:
     ),
     plain_name="Identity check",
     explains="Checks who the caller is: only a verified caller's account is read or changed.",
+    expects=AccountTally(
+        "identity_failures",
+        lambda store, customer_id: store.identity_failures_since(customer_id, EVER),
+        "failed identity checks recorded",
+    ),
 )
 async def verify_identity(desk: Desk, context: RunContext[CallState]) -> str:
     """Verify the caller's identity. Use only when no other tool fits the request."""

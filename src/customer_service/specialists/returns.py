@@ -55,12 +55,14 @@ from customer_service.domain import (
     value_of,
 )
 from customer_service.order_numbers import spoken_order_id
+from customer_service.simulation.expectations import OrderRecords
 from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import (
     AuditEvent,
     ReturnOutcome,
     ReturnReason,
     ReturnRequest,
+    Store,
     last_return_day,
     return_refusal,
 )
@@ -346,6 +348,7 @@ def return_said(
     writes="return_requested",
     plain_name="Return",
     explains="Delivered items sent back.",
+    expects=OrderRecords("returns", Store.return_requests, ("item_indices", "reason")),
 )
 async def request_return(
     desk: Desk, context: RunContext[CallState], order_id: CallersOrderId = None

@@ -8,66 +8,58 @@ the caller began before the question was heard are no answer either: the task en
 once without one (`ConsentAnswer.SPOKEN_OVER`), so that the supervisor can reply to
 them before the question is put again. A stored answer to the current wording is reused
 (`obtain_consent`) unless the caller asks to change it; a new wording version asks again.
+
+Here the asking and the registration; `answer.py` the answer, on record and stored;
+`reading.py` what the caller's words decide in code; `expected.py` a scenario's part.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import enum
-import logging
 from collections.abc import AsyncIterable
-from dataclasses import dataclass
 from textwrap import dedent
 
 from livekit.agents import FlushSentinel, ModelSettings, RunContext, function_tool, llm
 from livekit.agents.llm import ToolFlag
-from pydantic import AwareDatetime, BaseModel, ConfigDict, JsonValue
+from pydantic import JsonValue
 
-from customer_service.call import audit
-from customer_service.call.answers import acknowledgement_only, declines_outright, polarity
-from customer_service.call.code_steps import calls_a_tool, code_step, for_the_model, step_call
+from customer_service.call.answers import declines_outright, polarity
+from customer_service.call.code_steps import code_step, for_the_model, step_call
 from customer_service.call.consent_wording import CONSENT_CONFIRMATIONS as CONSENT_CONFIRMATIONS
 from customer_service.call.consent_wording import CONSENT_WORDING as CONSENT_WORDING
 from customer_service.call.consent_wording import UNCLEAR_CONFIRMATIONS as UNCLEAR_CONFIRMATIONS
 from customer_service.call.consent_wording import ConsentTopic as ConsentTopic
 from customer_service.call.consent_wording import ConsentTopicChoice, ConsentWording, consent_topic
-from customer_service.call.delegation import ResultRejected, delegate
+from customer_service.call.delegation import delegate
 from customer_service.call.guard import guarded
 from customer_service.call.heard import SpokenQuestion, caller_messages
 from customer_service.call.registration import Desk, supervisor_tool
-from customer_service.call.run_check_write import well_formed, write_once
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import PERSONA, STILL_THERE
-from customer_service.domain import Customer
-from customer_service.store import AuditEvent, ConsentRecord
-
-logger = logging.getLogger(__name__)
-
-MAX_ANSWERS = 2
-"""Answers to the question the task will hear: an unclear one is asked again once, no
-more."""
-SETTLE = "settle_in_code"
-IS_THAT_A_YES = "is_that_a_yes"
-
-
-class ConsentAnswer(enum.StrEnum):
-    GRANTED = "granted"
-    DECLINED = "declined"
-    UNCLEAR = "unclear"
-    """No clear yes or no: nothing is stored, and nothing is granted."""
-    SPOKEN_OVER = "spoken_over"
-    """The caller spoke before the question was heard: not answered, nothing is stored,
-    and their words still need a reply before the question is put again."""
-
-
-class ConsentResult(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    topic: ConsentTopic
-    answer: ConsentAnswer
-    wording_version: str
-    asked_at: AwareDatetime
+from customer_service.specialists.consent.answer import Consent as Consent
+from customer_service.specialists.consent.answer import (
+    ConsentAnswer,
+    ConsentResult,
+    applied,
+    checked_answer,
+    declined_unasked,
+    store_answer,
+    stored_answer,
+)
+from customer_service.specialists.consent.answer import confirmation as confirmation
+from customer_service.specialists.consent.answer import (
+    order_updates_offer_due as order_updates_offer_due,
+)
+from customer_service.specialists.consent.expected import CONSENTS_STORED
+from customer_service.specialists.consent.reading import (
+    IS_THAT_A_YES,
+    MAX_ANSWERS,
+    SETTLE,
+    answers_heard,
+    decided_in_code,
+    unclear_after_the_last_answer,
+)
 
 
 def consent_instructions(wording: ConsentWording) -> str:
@@ -150,50 +142,21 @@ class ConsentTask(Specialist[ConsentResult]):
         tools: list[llm.Tool],
         model_settings: ModelSettings,
     ) -> AsyncIterable[llm.ChatChunk | str | FlushSentinel]:
-        if self._question.spoke_over(chat_ctx):
-            # Words said before the question was heard answer nothing, and they may ask
-            # for something this task cannot give: the task ends, the words go back to
-            # the supervisor in its history, and it replies before asking again.
-            yield step_call(SETTLE, step=ConsentAnswer.SPOKEN_OVER)
+        step = decided_in_code(self._question, chat_ctx)
+        if step is not None:
+            yield step_call(SETTLE, step=step)
             return
-        answers = self._answers_heard(chat_ctx)
-        latest = caller_messages(chat_ctx)[-1:]
-        if (
-            self._question.heard
-            and latest
-            and acknowledgement_only(latest[0].text_content or "")
-            and answers < MAX_ANSWERS
-        ):
-            # "Okay, thanks" after the question: heard, but not answered. Asked briefly,
-            # in code, whatever the model would make of it.
-            yield step_call(SETTLE, step=IS_THAT_A_YES)
-            return
+        answers = answers_heard(chat_ctx)
         chat_ctx, tools = for_the_model(chat_ctx, tools)
-        stream = super().llm_node(chat_ctx, tools, model_settings)
-        if answers < MAX_ANSWERS:
-            async for chunk in stream:
-                yield chunk
-            return
-        # The last answer the task will hear: hold the reply until it is clear whether
-        # the model recorded an answer or is about to ask a third time.
-        chunks = [chunk async for chunk in stream]
-        if not any(calls_a_tool(chunk) for chunk in chunks):
-            # Asked twice without a clear answer: unclear, and no third asking.
-            yield step_call(SETTLE, step=ConsentAnswer.UNCLEAR)
-            return
-        for chunk in chunks:
+        reply = super().llm_node(chat_ctx, tools, model_settings)
+        async for chunk in unclear_after_the_last_answer(reply, answers):
             yield chunk
 
     def _unclear_answer(self) -> None:
-        if self._answers_heard(self.chat_ctx) >= MAX_ANSWERS:
+        if answers_heard(self.chat_ctx) >= MAX_ANSWERS:
             self.finish(self._result(ConsentAnswer.UNCLEAR))
         else:
             self._question.ask(self._wording.question)
-
-    def _answers_heard(self, history: llm.ChatContext) -> int:
-        # The task starts without earlier history, and words spoken over its question
-        # end it: every caller message here answered an asking that was heard.
-        return len(caller_messages(history))
 
     def _result(self, answer: ConsentAnswer) -> ConsentResult:
         return ConsentResult(
@@ -202,35 +165,6 @@ class ConsentTask(Specialist[ConsentResult]):
             wording_version=self._wording.version,
             asked_at=self._asked_at or self.session.userdata.clock.now(),
         )
-
-
-@dataclass(frozen=True)
-class Consent:
-    """The answer in force after asking (or finding it on record)."""
-
-    topic: ConsentTopic
-    record: ConsentRecord | None
-    """None when the caller gave no clear answer: nothing was stored or granted."""
-    spoken_over: bool = False
-    """The caller spoke before the question was heard: it is not answered yet, nothing
-    was stored or applied, and their words still need a reply."""
-
-    @property
-    def granted(self) -> bool:
-        return self.record is not None and self.record.granted
-
-
-async def stored_answer(state: CallState, topic: ConsentTopic) -> ConsentRecord | None:
-    """The answer on record to the current wording of the question: with the customer
-    once verified, else with the call. An answer to older wording is not reused."""
-    customer = state.verified_customer
-    if customer is not None:
-        record = await state.store.latest_consent(topic=topic, customer_id=customer.customer_id)
-    else:
-        record = await state.store.latest_consent(topic=topic, call_id=state.call_id)
-    if record is None or record.wording_version != CONSENT_WORDING[topic].version:
-        return None
-    return record
 
 
 async def obtain_consent(
@@ -246,84 +180,18 @@ async def obtain_consent(
     `lead_in` and stored when clear; `spoken_over` when the caller talked over the
     question (nothing stored or applied). Raises StoreUnavailable if it cannot be stored."""
     if not ask_again and (existing := await stored_answer(state, topic)) is not None:
-        consent = Consent(topic=topic, record=existing)
-        apply_consent(state, consent)
-        return consent
+        return applied(state, Consent(topic=topic, record=existing))
     state.consent_topics_asked.add(topic.value)
     # Only a no is taken unasked: a yes is given to the question's exact words.
-    version, now = CONSENT_WORDING[topic].version, state.clock.now()
     result = (
-        ConsentResult(
-            topic=topic, answer=ConsentAnswer.DECLINED, wording_version=version, asked_at=now
-        )
+        declined_unasked(state, topic)
         if said_no
         else await delegate(state, ConsentTask(topic, lead_in=lead_in))
     )
-    try:
-        answer = well_formed(ConsentResult, result, what="consent")
-        if answer.topic is not topic:
-            raise ResultRejected("consent result is for another topic")
-    except ResultRejected as rejection:
-        # An answer that cannot be trusted is no answer: record nothing, grant nothing,
-        # and the question is not put again.
-        logger.error(
-            "consent result rejected", extra={"call_id": state.call_id, "reason": str(rejection)}
-        )
-        raise ValueError("consent result does not answer the question asked") from None
+    answer = checked_answer(state, result, topic)
     if answer.answer is ConsentAnswer.SPOKEN_OVER:
         return Consent(topic=topic, record=None, spoken_over=True)
-    consent = Consent(topic=topic, record=await _stored(state, answer))
-    apply_consent(state, consent)
-    return consent
-
-
-async def _stored(state: CallState, answer: ConsentResult) -> ConsentRecord | None:
-    """Stores a clear answer; an unclear one is only audited, never stored as a no."""
-    if answer.answer is ConsentAnswer.UNCLEAR:
-        await audit.record(
-            state,
-            "consent_unclear",
-            topic=answer.topic.value,
-            wording_version=answer.wording_version,
-        )
-        return None
-    customer = state.verified_customer
-    record = ConsentRecord(
-        topic=answer.topic,
-        granted=answer.answer is ConsentAnswer.GRANTED,
-        wording_version=answer.wording_version,
-        asked_at=answer.asked_at,
-        call_id=state.call_id,
-        customer_id=customer.customer_id if customer else None,
-    )
-
-    async def store(kept: list[AuditEvent]) -> None:
-        await state.store.record_consent(record, kept)
-
-    await write_once(state, store)
-    return record
-
-
-def apply_consent(state: CallState, consent: Consent) -> None:
-    if consent.topic is ConsentTopic.CALL_RECORDING:
-        if consent.granted:
-            state.allow_recording()
-        else:
-            state.stop_recording()
-
-
-def confirmation(consent: Consent) -> str:
-    if consent.record is None:
-        return UNCLEAR_CONFIRMATIONS[consent.topic]
-    return CONSENT_CONFIRMATIONS[(consent.topic, consent.record.granted)]
-
-
-async def order_updates_offer_due(state: CallState, customer: Customer) -> bool:
-    """Text updates are offered once per call and wording, to a customer with a phone
-    on file."""
-    if not customer.phone or ConsentTopic.ORDER_UPDATES_SMS.value in state.consent_topics_asked:
-        return False
-    return await stored_answer(state, ConsentTopic.ORDER_UPDATES_SMS) is None
+    return applied(state, Consent(topic=topic, record=await store_answer(state, answer)))
 
 
 @supervisor_tool(
@@ -336,6 +204,7 @@ async def order_updates_offer_due(state: CallState, customer: Customer) -> bool:
     writes="consent_recorded",
     plain_name="Consent question",
     explains="The caller's yes or no to text updates or call recording.",
+    expects=CONSENTS_STORED,
 )
 async def request_consent(
     desk: Desk,

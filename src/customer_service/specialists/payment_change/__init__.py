@@ -10,6 +10,9 @@ back what is charged to the new method and what is refunded to the old one, and 
 supervisor checks the result (`validated_payment_change`) and writes it once, as the
 caller heard it (`call.heard_facts`), and says a gift card's balance after the charge;
 every refusal of the store is a sentence.
+
+Here the task and the registration; `wording.py` what the caller hears (the question,
+the read-back, the refusals); `result.py` the result, the rules and the store's answer.
 """
 
 from __future__ import annotations
@@ -19,50 +22,49 @@ from textwrap import dedent
 
 from livekit.agents import RunContext, ToolError, function_tool
 from livekit.agents.llm import ToolFlag
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import JsonValue
 
-from customer_service.call.confirmation import ConfirmationWording, ConfirmBeforeActing
-from customer_service.call.delegation import ResultRejected
+from customer_service.call.confirmation import ConfirmBeforeActing
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
-from customer_service.call.heard_facts import (
-    ReadBackStale,
-    heard_of,
-    read_back_again,
-    until_heard_holds,
-)
+from customer_service.call.heard_facts import heard_of, read_back_again, until_heard_holds
 from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.payment_methods import (
     PaymentMethodId,
     chosen_method,
     methods_listing,
-    spoken_amount,
     spoken_method,
 )
 from customer_service.call.phrase_cache import say
-from customer_service.call.refunds import refund_said
 from customer_service.call.registration import (
     PASS_ORDER_ID,
     CallersOrderId,
     Desk,
     supervisor_tool,
 )
-from customer_service.call.run_check_write import run_check_write, well_formed
+from customer_service.call.run_check_write import run_check_write
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
-from customer_service.call.wording import OFFER_HUMAN, PERSONA
-from customer_service.domain import (
-    ORDER_ID_PATTERN,
-    Order,
-    OrderStatus,
-    PaymentMethod,
-    Transaction,
-    TransactionKind,
+from customer_service.call.wording import PERSONA
+from customer_service.domain import Order, PaymentMethod, Transaction
+from customer_service.specialists.payment_change.result import (
+    PaymentChangeResult,
+    choice_refused,
+    payment_change_said,
+    the_one_payment,
+    validated_payment_change,
 )
-from customer_service.order_numbers import spoken_order_id
-from customer_service.specialists.order_lookup import not_found_message
+from customer_service.specialists.payment_change.wording import (
+    ONLY_METHOD,
+    WORDING,
+    opening_question,
+    paying_method,
+    read_back,
+    refused,
+    spoken_method_of,
+)
 from customer_service.store import AuditEvent
-from customer_service.store.order_changes import Changed, ChangeRefusal
+from customer_service.store.order_changes import Changed
 
 PAYMENT_CHANGE_INSTRUCTIONS = PERSONA + dedent(
     """
@@ -81,80 +83,6 @@ Outcome = tuple[Changed[Order], list[PaymentMethod]]
 
 MAX_REFUSED_CONFIRMATIONS = 2
 """Confirmations refused for want of a clear yes before the task ends, changing nothing."""
-
-WORDING = ConfirmationWording(
-    done="changed", thing="how the order is paid", question=fixed("Shall I make this change?")
-)
-
-
-class PaymentChangeResult(BaseModel):
-    """The caller's confirmed wish to pay one pending order with another of their methods."""
-
-    model_config = ConfigDict(frozen=True)
-
-    order_id: str = Field(pattern=ORDER_ID_PATTERN)
-    payment_method_id: str = Field(min_length=1)
-
-
-def opening_question(
-    order: OrderLookupResult, paid: Transaction, methods: Sequence[PaymentMethod]
-) -> str:
-    current = spoken_method_of(paid, methods)
-    others = [method for method in methods if method.method_id != paid.method_id]
-    lead = f"Order {spoken_order_id(order.order_id)} is paid with {current}."
-    if len(others) == 1:
-        return f"{lead} Would you like to pay it with {spoken_method(others[0])} instead?"
-    offered = " or ".join(spoken_method(method) for method in others)
-    return f"{lead} Which would you like to pay it with instead: {offered}?"
-
-
-def paying_method(paid: Transaction, methods: Sequence[PaymentMethod]) -> PaymentMethod | None:
-    """The caller's method that made `paid`; None when it is no longer on their account."""
-    return next((method for method in methods if method.method_id == paid.method_id), None)
-
-
-def spoken_method_of(paid: Transaction, methods: Sequence[PaymentMethod]) -> str:
-    known = paying_method(paid, methods)
-    return spoken_method(known) if known else "a payment method no longer on your account"
-
-
-def read_back(
-    order: OrderLookupResult, paid: Transaction, new: PaymentMethod, old: PaymentMethod | None
-) -> str:
-    """What the change does to the caller's money: the amount charged to `new`, and the
-    same refunded to `old` (the method paying now), with when it arrives."""
-    amount = spoken_amount(paid.amount)
-    return WORDING.read_back(
-        # "The 72 dollars for order 2 0 0, 2 0 2": a possessive after digits said one by
-        # one ("2 0 2's") does not read as one.
-        f"The {amount} for order {spoken_order_id(order.order_id)} will be charged to "
-        f"{spoken_method(new)} instead. {refund_said(paid.amount, old)}"
-    )
-
-
-REFUSALS = {
-    ChangeRefusal.NOT_PENDING: "Order {order} has already shipped, so its payment can't be "
-    f"changed. {OFFER_HUMAN}",
-    ChangeRefusal.NOT_ONE_PAYMENT: "The payment for order {order} has already been changed or "
-    f"refunded, so I can't change it again here. {OFFER_HUMAN}",
-    ChangeRefusal.SAME_PAYMENT_METHOD: "Order {order} is already paid with {method}.",
-    ChangeRefusal.PAYMENT_METHOD_NOT_FOUND: "That payment method is no longer on your account, "
-    f"so nothing was changed. {OFFER_HUMAN}",
-    ChangeRefusal.GIFT_CARD_BALANCE_TOO_LOW: "Your gift card doesn't have the order's "
-    "{amount} on it, so it can't pay for it.",
-}
-"""What the caller hears for each rule that refuses a payment change; any other refusal
-reads like an order not found."""
-CANCELLED = "Order {order} is cancelled, so there is no payment to change."
-ONLY_METHOD = (
-    "Order {order} is paid with {method}, the only payment method on your account, so "
-    "there is no other to pay it with."
-)
-
-
-def refused(template: str, order_id: str, **words: str) -> ToolError:
-    """The refusal said with `template`, naming the order as it is spoken."""
-    return ToolError(template.format(order=spoken_order_id(order_id), **words))
 
 
 class PaymentChangeTask(Specialist[PaymentChangeResult]):
@@ -226,17 +154,9 @@ class PaymentChangeTask(Specialist[PaymentChangeResult]):
     async def _propose(self, payment_method_id: str, lead: str = "") -> None:
         new = chosen_method(self._methods, payment_method_id)
         paid, order_id = self._paid, self._order.order_id
-        refusal = None
-        if new.method_id == paid.method_id:
-            refusal = ChangeRefusal.SAME_PAYMENT_METHOD
-        elif new.balance is not None and new.balance < paid.amount:
-            refusal = ChangeRefusal.GIFT_CARD_BALANCE_TOO_LOW
+        refusal = choice_refused(order_id, paid, new)
         if refusal is not None:
-            amount, method = spoken_amount(paid.amount), spoken_method(new)
-            said = REFUSALS[refusal].format(
-                order=spoken_order_id(order_id), method=method, amount=amount
-            )
-            raise ToolError(f"{said} {self.still_there_question}")
+            raise ToolError(f"{refusal} {self.still_there_question}")
         old = paying_method(paid, self._methods)
         await self._confirmation.propose(
             PaymentChangeResult(order_id=order_id, payment_method_id=new.method_id),
@@ -252,62 +172,6 @@ class PaymentChangeTask(Specialist[PaymentChangeResult]):
     async def give_up(self, context: RunContext[CallState]) -> None:
         """Call when the caller wants to keep paying as they do, or to stop."""
         self.finish(ToolError(WORDING.nothing_done))
-
-
-def the_one_payment(order: OrderLookupResult) -> Transaction:
-    """The order's one payment, when it is pending and paid once; else a speakable refusal."""
-    if order.status is OrderStatus.CANCELLED:
-        raise refused(CANCELLED, order.order_id)
-    if not order.status.is_pending:
-        raise refused(REFUSALS[ChangeRefusal.NOT_PENDING], order.order_id)
-    payments = order.payments
-    if len(payments) != 1 or payments[0].kind is not TransactionKind.PAYMENT:
-        raise refused(REFUSALS[ChangeRefusal.NOT_ONE_PAYMENT], order.order_id)
-    return payments[0]
-
-
-def validated_payment_change(
-    result: object, order_id: str, paid: Transaction, methods: Sequence[PaymentMethod]
-) -> PaymentChangeResult:
-    """The confirmed change, once it is well formed, for `order_id`, and to another of the
-    caller's methods."""
-    change = well_formed(PaymentChangeResult, result, what="payment change")
-    if change.order_id != order_id:
-        raise ResultRejected("payment change result is for another order")
-    if change.payment_method_id not in {m.method_id for m in methods} - {paid.method_id}:
-        raise ResultRejected("payment change result names no other method of the caller's")
-    return change
-
-
-def payment_change_said(
-    order: OrderLookupResult,
-    changed: Changed[Order],
-    paid: Transaction,
-    new: PaymentMethod,
-    old: PaymentMethod | None,
-    result: PaymentChangeResult | None = None,
-) -> str:
-    """The sentences that tell the caller what the store did and what comes back to
-    them, and when (`new` as it stands after the change: a gift card's balance after
-    the charge); a refusal is raised, and `ReadBackStale` with `result` when the order
-    or the card's free balance is no longer what the caller heard."""
-    spaced = spoken_order_id(order.order_id)
-    if changed.refusal in (
-        ChangeRefusal.CHANGED_SINCE_READ_BACK,
-        ChangeRefusal.GIFT_CARD_BALANCE_TOO_LOW,
-    ):
-        raise ReadBackStale(result)
-    if changed.done:
-        return (
-            f"Done. Order {spaced} is now paid with {spoken_method(new)}. "
-            f"{refund_said(paid.amount, old)}"
-        )
-    # Missing or someone else's, or a rule no payment change meets: the order reads as not found.
-    template = REFUSALS.get(changed.refusal) if changed.refusal else None
-    if template is None:
-        raise ToolError(not_found_message(order.order_id))
-    words = {"method": spoken_method(new), "amount": spoken_amount(paid.amount)}
-    raise refused(template, order.order_id, **words)
 
 
 @supervisor_tool(
