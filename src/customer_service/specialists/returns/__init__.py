@@ -7,6 +7,10 @@ refund goes (`call.refunds.refund_choices`; with one choice it is said, not aske
 The read-back says the refund, where it goes and when; only the caller's own yes counts.
 The supervisor checks the result (`validated_return`) and stores it once, as the caller
 heard it (`call.heard_facts`), telling the caller the return number.
+
+Here the task and the registration; `result.py` the result and its check in code;
+`wording.py` the question, the read-back and the return number; `outcome.py` whether the
+order may be returned, before the task and as the store answers.
 """
 
 from __future__ import annotations
@@ -16,56 +20,33 @@ from textwrap import dedent
 
 from livekit.agents import RunContext, ToolError, function_tool
 from livekit.agents.llm import ChatContext, ToolFlag
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import JsonValue
 
 from customer_service.call import callers_request
-from customer_service.call.confirmation import ConfirmationWording, ConfirmBeforeActing
-from customer_service.call.delegation import ResultRejected
+from customer_service.call.confirmation import ConfirmBeforeActing
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
-from customer_service.call.heard_facts import (
-    ReadBackStale,
-    heard_of,
-    read_back_again,
-    until_heard_holds,
-)
+from customer_service.call.heard_facts import heard_of, read_back_again, until_heard_holds
 from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.refunds import (
     chosen_refund_method,
     no_refund_method_message,
     refund_choice_instructions,
     refund_choices,
-    refund_destination,
 )
-from customer_service.call.registration import (
-    PASS_ORDER_ID,
-    CallersOrderId,
-    Desk,
-    supervisor_tool,
-)
-from customer_service.call.run_check_write import run_check_write, well_formed
-from customer_service.call.speakable import count_word, spaced_digits, spoken_date, spoken_items
+from customer_service.call.registration import PASS_ORDER_ID, CallersOrderId, Desk, supervisor_tool
+from customer_service.call.run_check_write import run_check_write
+from customer_service.call.speakable import count_word, spoken_items
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
-from customer_service.call.wording import OFFER_HUMAN, PERSONA, quoted
-from customer_service.domain import (
-    ORDER_ID_PATTERN,
-    OrderStatus,
-    PaymentMethod,
-    value_of,
-)
+from customer_service.call.wording import PERSONA, quoted
+from customer_service.domain import PaymentMethod, value_of
 from customer_service.order_numbers import spoken_order_id
 from customer_service.simulation.expectations import OrderRecords
-from customer_service.specialists.order_lookup import not_found_message
-from customer_service.store import (
-    AuditEvent,
-    ReturnOutcome,
-    ReturnReason,
-    ReturnRequest,
-    Store,
-    last_return_day,
-    return_refusal,
-)
+from customer_service.specialists.returns.outcome import ensure_returnable, return_said
+from customer_service.specialists.returns.result import ReturnResult, validated_return
+from customer_service.specialists.returns.wording import WORDING, opening_question, read_back
+from customer_service.store import AuditEvent, ReturnOutcome, ReturnReason, ReturnRequest, Store
 
 RETURN_INSTRUCTIONS = PERSONA + dedent(
     """
@@ -85,32 +66,6 @@ RETURN_INSTRUCTIONS = PERSONA + dedent(
 MAX_REFUSED_CONFIRMATIONS = 2
 """Confirmations refused for want of a clear yes before the task ends, requesting nothing."""
 
-WORDING = ConfirmationWording(
-    done="requested", thing="a return", question=fixed("Shall I request this return?")
-)
-REASON_WORDS = {
-    ReturnReason.DAMAGED: "{they} arrived damaged",
-    ReturnReason.DEFECTIVE: "{they} {are} faulty",
-    ReturnReason.WRONG_ITEM: "{they} {are} not what was ordered",
-    ReturnReason.NOT_AS_DESCRIBED: "{they} {are} not as described",
-    ReturnReason.NO_LONGER_NEEDED: "{they} {are} no longer needed",
-    ReturnReason.OTHER: "of another reason",
-}
-"""The reason as the read-back says it: the category, never the caller's words."""
-
-
-class ReturnResult(BaseModel):
-    """The caller's confirmed request to return some items of one order."""
-
-    model_config = ConfigDict(frozen=True)
-
-    order_id: str = Field(pattern=ORDER_ID_PATTERN)
-    item_indices: tuple[int, ...] = Field(
-        min_length=1, description="Positions in the order's items, from 0, ascending."
-    )
-    reason: ReturnReason
-    refund_method_id: str = Field(min_length=1, description="The method the refund goes to.")
-
 
 def instructions_for(order: OrderLookupResult, choices: Sequence[PaymentMethod]) -> str:
     """The task's instructions, with the order's items numbered for `record_return` and,
@@ -121,38 +76,6 @@ def instructions_for(order: OrderLookupResult, choices: Sequence[PaymentMethod])
     )
     refund = refund_choice_instructions(choices)
     return RETURN_INSTRUCTIONS.format(order=order.order_id, items=listing, refund=refund)
-
-
-def opening_question(order: OrderLookupResult) -> str:
-    """The first of the task's questions, one at a time: the items; the reason and where
-    the refund goes are asked once the caller has answered it."""
-    return (
-        f"Order {spoken_order_id(order.order_id)} contains {spoken_items(order.items)}. "
-        "Which items would you like to return, or is it all of them?"
-    )
-
-
-def read_back(order: OrderLookupResult, request: ReturnResult, refund_to: PaymentMethod) -> str:
-    chosen = [order.items[index] for index in request.item_indices]
-    several = len(chosen) > 1 or chosen[0].quantity > 1
-    reason = REASON_WORDS[request.reason].format(
-        they="they" if several else "it", are="are" if several else "is"
-    )
-    return WORDING.read_back(
-        f"You'd like to return {spoken_items(chosen)} from order "
-        f"{spoken_order_id(order.order_id)}, because {reason}. "
-        f"{refund_destination(refund_to, value_of(chosen))}"
-    )
-
-
-def return_number_message(lead: str, request: ReturnRequest) -> str:
-    number = spaced_digits(request.return_number)
-    return f"{lead} Your return number is {number}. Once more, that's {number}."
-
-
-def already_requested_message(request: ReturnRequest) -> str:
-    spaced = spoken_order_id(request.order_id)
-    return return_number_message(f"A return is already requested for order {spaced}.", request)
 
 
 class ReturnTask(Specialist[ReturnResult]):
@@ -263,81 +186,6 @@ class ReturnTask(Specialist[ReturnResult]):
     async def give_up(self, context: RunContext[CallState]) -> None:
         """Call when the caller no longer wants to return anything."""
         self.finish(ToolError(WORDING.nothing_done))
-
-
-def not_returnable_message(order: OrderLookupResult, refusal: ReturnOutcome) -> str:
-    spaced = spoken_order_id(order.order_id)
-    if order.status is OrderStatus.CANCELLED:
-        return f"Order {spaced} is cancelled, so there is nothing to return."
-    if refusal is ReturnOutcome.OUTSIDE_WINDOW and order.delivered_on is not None:
-        last_day = spoken_date(last_return_day(order.delivered_on))
-        return (
-            f"Order {spaced} could be returned until {last_day}, thirty days after it "
-            f"arrived, so it can't be returned any more. {OFFER_HUMAN}"
-        )
-    not_yet = f"Order {spaced} hasn't been delivered yet, so it can't be returned."
-    # The window runs from the delivery date, which only a dated order will have: a store
-    # without dates (τ²-bench's) has no window, so none is promised.
-    if order.placed_on is None:
-        return not_yet
-    return f"{not_yet} Once it arrives, you'll have thirty days to return it."
-
-
-async def ensure_returnable(state: CallState, order: OrderLookupResult) -> None:
-    """Raises a speakable `ToolError` when `order` cannot be returned today, or when a
-    return is already requested for it (its number is said again)."""
-    for existing in await state.store.return_requests(order_id=order.order_id):
-        if existing.customer_id == order.customer_id:
-            raise ToolError(already_requested_message(existing))
-    refusal = return_refusal(order, state.clock.today())
-    if refusal is not None:
-        raise ToolError(not_returnable_message(order, refusal))
-
-
-def validated_return(
-    result: object, order: OrderLookupResult, choices: Sequence[PaymentMethod]
-) -> ReturnResult:
-    """The confirmed request, once it is well formed, for `order`, names its items and
-    sends the refund to one of `choices`."""
-    request = well_formed(ReturnResult, result, what="return")
-    if request.order_id != order.order_id:
-        raise ResultRejected("return result is for another order")
-    if request.refund_method_id not in {method.method_id for method in choices}:
-        raise ResultRejected("return result refunds to a method it may not")
-    indices = request.item_indices
-    if list(indices) != sorted(set(indices)) or not 0 <= indices[0] <= indices[-1] < len(
-        order.items
-    ):
-        raise ResultRejected("return result names items not in the order")
-    return request
-
-
-def return_said(
-    order: OrderLookupResult,
-    stored: tuple[ReturnOutcome, ReturnRequest | None],
-    result: ReturnResult | None = None,
-) -> str:
-    """The sentence with the return number; a refusal is raised, and `ReadBackStale`
-    with `result` when the order is no longer what the caller heard."""
-    outcome, request = stored
-    if outcome is ReturnOutcome.CHANGED_SINCE_READ_BACK:
-        raise ReadBackStale(result)
-    if outcome is ReturnOutcome.REQUESTED and request is not None:
-        return return_number_message("Your return is requested.", request)
-    if outcome is ReturnOutcome.ALREADY_REQUESTED and request is not None:
-        # Requested in another call while this caller was deciding.
-        return already_requested_message(request)
-    if outcome in (ReturnOutcome.NOT_DELIVERED, ReturnOutcome.OUTSIDE_WINDOW):
-        raise ToolError(not_returnable_message(order, outcome))
-    if outcome is ReturnOutcome.ITEMS_NOT_IN_ORDER:
-        raise ToolError(f"Those items aren't in order {spoken_order_id(order.order_id)}.")
-    if outcome is ReturnOutcome.REFUND_METHOD_NOT_ALLOWED:
-        # The method was removed from the account while the caller was deciding.
-        raise ToolError(
-            f"That payment method can't take the refund for order "
-            f"{spoken_order_id(order.order_id)} any more, so nothing was requested. {OFFER_HUMAN}"
-        )
-    raise ToolError(not_found_message(order.order_id))
 
 
 @supervisor_tool(

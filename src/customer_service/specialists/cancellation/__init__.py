@@ -10,55 +10,56 @@ whose reason is neither is asked which is closer; if neither fits, they are offe
 colleague. The supervisor then checks the result (`validated_cancellation`) and
 cancels the order once, for that reason, as the caller heard it (`call.heard_facts`:
 an order paid otherwise meanwhile is read back again before anything is cancelled).
+
+Here the task and the registration; `wording.py` what the caller hears (the reasons and
+the question about them, the read-back, why an order is kept); `result.py` the result,
+the rule an order must meet, the check and the store's answer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from textwrap import dedent
 
 from livekit.agents import RunContext, ToolError, function_tool
 from livekit.agents.llm import ChatContext, ToolFlag
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import JsonValue
 
 from customer_service.call.callers_request import (
     giving_cancel_reason,
     open_on_request,
     request_lines,
 )
-from customer_service.call.confirmation import ConfirmationWording, ConfirmBeforeActing
-from customer_service.call.delegation import ResultRejected
-from customer_service.call.fixed_sentences import fixed
+from customer_service.call.confirmation import ConfirmBeforeActing
 from customer_service.call.guard import guarded
-from customer_service.call.heard_facts import (
-    ReadBackStale,
-    heard_of,
-    read_back_again,
-    until_heard_holds,
-)
+from customer_service.call.heard_facts import heard_of, read_back_again, until_heard_holds
 from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.refunds import refunds_said
-from customer_service.call.registration import (
-    PASS_ORDER_ID,
-    CallersOrderId,
-    Desk,
-    supervisor_tool,
-)
-from customer_service.call.run_check_write import run_check_write, well_formed
-from customer_service.call.speakable import spoken_items
+from customer_service.call.registration import PASS_ORDER_ID, CallersOrderId, Desk, supervisor_tool
+from customer_service.call.run_check_write import run_check_write
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
-from customer_service.call.wording import OFFER_HUMAN, PERSONA
-from customer_service.domain import (
-    ORDER_ID_PATTERN,
-    CancelReason,
-    Order,
-    OrderStatus,
-    PaymentMethod,
-    Transaction,
+from customer_service.call.wording import PERSONA
+from customer_service.domain import CancelReason, Order, OrderStatus
+from customer_service.specialists.cancellation.result import (
+    CancellationResult,
+    cancellation_said,
+    ensure_cancellable,
+    validated_cancellation,
 )
-from customer_service.order_numbers import spoken_order_id
-from customer_service.specialists.order_lookup import not_found_message
+from customer_service.specialists.cancellation.wording import (
+    CLOSER_REASON_QUESTION as CLOSER_REASON_QUESTION,
+)
+from customer_service.specialists.cancellation.wording import (
+    REASON_QUESTION,
+    no_fitting_reason_message,
+    opening_question,
+    read_back,
+    wording,
+)
+from customer_service.specialists.cancellation.wording import kept_message as kept_message
+from customer_service.specialists.cancellation.wording import (
+    not_cancellable_message as not_cancellable_message,
+)
 from customer_service.store import AuditEvent, CancellationOutcome
 from customer_service.store.orders import outstanding_refunds
 
@@ -78,79 +79,6 @@ CANCELLATION_INSTRUCTIONS = PERSONA + dedent(
 
 MAX_REFUSED_CONFIRMATIONS = 2
 """Confirmations refused for want of a clear yes before the task ends, cancelling nothing."""
-
-
-REASON_WORDS = {
-    CancelReason.NO_LONGER_NEEDED: "you no longer need it",
-    CancelReason.ORDERED_BY_MISTAKE: "it was ordered by mistake",
-}
-"""Each reason the store takes, as the caller hears it."""
-REASON_QUESTION = fixed(
-    f"Why would you like to cancel it: because {REASON_WORDS[CancelReason.NO_LONGER_NEEDED]}, "
-    f"or because {REASON_WORDS[CancelReason.ORDERED_BY_MISTAKE]}?"
-)
-CLOSER_REASON_QUESTION = fixed(
-    "I can cancel an order only because you no longer need it or because it was ordered "
-    "by mistake. Which of those is closer?"
-)
-"""Asked of a caller who gave another reason (the offline model says it)."""
-
-
-def wording(order_id: str) -> ConfirmationWording:
-    """What the cancellation of `order_id` says; the caller has nothing to correct."""
-    return ConfirmationWording(
-        done="cancelled",
-        thing=f"order {spoken_order_id(order_id)}",
-        question=fixed("Do you want me to cancel this order?"),
-        correctable=False,
-    )
-
-
-def opening_question(order: OrderLookupResult) -> str:
-    return (
-        f"Order {spoken_order_id(order.order_id)} contains {spoken_items(order.items)}. "
-        f"{REASON_QUESTION}"
-    )
-
-
-def read_back(order: OrderLookupResult, reason: CancelReason, refunds: str) -> str:
-    """The cancellation as it will be done: the order, why, and `refunds` (how the money
-    comes back, `refunds_said`)."""
-    statement = (
-        f"I'll cancel order {spoken_order_id(order.order_id)}, with "
-        f"{spoken_items(order.items)}, because {REASON_WORDS[reason]}."
-    )
-    return wording(order.order_id).read_back(f"{statement} {refunds}".strip())
-
-
-def kept_message(order_id: str) -> str:
-    return wording(order_id).nothing_done
-
-
-def no_fitting_reason_message(order_id: str) -> str:
-    return (
-        f"{kept_message(order_id)} I can cancel an order only because you no longer need "
-        f"it or because it was ordered by mistake. {OFFER_HUMAN}"
-    )
-
-
-def not_cancellable_message(order_id: str, status: OrderStatus) -> str:
-    spaced = spoken_order_id(order_id)
-    if status is OrderStatus.CANCELLED:
-        return f"Order {spaced} is already cancelled."
-    if status is OrderStatus.PENDING_ITEMS_MODIFIED:
-        return f"Order {spaced} had its items changed, so I can't cancel it any more. {OFFER_HUMAN}"
-    done = "been delivered" if status is OrderStatus.DELIVERED else "already shipped"
-    return f"Order {spaced} has {done}, so I can't cancel it any more. {OFFER_HUMAN}"
-
-
-class CancellationResult(BaseModel):
-    """The caller's confirmed wish to cancel one order."""
-
-    model_config = ConfigDict(frozen=True)
-
-    order_id: str = Field(pattern=ORDER_ID_PATTERN)
-    reason: CancelReason
 
 
 class CancellationTask(Specialist[CancellationResult]):
@@ -238,55 +166,6 @@ class CancellationTask(Specialist[CancellationResult]):
     async def give_up(self, context: RunContext[CallState]) -> None:
         """Call when the caller wants to keep the order or to stop."""
         self.finish(ToolError(self._confirmation.wording.nothing_done))
-
-
-def ensure_cancellable(order: OrderLookupResult) -> None:
-    if order.status is not OrderStatus.PENDING:
-        raise ToolError(not_cancellable_message(order.order_id, order.status))
-
-
-def validated_cancellation(result: object, order_id: str) -> CancellationResult:
-    """The confirmation, once it is well formed and for the order being cancelled."""
-    confirmation = well_formed(CancellationResult, result, what="cancellation")
-    if confirmation.order_id != order_id:
-        raise ResultRejected("cancellation result is for another order")
-    return confirmation
-
-
-def refunds_of_cancelled(read: OrderLookupResult, cancelled: Order) -> tuple[Transaction, ...]:
-    """The refunds the cancellation added to the payment history the caller heard about;
-    none said when that history changed in another call meanwhile."""
-    before = read.payments
-    if cancelled.payments[: len(before)] != before:
-        return ()
-    return cancelled.payments[len(before) :]
-
-
-def cancellation_said(
-    order: OrderLookupResult,
-    stored: tuple[CancellationOutcome, Order | None],
-    methods: Sequence[PaymentMethod],
-    result: CancellationResult | None = None,
-) -> str:
-    """The sentence that tells the caller what the store did and how the money comes
-    back; a refusal is raised, and `ReadBackStale` with `result` when the order is no
-    longer what the caller heard."""
-    outcome, cancelled = stored
-    if outcome is CancellationOutcome.CHANGED_SINCE_READ_BACK:
-        raise ReadBackStale(result)
-    spaced = spoken_order_id(order.order_id)
-    if outcome is CancellationOutcome.CANCELLED and cancelled is not None:
-        refunds = refunds_said(refunds_of_cancelled(order, cancelled), methods)
-        return f"Done. Order {spaced} is cancelled. {refunds}".strip()
-    if outcome is CancellationOutcome.ALREADY_CANCELLED:
-        return f"Order {spaced} is cancelled."
-    if outcome is CancellationOutcome.ORDER_SHIPPED:
-        # It shipped while the caller was deciding.
-        raise ToolError(not_cancellable_message(order.order_id, OrderStatus.PROCESSED))
-    if outcome is CancellationOutcome.ITEMS_CHANGED:
-        # Its items were changed while the caller was deciding.
-        raise ToolError(not_cancellable_message(order.order_id, OrderStatus.PENDING_ITEMS_MODIFIED))
-    raise ToolError(not_found_message(order.order_id))
 
 
 @supervisor_tool(
