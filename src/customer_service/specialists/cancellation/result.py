@@ -27,14 +27,6 @@ from customer_service.specialists.cancellation.wording import not_cancellable_me
 from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import CancellationOutcome
 
-__all__ = [
-    "CancellationResult",
-    "cancellation_said",
-    "ensure_cancellable",
-    "refunds_of_cancelled",
-    "validated_cancellation",
-]
-
 
 class CancellationResult(BaseModel):
     """The caller's confirmed wish to cancel one order."""

@@ -12,18 +12,6 @@ from customer_service.call.wording import OFFER_HUMAN
 from customer_service.domain import CancelReason, OrderStatus
 from customer_service.order_numbers import spoken_order_id
 
-__all__ = [
-    "CLOSER_REASON_QUESTION",
-    "REASON_QUESTION",
-    "REASON_WORDS",
-    "kept_message",
-    "no_fitting_reason_message",
-    "not_cancellable_message",
-    "opening_question",
-    "read_back",
-    "wording",
-]
-
 REASON_WORDS = {
     CancelReason.NO_LONGER_NEEDED: "you no longer need it",
     CancelReason.ORDERED_BY_MISTAKE: "it was ordered by mistake",

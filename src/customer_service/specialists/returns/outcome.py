@@ -21,8 +21,6 @@ from customer_service.specialists.returns.wording import (
 )
 from customer_service.store import ReturnOutcome, ReturnRequest, last_return_day, return_refusal
 
-__all__ = ["ensure_returnable", "not_returnable_message", "return_said"]
-
 
 def not_returnable_message(order: OrderLookupResult, refusal: ReturnOutcome) -> str:
     spaced = spoken_order_id(order.order_id)

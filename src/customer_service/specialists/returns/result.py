@@ -13,8 +13,6 @@ from customer_service.call.run_check_write import well_formed
 from customer_service.domain import ORDER_ID_PATTERN, PaymentMethod
 from customer_service.store import ReturnReason
 
-__all__ = ["ReturnResult", "validated_return"]
-
 
 class ReturnResult(BaseModel):
     """The caller's confirmed request to return some items of one order."""

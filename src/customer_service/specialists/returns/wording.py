@@ -13,15 +13,6 @@ from customer_service.order_numbers import spoken_order_id
 from customer_service.specialists.returns.result import ReturnResult
 from customer_service.store import ReturnReason, ReturnRequest
 
-__all__ = [
-    "REASON_WORDS",
-    "WORDING",
-    "already_requested_message",
-    "opening_question",
-    "read_back",
-    "return_number_message",
-]
-
 WORDING = ConfirmationWording(
     done="requested", thing="a return", question=fixed("Shall I request this return?")
 )
