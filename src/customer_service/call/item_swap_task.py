@@ -303,7 +303,7 @@ async def swap_of_callers_order(
 
     async def attempt(order: OrderLookupResult, again: ItemSwapResult | None) -> str:
         if order.status is not rules.swappable:
-            raise ToolError(rules.not_swappable(order.order_id, order.status))
+            raise ToolError(rules.not_swappable_message(order.order_id, order.status))
         choices = await swap_choices(state, order)
         request = naming_a_new_version(asked, order.items, choices.products)
         return await run_swap(

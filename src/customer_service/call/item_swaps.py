@@ -187,11 +187,31 @@ class SwapRules(Generic[ResultT]):
     """The one state of an order whose items this swap changes."""
     swapped: OrderStatus
     """The state the swap leaves the order in."""
-    not_swappable: Callable[[str, OrderStatus], str]
-    """Why an order in another state cannot be swapped, and what can be done instead."""
-    status_refused: Callable[[str, ChangeRefusal], str | None]
-    """The sentence for a refusal about the order (its state, or not the caller's),
-    given its number; None for a refusal about the items or the method."""
+    not_swappable: Mapping[OrderStatus, str]
+    """For every other state, why an order in it cannot be swapped and what can be done
+    instead: a sentence with `{order}` where its number is said."""
+    changed_meanwhile: Mapping[ChangeRefusal, str]
+    """For each refusal of the store that means the order changed in another call while
+    the caller was deciding, its sentence, with `{order}` where its number is said."""
+    not_found: Callable[[str], str]
+    """The sentence for an order missing or not the caller's, given its number."""
+
+    def __post_init__(self) -> None:
+        unsaid = set(OrderStatus) - {self.swappable} - set(self.not_swappable)
+        if unsaid:
+            raise ValueError(f"{self.name} says nothing of an order {sorted(unsaid)}")
+
+    def not_swappable_message(self, order_id: str, status: OrderStatus) -> str:
+        """Why order `order_id`, in `status`, cannot be swapped, and what can be done."""
+        return self.not_swappable[status].format(order=spoken_order_id(order_id))
+
+    def status_refused(self, order_id: str, refusal: ChangeRefusal) -> str | None:
+        """The sentence for a refusal about the order (its state, or not the caller's),
+        given its number; None for a refusal about the items or the method."""
+        if refusal in (ChangeRefusal.ORDER_NOT_FOUND, ChangeRefusal.CUSTOMER_NOT_FOUND):
+            return self.not_found(order_id)
+        template = self.changed_meanwhile.get(refusal)
+        return template.format(order=spoken_order_id(order_id)) if template else None
 
     @property
     def record_tool(self) -> str:

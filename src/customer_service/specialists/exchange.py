@@ -18,18 +18,9 @@ from livekit.agents import RunContext
 from customer_service.call.confirmation import ConfirmationWording
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.item_swap_task import ItemSwapTask, swap_of_callers_order
-from customer_service.call.item_swaps import (
-    ItemSwapResult,
-    Swap,
-    SwapRules,
-)
+from customer_service.call.item_swaps import ItemSwapResult, Swap, SwapRules
 from customer_service.call.payment_methods import spoken_amount, spoken_method
-from customer_service.call.registration import (
-    PASS_ORDER_ID,
-    CallersOrderId,
-    Desk,
-    supervisor_tool,
-)
+from customer_service.call.registration import PASS_ORDER_ID, CallersOrderId, Desk, supervisor_tool
 from customer_service.call.state import CallState
 from customer_service.call.wording import PERSONA
 from customer_service.domain import Order, OrderStatus
@@ -52,64 +43,47 @@ class ExchangeResult(ItemSwapResult):
     """The caller's confirmed exchange of units of one delivered order."""
 
 
-def not_exchangeable_message(order_id: str, status: OrderStatus) -> str:
-    """Why an order that is not delivered cannot be exchanged, and what can be done."""
-    spaced = spoken_order_id(order_id)
-    if status is OrderStatus.PENDING:
-        # An offer the caller answers: a yes asks for the item change of this order.
-        return (
-            f"Order {spaced} hasn't been delivered yet, so its items can't be exchanged, but "
-            "they can still be changed. Would you like me to change the items?"
-        )
-    if status is OrderStatus.PENDING_ITEMS_MODIFIED:
-        return (
-            f"Order {spaced} hasn't been delivered yet, and its items were already changed "
-            "once, so they can't be exchanged or changed again."
-        )
-    if status is OrderStatus.PROCESSED:
-        return f"Order {spaced} is on its way. Once it arrives, its items can be exchanged."
-    if status is OrderStatus.EXCHANGE_REQUESTED:
-        return f"An exchange is already requested for order {spaced}: an order is exchanged once."
-    if status is OrderStatus.RETURN_REQUESTED:
-        return f"A return is requested for order {spaced}, so it can't be exchanged as well."
-    return f"Order {spaced} is cancelled, so there is nothing to exchange."
-
-
-def exchange_refused(order_id: str, refusal: ChangeRefusal) -> str | None:
-    if refusal in (ChangeRefusal.ORDER_NOT_FOUND, ChangeRefusal.CUSTOMER_NOT_FOUND):
-        return not_found_message(order_id)
-    if refusal is ChangeRefusal.NOT_DELIVERED:
-        # Returned or exchanged in another call while this caller was deciding.
-        return (
-            f"Order {spoken_order_id(order_id)} can't be exchanged any more: a return or an "
-            "exchange was requested for it meanwhile."
-        )
-    return None
-
-
-QUESTION = fixed(
-    "Which items would you like to exchange, and for which version? An order can be "
-    "exchanged only once, so please tell me every item you'd like to exchange now."
-)
+NOT_EXCHANGEABLE = {
+    # An offer the caller answers: a yes asks for the item change of this order.
+    OrderStatus.PENDING: "Order {order} hasn't been delivered yet, so its items can't be "
+    "exchanged, but they can still be changed. Would you like me to change the items?",
+    OrderStatus.PENDING_ITEMS_MODIFIED: "Order {order} hasn't been delivered yet, and its "
+    "items were already changed once, so they can't be exchanged or changed again.",
+    OrderStatus.PROCESSED: "Order {order} is on its way. Once it arrives, its items can be "
+    "exchanged.",
+    OrderStatus.EXCHANGE_REQUESTED: "An exchange is already requested for order {order}: an "
+    "order is exchanged once.",
+    OrderStatus.RETURN_REQUESTED: "A return is requested for order {order}, so it can't be "
+    "exchanged as well.",
+    OrderStatus.CANCELLED: "Order {order} is cancelled, so there is nothing to exchange.",
+}
+"""Why an order that is not delivered cannot be exchanged, and what can be done."""
 WORDING = ConfirmationWording(
     done="requested", thing="an exchange", question=fixed("Shall I request this exchange?")
 )
-
-
 RULES = SwapRules(
     ExchangeResult,
     intro=EXCHANGE_INSTRUCTIONS,
     name="exchange",
     verb="exchange",
-    question=QUESTION,
+    question=fixed(
+        "Which items would you like to exchange, and for which version? An order can be "
+        "exchanged only once, so please tell me every item you'd like to exchange now."
+    ),
     wording=WORDING,
     swappable=OrderStatus.DELIVERED,
     swapped=OrderStatus.EXCHANGE_REQUESTED,
-    not_swappable=not_exchangeable_message,
+    not_swappable=NOT_EXCHANGEABLE,
+    # Returned or exchanged in another call while this caller was deciding.
+    changed_meanwhile={
+        ChangeRefusal.NOT_DELIVERED: "Order {order} can't be exchanged any more: a return or "
+        "an exchange was requested for it meanwhile."
+    },
+    not_found=not_found_message,
     same_variant_allowed=True,
     settled="That is settled once your items are back with us.",
-    status_refused=exchange_refused,
 )
+not_exchangeable_message = RULES.not_swappable_message
 
 
 class ExchangeTask(ItemSwapTask[ExchangeResult]):

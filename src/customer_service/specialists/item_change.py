@@ -18,18 +18,9 @@ from livekit.agents import RunContext
 from customer_service.call.confirmation import ConfirmationWording
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.item_swap_task import ItemSwapTask, swap_of_callers_order
-from customer_service.call.item_swaps import (
-    ItemSwapResult,
-    Swap,
-    SwapRules,
-)
+from customer_service.call.item_swaps import ItemSwapResult, Swap, SwapRules
 from customer_service.call.payment_methods import refund_timing, spoken_amount
-from customer_service.call.registration import (
-    PASS_ORDER_ID,
-    CallersOrderId,
-    Desk,
-    supervisor_tool,
-)
+from customer_service.call.registration import PASS_ORDER_ID, CallersOrderId, Desk, supervisor_tool
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN, PERSONA
 from customer_service.domain import Order, OrderStatus
@@ -52,66 +43,50 @@ class ItemChangeResult(ItemSwapResult):
     """The caller's confirmed change of units of one pending order."""
 
 
-def not_changeable_message(order_id: str, status: OrderStatus) -> str:
-    """Why the order's items cannot change, and what can be done instead."""
-    spaced = spoken_order_id(order_id)
-    if status is OrderStatus.PENDING_ITEMS_MODIFIED:
-        return (
-            f"The items of order {spaced} were already changed once, so they can't be "
-            f"changed again. {OFFER_HUMAN}"
-        )
-    if status is OrderStatus.DELIVERED:
-        return (
-            f"Order {spaced} has been delivered, so its items can't be changed any more, but "
-            "I can exchange them instead."
-        )
-    if status is OrderStatus.PROCESSED:
-        return (
-            f"Order {spaced} has already shipped, so its items can't be changed any more. "
-            "Once it arrives, they can be exchanged."
-        )
-    if status is OrderStatus.CANCELLED:
-        return f"Order {spaced} is cancelled, so its items can't be changed."
-    return f"Order {spaced} has been delivered, so its items can't be changed any more."
-
-
-def item_change_refused(order_id: str, refusal: ChangeRefusal) -> str | None:
-    if refusal in (ChangeRefusal.ORDER_NOT_FOUND, ChangeRefusal.CUSTOMER_NOT_FOUND):
-        return not_found_message(order_id)
-    # Changed, shipped or cancelled in another call while this caller was deciding.
-    if refusal is ChangeRefusal.ITEMS_ALREADY_CHANGED:
-        return not_changeable_message(order_id, OrderStatus.PENDING_ITEMS_MODIFIED)
-    if refusal is ChangeRefusal.NOT_PENDING:
-        return (
-            f"Order {spoken_order_id(order_id)} can't be changed any more: it was shipped "
-            f"or cancelled meanwhile. {OFFER_HUMAN}"
-        )
-    return None
-
-
-QUESTION = fixed(
-    "Which items would you like to change, and to which version? Please tell me every "
-    "item now: after this change, the order can't be changed again or cancelled."
+ALREADY_CHANGED = (
+    "The items of order {order} were already changed once, so they can't be changed again. "
+    f"{OFFER_HUMAN}"
 )
+NOT_CHANGEABLE = {
+    OrderStatus.PENDING_ITEMS_MODIFIED: ALREADY_CHANGED,
+    OrderStatus.DELIVERED: "Order {order} has been delivered, so its items can't be changed "
+    "any more, but I can exchange them instead.",
+    OrderStatus.PROCESSED: "Order {order} has already shipped, so its items can't be changed "
+    "any more. Once it arrives, they can be exchanged.",
+    OrderStatus.CANCELLED: "Order {order} is cancelled, so its items can't be changed.",
+    OrderStatus.RETURN_REQUESTED: "Order {order} has been delivered, so its items can't be "
+    "changed any more.",
+    OrderStatus.EXCHANGE_REQUESTED: "Order {order} has been delivered, so its items can't be "
+    "changed any more.",
+}
+"""Why the order's items cannot change, and what can be done instead."""
 WORDING = ConfirmationWording(
     done="changed", thing="the items", question=fixed("Shall I make this change?")
 )
-
-
 RULES = SwapRules(
     ItemChangeResult,
     intro=ITEM_CHANGE_INSTRUCTIONS,
     name="item_change",
     verb="change",
-    question=QUESTION,
+    question=fixed(
+        "Which items would you like to change, and to which version? Please tell me every "
+        "item now: after this change, the order can't be changed again or cancelled."
+    ),
     wording=WORDING,
     swappable=OrderStatus.PENDING,
     swapped=OrderStatus.PENDING_ITEMS_MODIFIED,
-    not_swappable=not_changeable_message,
+    not_swappable=NOT_CHANGEABLE,
+    # Changed, shipped or cancelled in another call while this caller was deciding.
+    changed_meanwhile={
+        ChangeRefusal.ITEMS_ALREADY_CHANGED: ALREADY_CHANGED,
+        ChangeRefusal.NOT_PENDING: "Order {order} can't be changed any more: it was shipped "
+        f"or cancelled meanwhile. {OFFER_HUMAN}",
+    },
+    not_found=not_found_message,
     same_variant_allowed=False,
     settled="That is settled as soon as you say yes.",
-    status_refused=item_change_refused,
 )
+not_changeable_message = RULES.not_swappable_message
 
 
 class ItemChangeTask(ItemSwapTask[ItemChangeResult]):
