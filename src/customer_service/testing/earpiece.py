@@ -125,10 +125,12 @@ class FakeSpeaker(AudioOutput):
         hold = self._hold
         if hold is None or hold.reached_at is None or self._current is None:
             return  # nothing held: the line begins over whatever plays
-        self._hold = None
-        # The position stood at the held point from when it reached it until `at`.
+        # The position stood at the held point from when it was due there (the timer
+        # that marked it may have run late) until `at`.
         assert self._started_at is not None
-        held = max(0.0, at - hold.reached_at)
+        due_at = self._started_at + self._paused_for + self._pushed - self._withheld()
+        held = max(0.0, at - due_at)
+        self._hold = None
         self._started_at += held
         self._current.held_for_caller += held
         self._current.waiting_for_caller = False
