@@ -4,14 +4,19 @@ transcripts of real sound."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from benchmarks.tau2.data import DEFAULT_DB, load_json
 from livekit import rtc
 from livekit.agents import stt
 
-from customer_service.pipeline import load_vad
+from customer_service.pipeline import listen_for_the_store, load_vad
 from customer_service.pipeline.local_stt import LocalSTT
 from customer_service.pipeline.local_tts import LocalTTS
 from customer_service.pipeline.local_vocabulary import CallVocabulary, spoken_words
+from customer_service.store import Store
 from customer_service.store.seed import DEMO_CUSTOMERS
+from customer_service.testing import sqlite_url
 from customer_service.testing.local_speech import CALLER_VOICE, brown_noise
 
 
@@ -45,6 +50,28 @@ def test_the_vocabulary_holds_only_words_the_recogniser_can_hear() -> None:
         line.split()[0].split("(")[0] for line in vocabulary.dictionary().splitlines()
     }
     assert dictionary_words == vocabulary.words()
+
+
+async def test_the_recogniser_listens_for_the_store_it_runs_on(tmp_path: Path) -> None:
+    # A τ²-bench customer and product, imported as `import-tau2` does: in no demo data.
+    tau2 = load_json(DEFAULT_DB)
+    only_here = {
+        "users": {"noah_brown_6181": tau2["users"]["noah_brown_6181"]},
+        "products": {"9523456873": tau2["products"]["9523456873"]},  # the T-shirt
+        "orders": {},
+    }
+    recogniser = LocalSTT(vad=load_vad())
+    try:
+        url = sqlite_url(tmp_path / "store.sqlite3")
+        async with await Store.open(url, migrate=True, seed_demo_data=False) as store:
+            await store.import_tau2(only_here)
+            await listen_for_the_store(recogniser, store)
+        heard = recogniser.vocabulary.words()
+    finally:
+        await recogniser.aclose()
+    # The customer's name, street and city; the product's options ("crew neck", "purple").
+    assert {"noah", "brown", "sunset", "denver", "crew", "neck", "polyester", "purple"} <= heard
+    assert "jordan" not in heard  # the demo customers are not in this store
 
 
 async def test_the_local_voice_speaks_at_the_rate_asked_for() -> None:
