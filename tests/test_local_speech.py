@@ -67,11 +67,16 @@ async def test_the_recogniser_listens_for_the_store_it_runs_on(tmp_path: Path) -
             await store.import_tau2(only_here)
             await listen_for_the_store(recogniser, store)
         heard = recogniser.vocabulary.words()
+        # And heard said aloud, in the caller's voice.
+        caller = LocalTTS(voice=CALLER_VOICE, sample_rate=24000)
+        said = await caller.synthesize("my name is Noah Brown").collect()
+        recognised = await recogniser.recognize(said)
     finally:
         await recogniser.aclose()
     # The customer's name, street and city; the product's options ("crew neck", "purple").
     assert {"noah", "brown", "sunset", "denver", "crew", "neck", "polyester", "purple"} <= heard
     assert "jordan" not in heard  # the demo customers are not in this store
+    assert "noah brown" in recognised.alternatives[0].text
 
 
 async def test_the_local_voice_speaks_at_the_rate_asked_for() -> None:
