@@ -268,8 +268,8 @@ class FakeSpeaker(AudioOutput):
         self._pushed, self._flushed, self._paused_for = 0.0, False, 0.0
         self._started_at = None
         self._syntheses = []
-        if self._hold is not None and self._hold.reached_at is not None:
-            self._hold = None  # cut off while held: the hold was for this speech
+        if self._hold is not None and speech is not None and self._hold.matches(speech):
+            self._hold = None  # the speech it was for has ended (cut off before it)
         if speech is not None:
             speech.waiting_for_caller = False
             speech.played, speech.ended, speech.interrupted = position, True, interrupted
