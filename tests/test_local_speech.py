@@ -109,13 +109,28 @@ async def test_the_recogniser_hears_digits_and_a_yes_with_interim_transcripts() 
     ]
     # Two turns, each heard whole: the yes exactly, the digits at most one word off (on
     # a busy machine Silero cuts the line a little differently, and "one" can become
-    # the vocabulary's "want").
+    # the vocabulary's "want", or a short word slip in between two digits).
     digits, yes = finals
     said = ["one", "zero", "zero", "one", "zero", "two"]
-    assert sum(a == b for a, b in zip(digits.split(), said, strict=False)) >= len(said) - 1
+    assert _words_off(digits.split(), said) <= 1, digits
     assert yes == "yes please"
     assert any(event.type == stt.SpeechEventType.INTERIM_TRANSCRIPT for event in events)
     await recogniser.aclose()
+
+
+def _words_off(heard: list[str], said: list[str]) -> int:
+    """Words missed, added or heard wrong (the word edit distance)."""
+    previous = list(range(len(said) + 1))
+    for row, word in enumerate(heard, start=1):
+        current = [row]
+        for column, expected in enumerate(said, start=1):
+            current.append(
+                min(
+                    previous[column] + 1, current[-1] + 1, previous[column - 1] + (word != expected)
+                )
+            )
+        previous = current
+    return previous[-1]
 
 
 def test_line_noise_is_seeded_and_at_unit_level() -> None:
