@@ -20,11 +20,12 @@ from typing import Any
 import pytest
 from livekit.agents.llm import LLM
 
+from customer_service.call.heard import ANSWER_OVERLAP_S
 from customer_service.call.state import CallerLine
 from customer_service.offline_llm import OfflineLLM
 from customer_service.settings import Settings
 from customer_service.specialists.consent import ConsentTopic
-from customer_service.testing.caller_audio import AgentSpeech
+from customer_service.testing.earpiece import AgentSpeech
 from customer_service.testing.voice import (
     AgentEndsIn,
     AgentFinishes,
@@ -145,6 +146,11 @@ QUESTIONS = {
 
 NOISE = ""
 """A line with no words: heard on the line, never transcribed."""
+OVER_THE_END = ANSWER_OVERLAP_S + 0.05
+"""Seconds before the question's end a sound begun over its last words starts: more than
+an answer may overlap it (`ANSWER_OVERLAP_S`), and too soon before the end for the
+speech that interrupts (0.5 s, whose last frame is sent 0.4 s after the first) to
+pause it. The question is held there until the sound begins (`AgentEndsIn`)."""
 
 
 def noise_then_yes(question: Question, where: str) -> list[Line]:
@@ -163,7 +169,7 @@ def noise_then_yes(question: Question, where: str) -> list[Line]:
         noise = Utterance(NOISE, after=AgentSays(question.opening), delay=0.3, duration=0.7)
     elif where == "over its end":
         # Begun over its last word, too soon before the end to pause it, and on after it.
-        noise = Utterance(NOISE, after=AgentEndsIn(question.late_words, 0.4), duration=0.8)
+        noise = Utterance(NOISE, after=AgentEndsIn(question.late_words, OVER_THE_END), duration=0.8)
         yes = Utterance(question.answer, after=Immediately(), delay=0.7)
     elif where == "just after":
         noise = Utterance(NOISE, after=AgentFinishes(question.closing), delay=0.1, duration=0.4)
@@ -260,7 +266,7 @@ async def test_a_yes_begun_over_the_end_of_the_question_still_does_not_count(
     caller = [
         *question.lead_up,
         *([noise] if on_the_line == "noise" else []),
-        Utterance(question.answer, after=AgentEndsIn(question.late_words, 0.4)),
+        Utterance(question.answer, after=AgentEndsIn(question.late_words, OVER_THE_END)),
     ]
     async with voice_call_session(question.model(), caller, settings=settings) as call:
         call.state.learn_line(question.line)

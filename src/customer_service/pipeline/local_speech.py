@@ -6,16 +6,17 @@ the call (the offline model).
 
 from __future__ import annotations
 
+import asyncio
+
 from livekit.agents.vad import VAD
 
 from customer_service.pipeline.espeak import ESpeakVoice
 from customer_service.pipeline.local_stt import LOCAL_STT_MODEL, LocalSTT
 from customer_service.pipeline.local_tts import LOCAL_TTS_MODEL, LocalTTS
-from customer_service.pipeline.local_vocabulary import CallVocabulary
+from customer_service.pipeline.local_vocabulary import store_vocabulary
 from customer_service.pipeline.providers import LOCAL_PROVIDER, PipelineError, is_local
 from customer_service.settings import Settings
 from customer_service.store import Store
-from customer_service.store.seed import DEMO_CUSTOMERS
 
 __all__ = [
     "LOCAL_PROVIDER",
@@ -51,11 +52,8 @@ def local_tts(settings: Settings) -> LocalTTS:
 
 
 async def listen_for_the_store(stt: object, store: Store) -> None:
-    """Tells a local recogniser what callers of `store` say: its products, and the demo
-    customers it holds. Any other recogniser is left as it is."""
-    if not isinstance(stt, LocalSTT):
-        return
-    vocabulary = CallVocabulary(product.name for product in await store.products())
-    held = [c for c in DEMO_CUSTOMERS if await store.get_customer(c.customer_id) is not None]
-    vocabulary.add_customers(held)
-    stt.expect(vocabulary)
+    """Tells a local recogniser what callers of `store` say (`store_vocabulary`: its
+    catalog and its customers). Any other recogniser is left as it is."""
+    if isinstance(stt, LocalSTT):
+        vocabulary = await store_vocabulary(store)
+        await asyncio.to_thread(stt.expect, vocabulary)  # its language model, written out

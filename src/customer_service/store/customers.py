@@ -146,6 +146,13 @@ class CustomerStore(StoreCore):
             rows = await session.scalars(statement)
             return [customer_from_row(row) for row in rows]
 
+    async def customers(self, *, limit: int) -> list[Customer]:
+        """The first `limit` customers by id: what a caller of this store may be (the
+        local recogniser listens for their names and addresses)."""
+        statement = select(CustomerRow).order_by(CustomerRow.customer_id).limit(limit)
+        async with self._session("list customers") as session:
+            return [customer_from_row(row) for row in await session.scalars(statement)]
+
     async def get_customer(self, customer_id: str) -> Customer | None:
         async with self._session("read a customer") as session:
             row = await session.get(CustomerRow, customer_id)

@@ -8,7 +8,8 @@ a cue, something the agent does:
 - `AgentStarts(n)`, `AgentEnds(n)`: the agent's n-th stretch of speech (1 is the
   greeting) begins to play, or stops (played out or cut off).
 - `AgentSays(words)`: the caller has heard these words (spoken after the cue began).
-- `AgentEndsIn(words, s)`: s seconds before the end of the speech holding `words`.
+- `AgentEndsIn(words, s)`: s seconds before the end of the speech that says `words`
+  (held there until the line sounds).
 - `AgentFinishes(words)`: the speech holding `words` has stopped playing (its words can
   reach the caller well before its audio ends on a busy machine: a line meant to follow
   the speech waits for its end, not for its words and a pause).
@@ -27,10 +28,13 @@ import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
+
+from livekit.agents.tts import TTS
 
 from customer_service.call.wording import FILLERS as HOLDING_PHRASES
-from customer_service.testing.caller_audio import AgentSpeech
+from customer_service.testing.earpiece import AgentSpeech, FakeSpeaker
+from customer_service.testing.speech_models import FakeTTS
 
 __all__ = [
     "AgentDone",
@@ -59,6 +63,8 @@ class CallView(Protocol):
 
     started_at: float
     """Loop time the call was answered."""
+    speaker: FakeSpeaker
+    tts: TTS[Any]
 
     @property
     def speeches(self) -> list[AgentSpeech]: ...
@@ -153,21 +159,40 @@ class AgentSays(Cue):
         await call.until(lambda: wanted in _normalized(call.heard[since.heard :]))
 
 
+def synthesised(call: CallView, speech: AgentSpeech) -> list[str]:
+    """The texts `speech`'s audio was synthesised from, by the timed fakes' voice."""
+    if not isinstance(call.tts, FakeTTS):
+        raise TypeError("only the timed fakes' voice tells which text a speech says")
+    texts = call.tts.texts
+    return [texts[number - 1] for number in speech.syntheses if number <= len(texts)]
+
+
 @dataclass(frozen=True, slots=True)
 class AgentEndsIn(Cue):
-    """`seconds` before the end of the agent's speech in which the caller has heard
-    `words`: a line begun over its last words. The speech must play on unpaused from
-    those words to its end, and they must come earlier than `seconds` before it."""
+    """`seconds` before the end of the agent's speech that says `words`: a line begun
+    over its last words. The speech stops there until the line sounds, and then plays
+    its last `seconds` (`FakeSpeaker.hold_before_end`): on a busy machine the script may
+    run late, never the line. The speech is known by the texts its audio was made from
+    (the timed fakes' voice), not by its words reaching the caller, which can come after
+    its end. `words` must come earlier than `seconds` before the end."""
 
     words: str
     seconds: float
 
     async def wait(self, call: CallView, since: Moment) -> None:
-        await AgentSays(self.words).wait(call, since)
-        speech = call.speeches[-1]
-        held = sum(resumed - paused for paused, resumed in speech.pauses if resumed)
-        ends_at = speech.began_at + speech.length + held + speech.waited_for_audio
-        await call.until(lambda: False, deadline=ends_at - call.real(self.seconds))
+        wanted = _normalized(self.words)
+
+        def says_them(speech: AgentSpeech) -> bool:
+            return any(wanted in _normalized(text) for text in synthesised(call, speech))
+
+        call.speaker.hold_before_end(call.real(self.seconds), says_them)
+
+        def held() -> bool:
+            # It may have begun before the cue (the caller's previous line over it).
+            recent = call.speeches[max(0, since.speeches - 1) :]
+            return any(says_them(it) and (it.waiting_for_caller or it.ended) for it in recent)
+
+        await call.until(held)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,10 +1,15 @@
 """Speech models that listen to `FakeMicrophone` frames as real ones listen to sound.
 
-- `FakeVAD` hears speech in any frame that is not silent, with Silero's timing rules.
+- `FakeVAD` hears speech in any frame that is not silent, with Silero's timing rules,
+  and reports how late it heard each frame (its `inference_duration`, by which the
+  framework dates the caller's speech back): a session that falls behind on a busy
+  machine still dates the caller's words where the microphone sent them.
 - `FakeSTT` transcribes only the frames that reach it marked with the caller's words:
   frames the framework replaces with silence (while the agent speaks uninterruptibly,
   or during its echo warm-up) are not transcribed, as on a real call.
-- `FakeTTS` turns text into silence as long as the words take to say.
+- `FakeTTS` turns text into near silence as long as the words take to say, each
+  sample of the n-th text synthesised marked n, so the earpiece knows which text a
+  speech's audio came from (`earpiece.AgentSpeech.syntheses`).
 
 Durations here are real seconds.
 """
@@ -20,7 +25,13 @@ from livekit.agents import APIConnectOptions, LanguageCode, stt, tts, utils, vad
 from livekit.agents.types import DEFAULT_API_CONNECT_OPTIONS, NOT_GIVEN, NotGivenOr
 from livekit.agents.utils.audio import AudioBuffer
 
-from customer_service.testing.caller_audio import SAMPLE_RATE, SPEECH_KEY, CallerSpeech, is_voiced
+from customer_service.testing.caller_audio import (
+    FRAME_AT_KEY,
+    SAMPLE_RATE,
+    SPEECH_KEY,
+    CallerSpeech,
+    is_voiced,
+)
 
 __all__ = ["FakeSTT", "FakeTTS", "FakeVAD"]
 
@@ -48,6 +59,7 @@ class _FakeVADStream(vad.VADStream):
         self._quiet_run = 0.0  # consecutive silent audio
         self._elapsed = 0.0
         self._samples = 0
+        self._late = 0.0  # how long after its audio ended the frame heard was read
         super().__init__(detector)
 
     async def _main_task(self) -> None:
@@ -60,6 +72,12 @@ class _FakeVADStream(vad.VADStream):
 
     def _listen(self, frame: rtc.AudioFrame) -> None:
         seconds = frame.duration
+        sent_at = frame.userdata.get(FRAME_AT_KEY)
+        self._late = (
+            0.0
+            if not isinstance(sent_at, float)
+            else max(0.0, asyncio.get_running_loop().time() - sent_at - seconds)
+        )
         self._elapsed += seconds
         self._samples += frame.samples_per_channel
         if self._speaking:
@@ -93,6 +111,7 @@ class _FakeVADStream(vad.VADStream):
                 speaking=self._speaking,
                 raw_accumulated_speech=self._sound_run,
                 raw_accumulated_silence=self._quiet_run,
+                inference_duration=self._late,
             )
         )
 
@@ -213,8 +232,9 @@ class _FakeSTTStream(stt.RecognizeStream):
 
 
 class FakeTTS(tts.TTS[Never]):
-    """Text-to-speech that says every text as silence, `seconds_per_word` per word, its
-    first audio `first_audio_delay` seconds after it was asked for."""
+    """Text-to-speech that says every text as near silence, `seconds_per_word` per word,
+    its first audio `first_audio_delay` seconds after it was asked for; every sample of
+    the n-th text is n, the mark the earpiece reads."""
 
     def __init__(self, *, seconds_per_word: float = 0.4, first_audio_delay: float = 0.0) -> None:
         super().__init__(
@@ -249,14 +269,22 @@ class FakeTTS(tts.TTS[Never]):
         self.texts.append(text)
         self.started.append(asyncio.get_running_loop().time())
         seconds = len(text.split()) * self.seconds_per_word
-        return _SilentSpeech(self, text=text, seconds=seconds, conn_options=conn_options)
+        mark = len(self.texts).to_bytes(2, "little", signed=True)
+        return _SilentSpeech(self, text=text, seconds=seconds, mark=mark, conn_options=conn_options)
 
 
 class _SilentSpeech(tts.ChunkedStream):
     def __init__(
-        self, voice: FakeTTS, *, text: str, seconds: float, conn_options: APIConnectOptions
+        self,
+        voice: FakeTTS,
+        *,
+        text: str,
+        seconds: float,
+        mark: bytes,
+        conn_options: APIConnectOptions,
     ) -> None:
         self._samples = round(seconds * voice.sample_rate)
+        self._mark = mark
         self._voice = voice
         super().__init__(tts=voice, input_text=text, conn_options=conn_options)
 
@@ -273,10 +301,10 @@ class _SilentSpeech(tts.ChunkedStream):
             frame_size_ms=20,
         )
         if self._voice.hold_halfway is None:
-            output_emitter.push(b"\x00\x00" * self._samples)
+            output_emitter.push(self._mark * self._samples)
         else:
             first_half = self._samples // 2
-            output_emitter.push(b"\x00\x00" * first_half)
+            output_emitter.push(self._mark * first_half)
             await self._voice.hold_halfway(self.input_text)
-            output_emitter.push(b"\x00\x00" * (self._samples - first_half))
+            output_emitter.push(self._mark * (self._samples - first_half))
         output_emitter.flush()

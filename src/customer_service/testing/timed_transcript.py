@@ -16,7 +16,7 @@ from typing import Protocol
 
 from livekit.agents.llm import ChatItem, ChatMessage, FunctionCall, FunctionCallOutput
 
-from customer_service.testing.caller_audio import AgentSpeech
+from customer_service.testing.earpiece import AgentSpeech
 
 __all__ = [
     "CallClock",
@@ -96,6 +96,9 @@ def _agent_row(clock: CallClock, speech: AgentSpeech) -> str:
     ]
     if speech.waited_for_audio:
         notes.append(f"waited {speech.waited_for_audio * clock.speed:.2f} s for audio")
+    if speech.held_for_caller:
+        held = speech.held_for_caller * clock.speed
+        notes.append(f"held {held:.2f} s before its last words for the caller's line")
     if not speech.ended:
         notes.append("still playing")
     elif speech.interrupted:

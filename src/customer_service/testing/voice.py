@@ -18,12 +18,11 @@ heard of a reply that was cut off.
         assert call.speech(2).interrupted  # cut off by the second line
         assert call.messages("assistant")[1].interrupted
 
-`call.say(text)` speaks one line now, as a simulated user's is. `speech=` replaces the
-fakes and the microphone (`local_speech`): real speech hearing real sound, at speed 1.
+`call.say(text)` speaks one line now. `speech=` replaces the fakes and the microphone
+(`local_speech`): real speech hearing real sound, at speed 1.
 
-Time: every duration in a script is in script seconds, seconds of the call as a caller
-would live it. The call runs `speed` times faster (10 by default), so never measure
-wall-clock time; cue lines on what the agent does instead (`script` lists the cues).
+Time: a script's durations are seconds of the call as a caller would live it; the call
+runs `speed` times faster (10 by default): cue lines on what the agent does (`script`).
 
 The session runs as in a room, with the framework's default turn handling and timers on
 the script's clock (`voice_timing`): speech must last 0.5 s to interrupt the agent,
@@ -58,7 +57,7 @@ from customer_service.settings import Settings, get_settings
 from customer_service.store import Store
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import open_demo_store, scratch_database
-from customer_service.testing.caller_audio import AgentSpeech, FakeSpeaker, HeardWords
+from customer_service.testing.earpiece import AgentSpeech, FakeSpeaker, HeardWords
 from customer_service.testing.latency import LatencyModel, SlowLLM
 from customer_service.testing.script import (
     RESPONSE_PAUSE,
@@ -140,6 +139,7 @@ class VoiceCall:
         self._agent = agent or (lambda _state: CustomerServiceAgent())
         self.microphone = speech.microphone
         self.speaker = FakeSpeaker(on_change=self._notify)
+        self.microphone.on_sound = self.speaker.caller_sounds  # a held speech plays on
         self.tts = speech.tts
         self.session = build_session(
             settings,
