@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 
 import pytest
+from livekit.agents import ConversationItemAddedEvent, llm
+from livekit.agents.llm import AgentHandoff
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -39,14 +41,12 @@ from support.conversation import (
     tool_outputs,
 )
 from support.own_tests import OfflineChat
-from support.scripted_llm import ORDER_LOOKUP_TOOLS, Call, ScriptedLLM
+from support.scripted_llm import ORDER_LOOKUP_TOOLS, Call, ScriptedLLM, Say
 from support.scripted_llm import relay_tool_output as relay
 
 
 async def test_prefilled_number_is_not_asked_for_again(settings: Settings) -> None:
-    model = ScriptedLLM(
-        [Call("lookup_order", {"order_id": "100101"}), check_identity(JORDAN), relay]
-    )
+    model = ScriptedLLM([Call("lookup_order", {"order_id": "100101"}), check_identity(JORDAN)])
     async with call_session(model, settings=settings) as session:
         await session.run(user_input="Where is my order 100101?")
         result = await session.run(user_input=JORDAN_SAYS)
@@ -64,9 +64,79 @@ async def test_prefilled_number_is_not_asked_for_again(settings: Settings) -> No
         assert OPENING_QUESTION not in agent_lines(session)
         assert session.userdata.disclosed_order_ids == ["100101"]
         assert "order_disclosed" in await audit_kinds(session)
-    # Routing, the identity check, and the reply: no specialist turn asks for the number.
-    assert len(model.turns) == 3
+    # Routing and the identity check: no specialist turn asks for the number, and the
+    # status is said by code.
+    assert len(model.turns) == 2
     assert not any(turn.offers(ORDER_LOOKUP_TOOLS) for turn in model.turns)
+
+
+STATUS_OF_100101 = (
+    "has shipped with UPS, tracking number 1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4. It "
+    "contains"
+)
+"""What the caller hears of order 100101's progress: stored text without its quotes."""
+
+
+async def test_status_said_up_front_follows_the_hand_back_with_no_model_request(
+    settings: Settings,
+) -> None:
+    follow_up = "It left the warehouse on the date it was placed."
+    model = ScriptedLLM(
+        [Call("lookup_order", {"order_id": "100101"}), check_identity(JORDAN), Say(follow_up)]
+    )
+    requests_at: dict[str, int] = {}
+
+    def on_item(event: ConversationItemAddedEvent) -> None:
+        item = event.item
+        if isinstance(item, AgentHandoff) and item.new_agent_id == "customer_service_agent":
+            requests_at["hand-back"] = len(model.turns)
+        elif isinstance(item, llm.ChatMessage) and STATUS_OF_100101 in (item.text_content or ""):
+            requests_at["status"] = len(model.turns)
+
+    async with call_session(model, settings=settings) as session:
+        session.on("conversation_item_added", on_item)
+        await session.run(user_input=f"{JORDAN_SAYS}. Where is my order 100101?")
+        # The supervisor's request and the identity specialist's: none after the hand-back.
+        assert requests_at == {"hand-back": 2, "status": 2}
+        status = agent_lines(session)[-1]
+        assert status.startswith("Order 1 0 0, 1 0 1,")
+        assert status.endswith(wording.ANYTHING_ELSE)
+        assert '"' not in status
+
+        # A question about the order goes to the model, the status in its history as data.
+        answer = await session.run(user_input="When did it leave the warehouse?")
+        said = answer.expect.next_event().is_message(role="assistant").event().item
+        assert said.text_content == follow_up
+        asked = model.turns[-1]
+        assert asked.offers(frozenset({"lookup_order"}))
+        (seen,) = [
+            item.output
+            for item in asked.chat_ctx.items
+            if isinstance(item, llm.FunctionCallOutput) and item.name == "lookup_order"
+        ]
+        assert 'has shipped with "UPS"' in seen
+    assert model.steps_left == 0
+
+
+async def test_status_said_by_code_names_no_carrier_the_order_lacks(
+    settings: Settings, demo_database_url: str
+) -> None:
+    # τ²-bench's shipped orders have no carrier on record.
+    async with (
+        await Store.open(demo_database_url) as store,
+        AsyncSession(store.engine) as session,
+        session.begin(),
+    ):
+        await session.execute(
+            update(OrderRow).where(OrderRow.order_id == "100101").values(carrier=None)
+        )
+    model = ScriptedLLM([Call("lookup_order", {"order_id": "100101"}), check_identity(JORDAN)])
+    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
+        await session.run(user_input=f"{JORDAN_SAYS}. Where is my order 100101?")
+        status = agent_lines(session)[-1]
+    assert "has shipped, tracking number 1 Z 9," in status
+    assert "UPS" not in status
+    assert " with " not in status.partition("It contains")[0]
 
 
 @pytest.mark.parametrize("spoken", ["one zero zero one zero two", "100-102", "1 0 0, 1 0 2"])
@@ -243,10 +313,8 @@ async def test_that_order_is_the_one_just_read_out(settings: Settings) -> None:
         [
             Call("lookup_order", {"order_id": "100102"}),
             check_identity(JORDAN),
-            relay,
             Call("lookup_order"),
             Call("choose_order", {"choice": "that order"}),
-            relay,
         ]
     )
     async with call_session(model, settings=settings) as session:

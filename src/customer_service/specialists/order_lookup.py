@@ -6,7 +6,7 @@ from collections.abc import Coroutine
 from textwrap import dedent
 from typing import Any
 
-from livekit.agents import RunContext, ToolError, function_tool
+from livekit.agents import RunContext, ToolError, ToolResult, function_tool
 from livekit.agents.llm import ChatContext, FunctionTool, ToolFlag
 from livekit.agents.types import NOT_GIVEN, NotGivenOr
 
@@ -30,7 +30,7 @@ from customer_service.call.registration import (
 from customer_service.call.run_check_write import well_formed
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallerLine, CallState
-from customer_service.call.wording import OFFER_HUMAN, PERSONA
+from customer_service.call.wording import ANYTHING_ELSE, OFFER_HUMAN, PERSONA, unquoted
 from customer_service.domain import Order
 from customer_service.order_choice import (
     NOTHING_FITS,
@@ -369,8 +369,20 @@ def disclosed(state: CallState, order: OrderLookupResult) -> str:
 )
 async def lookup_order(
     desk: Desk, context: RunContext[CallState], order_id: CallersOrderId = None
-) -> str:
+) -> ToolResult:
     """Look up one of the caller's orders: status, contents, tracking, delivery."""
     state = context.userdata
     _, order = await desk.callers_order(state, order_id, disclosing=True)
-    return disclosed(state, order)
+    return status_said(context, disclosed(state, order))
+
+
+def status_said(context: RunContext[CallState], status: str) -> ToolResult:
+    """The order's status (`disclosed`), said by code as soon as it is read: no model
+    request stands between the store's read and the caller's answer. The model keeps it
+    in its history, stored text quoted as data, for what the caller asks next, and is
+    asked for no reply of its own. When the caller's words cut off the reply this tool
+    ran in, `guarded` says the same words once the framework has them
+    (`late_results.say_if_cut_off`), so they are said once either way."""
+    if not context.speech_handle.interrupted:
+        say(context.session, f"{unquoted(status)} {ANYTHING_ELSE}")
+    return ToolResult(status, reply_required=False)
