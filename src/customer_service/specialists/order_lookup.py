@@ -6,7 +6,7 @@ from collections.abc import Coroutine
 from textwrap import dedent
 from typing import Any
 
-from livekit.agents import RunContext, ToolError, ToolResult, function_tool
+from livekit.agents import RunContext, ToolError, function_tool
 from livekit.agents.llm import ChatContext, FunctionTool, ToolFlag
 from livekit.agents.types import NOT_GIVEN, NotGivenOr
 
@@ -30,7 +30,7 @@ from customer_service.call.registration import (
 from customer_service.call.run_check_write import well_formed
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallerLine, CallState
-from customer_service.call.wording import ANYTHING_ELSE, OFFER_HUMAN, PERSONA, unquoted
+from customer_service.call.wording import OFFER_HUMAN, PERSONA, unquoted
 from customer_service.domain import Order
 from customer_service.order_choice import (
     NOTHING_FITS,
@@ -369,20 +369,22 @@ def disclosed(state: CallState, order: OrderLookupResult) -> str:
 )
 async def lookup_order(
     desk: Desk, context: RunContext[CallState], order_id: CallersOrderId = None
-) -> ToolResult:
+) -> str:
     """Look up one of the caller's orders: status, contents, tracking, delivery."""
     state = context.userdata
     _, order = await desk.callers_order(state, order_id, disclosing=True)
     return status_said(context, disclosed(state, order))
 
 
-def status_said(context: RunContext[CallState], status: str) -> ToolResult:
+def status_said(context: RunContext[CallState], status: str) -> str:
     """The order's status (`disclosed`), said by code as soon as it is read: no model
-    request stands between the store's read and the caller's answer. The model keeps it
-    in its history, stored text quoted as data, for what the caller asks next, and is
-    asked for no reply of its own. When the caller's words cut off the reply this tool
-    ran in, `guarded` says the same words once the framework has them
-    (`late_results.say_if_cut_off`), so they are said once either way."""
+    request stands between the store's read and the caller's answer. The model still
+    gets it, stored text quoted as data, for what the caller asks next; its reply to it
+    keeps only its tool calls (the caller's next request in the same line), or is the
+    closing question (`FirstWords.result_said`). When the caller's words cut off the
+    reply this tool ran in, no reply follows, and `guarded` says the same words once the
+    framework has them (`late_results.say_if_cut_off`)."""
     if not context.speech_handle.interrupted:
-        say(context.session, f"{unquoted(status)} {ANYTHING_ELSE}")
-    return ToolResult(status, reply_required=False)
+        say(context.session, unquoted(status))
+        context.userdata.first_words.result_said(context.function_call.call_id)
+    return status
