@@ -41,7 +41,7 @@ from support.conversation import (
     tool_outputs,
 )
 from support.own_tests import OfflineChat
-from support.scripted_llm import ORDER_LOOKUP_TOOLS, Call, ScriptedLLM, Say
+from support.scripted_llm import ORDER_LOOKUP_TOOLS, Call, Say, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
 
@@ -74,8 +74,7 @@ async def test_prefilled_number_is_not_asked_for_again(settings: Settings) -> No
 
 
 STATUS_OF_100101 = (
-    "has shipped with UPS, tracking number 1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4. It "
-    "contains"
+    "has shipped with UPS, tracking number 1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4. It contains"
 )
 """What the caller hears of order 100101's progress: stored text without its quotes."""
 
@@ -164,7 +163,9 @@ async def test_status_said_by_code_names_no_carrier_the_order_lacks(
         await session.execute(
             update(OrderRow).where(OrderRow.order_id == "100101").values(carrier=None)
         )
-    model = ScriptedLLM([Call("lookup_order", {"order_id": "100101"}), check_identity(JORDAN), relay])
+    model = ScriptedLLM(
+        [Call("lookup_order", {"order_id": "100101"}), check_identity(JORDAN), relay]
+    )
     async with call_session(model, settings=settings, database_url=demo_database_url) as session:
         await session.run(user_input=f"{JORDAN_SAYS}. Where is my order 100101?")
         status = agent_lines(session)[-2]

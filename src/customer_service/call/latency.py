@@ -22,8 +22,9 @@ words) gets no filler: it is the answer, and its synthesis takes less than any f
 would. A tool that says its result itself (an order's status) notes it
 (`result_said`): the model's reply to that result keeps only its tool calls (a second
 request in the caller's line), and without one is the closing question, so the result
-is never said twice and no model request stands before it. A filler is said on a voice line only, once per caller turn, and only while
-nothing has sounded since the caller began to speak.
+is never said twice and no model request stands before it. A filler is said on a voice
+line only, once per caller turn, and only while nothing has sounded since the caller
+began to speak.
 
 A tool that waits on the store (or anything but the caller) past `SLOW_STEP_NOTICE_S`
 has the caller hear `ONE_MOMENT`, once per step. While a specialist runs it speaks for
