@@ -30,7 +30,10 @@ def test_piped_chat_command_tells_the_caller_the_order_shipped(tmp_path: Path) -
         "has shipped with UPS, tracking number 1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4" in lines[5]
     )
     # Input that runs out ends the call as Ctrl-D at the prompt does.
-    assert lines[6:] == ["Agent: Thank you for calling. Goodbye!"]
+    assert lines[6:] == [
+        "Agent: Is there anything else I can help you with?",
+        "Agent: Thank you for calling. Goodbye!",
+    ]
     # The default store was created under the (temporary) home directory.
     assert (tmp_path / ".local/share/customer-service-agent/store.sqlite3").is_file()
 

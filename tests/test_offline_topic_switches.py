@@ -4,7 +4,7 @@ takes the new request."""
 
 from __future__ import annotations
 
-from customer_service.call.wording import BOUND_APOLOGY, WELCOME
+from customer_service.call.wording import ANYTHING_ELSE, BOUND_APOLOGY, WELCOME
 from customer_service.offline_llm import OfflineLLM
 from customer_service.settings import RecordingConsent, Settings
 from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
@@ -66,9 +66,9 @@ async def test_a_new_request_instead_of_answering_the_text_offer(demo_database_u
             "that's all, bye",
         )
     ).agent
-    assert said[-3] == CONSENT_WORDING[SMS].question
-    assert said[-2].startswith("Order 1 0 0, 1 0 1, placed on")
-    assert said[-1] == GOODBYE
+    assert said[-4] == CONSENT_WORDING[SMS].question
+    assert said[-3].startswith("Order 1 0 0, 1 0 1, placed on")
+    assert said[-2:] == [ANYTHING_ELSE, GOODBYE]
     assert (await stored_order(demo_database_url, "100102")).shipping_address == (
         MARKET_STREET_SUITE_5
     )

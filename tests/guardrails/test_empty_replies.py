@@ -51,21 +51,20 @@ async def test_an_empty_specialist_reply_says_something_and_the_specialist_goes_
         assert agent_lines(session)[-1] == SAY_AGAIN
         assert session.userdata.verified_customer is None
         await session.run(user_input=JORDAN_SAYS)
-        assert agent_lines(session)[-1].startswith("Order 1 0 0, 1 0 1")
+        # The status, said by code, then the closing question.
+        assert agent_lines(session)[-2].startswith("Order 1 0 0, 1 0 1")
     assert not model.overran
 
 
 async def test_an_empty_reply_to_a_tool_result_asks_the_model_once_more(
     settings: Settings,
 ) -> None:
-    # The caller was clear and the lookup ran: the result is said, not "say that again".
-    model = ScriptedLLM(
-        [Call("lookup_order", {"order_id": "100101"}), check_identity(JORDAN), EMPTY, relay]
-    )
+    # The caller was clear and the check ran: the result is said, not "say that again".
+    model = ScriptedLLM([Call("verify_identity"), check_identity(JORDAN), EMPTY, relay])
     async with call_session(model, settings=settings) as session:
-        await session.run(user_input="Where is my order 100101?")
+        await session.run(user_input="Can you verify me?")
         await session.run(user_input=JORDAN_SAYS)
-        assert agent_lines(session)[-1].startswith("Order 1 0 0, 1 0 1")
+        assert agent_lines(session)[-1].endswith("you are verified.")
         assert SAY_AGAIN not in agent_lines(session)
     assert not model.overran
 
@@ -73,11 +72,9 @@ async def test_an_empty_reply_to_a_tool_result_asks_the_model_once_more(
 async def test_a_second_empty_reply_to_a_tool_result_is_not_silence(
     settings: Settings,
 ) -> None:
-    model = ScriptedLLM(
-        [Call("lookup_order", {"order_id": "100101"}), check_identity(JORDAN), EMPTY, BLANK]
-    )
+    model = ScriptedLLM([Call("verify_identity"), check_identity(JORDAN), EMPTY, BLANK])
     async with call_session(model, settings=settings) as session:
-        await session.run(user_input="Where is my order 100101?")
+        await session.run(user_input="Can you verify me?")
         await session.run(user_input=JORDAN_SAYS)
         assert agent_lines(session)[-1].strip() == SAY_AGAIN
     assert not model.overran

@@ -123,7 +123,7 @@ async def test_the_same_specialist_call_a_third_time_is_stopped(settings: Settin
         # Only that path is stopped: the lookup itself still completes.
         picked = await session.run(user_input="It's 100102")
         picked.expect.contains_function_call_output(is_error=False)
-        assert agent_lines(session)[-1].startswith("Order 1 0 0, 1 0 2,")
+        assert agent_lines(session)[-2].startswith("Order 1 0 0, 1 0 2,")
         assert session.userdata.disclosed_order_ids == ["100102"]
     assert model.turns[-2].offers(ORDER_LOOKUP_TOOLS)
     assert not model.overran

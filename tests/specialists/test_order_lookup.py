@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 
 import pytest
+from livekit.agents import ConversationItemAddedEvent, SpeechCreatedEvent, llm
+from livekit.agents.llm import AgentHandoff
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -39,7 +41,7 @@ from support.conversation import (
     tool_outputs,
 )
 from support.own_tests import OfflineChat
-from support.scripted_llm import ORDER_LOOKUP_TOOLS, Call, ScriptedLLM
+from support.scripted_llm import ORDER_LOOKUP_TOOLS, Call, Say, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
 
@@ -58,15 +60,118 @@ async def test_prefilled_number_is_not_asked_for_again(settings: Settings) -> No
             'has shipped with "UPS", tracking number 1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4'
             in (output.event().item.output)
         )
-        result.expect.next_event().is_message(role="assistant")
+        result.expect.next_event().is_message(role="assistant")  # the status, said by code
+        result.expect.next_event().is_message(role="assistant")  # the closing question
         result.expect.no_more_events()
 
         assert OPENING_QUESTION not in agent_lines(session)
         assert session.userdata.disclosed_order_ids == ["100101"]
         assert "order_disclosed" in await audit_kinds(session)
-    # Routing, the identity check, and the reply: no specialist turn asks for the number.
+    # Routing, the identity check, and the reply after the status: no specialist turn
+    # asks for the number.
     assert len(model.turns) == 3
     assert not any(turn.offers(ORDER_LOOKUP_TOOLS) for turn in model.turns)
+
+
+STATUS_OF_100101 = (
+    "has shipped with UPS, tracking number 1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4. It contains"
+)
+"""What the caller hears of order 100101's progress: stored text without its quotes."""
+
+
+async def test_status_said_up_front_follows_the_hand_back_with_no_model_request(
+    settings: Settings,
+) -> None:
+    follow_up = "It left the warehouse on the date it was placed."
+    # After the status the model relays it again, as models do: the caller hears it once.
+    model = ScriptedLLM(
+        [
+            Call("lookup_order", {"order_id": "100101"}),
+            check_identity(JORDAN),
+            relay,
+            Say(follow_up),
+        ]
+    )
+    requests_at: dict[str, int] = {}
+
+    def on_item(event: ConversationItemAddedEvent) -> None:
+        item = event.item
+        if isinstance(item, AgentHandoff) and item.new_agent_id == "customer_service_agent":
+            requests_at["hand-back"] = len(model.turns)
+
+    def on_speech(event: SpeechCreatedEvent) -> None:
+        # The first sentence the code says after the hand-back is the status.
+        if event.source == "say" and "hand-back" in requests_at:
+            requests_at.setdefault("status", len(model.turns))
+
+    async with call_session(model, settings=settings) as session:
+        session.on("conversation_item_added", on_item)
+        session.on("speech_created", on_speech)
+        await session.run(user_input=f"{JORDAN_SAYS}. Where is my order 100101?")
+        # The supervisor's request and the identity specialist's: none after the hand-back.
+        assert requests_at == {"hand-back": 2, "status": 2}
+        *_, status, closing = agent_lines(session)
+        assert status.startswith("Order 1 0 0, 1 0 1,")
+        assert STATUS_OF_100101 in status
+        assert '"' not in status
+        assert closing == wording.ANYTHING_ELSE
+        assert sum(STATUS_OF_100101 in line for line in agent_lines(session)) == 1
+
+        # A question about the order goes to the model, the status in its history as data.
+        answer = await session.run(user_input="When did it leave the warehouse?")
+        said = answer.expect.next_event().is_message(role="assistant").event().item
+        assert said.text_content == follow_up
+        asked = model.turns[-1]
+        assert asked.offers(frozenset({"lookup_order"}))
+        (seen,) = [
+            item.output
+            for item in asked.chat_ctx.items
+            if isinstance(item, llm.FunctionCallOutput) and item.name == "lookup_order"
+        ]
+        assert 'has shipped with "UPS"' in seen
+    assert model.steps_left == 0
+
+
+async def test_a_second_request_in_the_line_goes_on_after_the_status_said_by_code(
+    settings: Settings,
+) -> None:
+    model = ScriptedLLM(
+        [
+            Call("lookup_order", {"order_id": "100102"}),
+            check_identity(JORDAN),
+            Call("cancel_order", {"order_id": "100102"}),
+        ]
+    )
+    async with call_session(model, settings=settings) as session:
+        await session.run(user_input=f"{JORDAN_SAYS}. Where is order 100102? And cancel it.")
+        *_, status, question = agent_lines(session)
+    assert status.startswith("Order 1 0 0, 1 0 2,")
+    assert question != wording.ANYTHING_ELSE
+    assert [turn.tool_names for turn in model.turns][-1] >= {"cancel_order"}
+    assert model.steps_left == 0
+
+
+async def test_status_said_by_code_names_no_carrier_the_order_lacks(
+    settings: Settings, demo_database_url: str
+) -> None:
+    # τ²-bench's shipped orders have no carrier on record.
+    async with (
+        await Store.open(demo_database_url) as store,
+        AsyncSession(store.engine) as session,
+        session.begin(),
+    ):
+        await session.execute(
+            update(OrderRow).where(OrderRow.order_id == "100101").values(carrier=None)
+        )
+    model = ScriptedLLM(
+        [Call("lookup_order", {"order_id": "100101"}), check_identity(JORDAN), relay]
+    )
+    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
+        await session.run(user_input=f"{JORDAN_SAYS}. Where is my order 100101?")
+        status = agent_lines(session)[-2]
+    assert "has shipped, tracking number 1 Z 9," in status
+    assert "UPS" not in status
+    assert " with " not in status.partition("It contains")[0]
 
 
 @pytest.mark.parametrize("spoken", ["one zero zero one zero two", "100-102", "1 0 0, 1 0 2"])
@@ -149,7 +254,7 @@ async def test_list_recent_orders_then_pick_one(settings: Settings) -> None:
         assert ";" not in text
         picked = await session.run(user_input="the first one, 100101")
         picked.expect.contains_function_call_output(is_error=False)
-        assert "1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4" in agent_lines(session)[-1]
+        assert "1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4" in agent_lines(session)[-2]
 
 
 async def pick_after_the_list(settings: Settings, choice: str) -> tuple[str, bool, CallState]:

@@ -19,8 +19,12 @@ the answer is truly awaited, and never in its way:
 
 A sentence the code composes (a read-back, a question, a result the tool puts into
 words) gets no filler: it is the answer, and its synthesis takes less than any filler
-would. A filler is said on a voice line only, once per caller turn, and only while
-nothing has sounded since the caller began to speak.
+would. A tool that says its result itself (an order's status) notes it
+(`result_said`): the model's reply to that result keeps only its tool calls (a second
+request in the caller's line), and without one is the closing question, so the result
+is never said twice and no model request stands before it. A filler is said on a voice
+line only, once per caller turn, and only while nothing has sounded since the caller
+began to speak.
 
 A tool that waits on the store (or anything but the caller) past `SLOW_STEP_NOTICE_S`
 has the caller hear `ONE_MOMENT`, once per step. While a specialist runs it speaks for
@@ -54,7 +58,7 @@ from customer_service.call.empty_replies import Reply, ReplyChunk, reaches_the_c
 from customer_service.call.fillers import FillerChoice
 from customer_service.call.listeners import listen
 from customer_service.call.phrase_cache import reply_audio, say
-from customer_service.call.wording import ALL_RIGHT, FILLERS, ONE_MOMENT, THANKS
+from customer_service.call.wording import ALL_RIGHT, ANYTHING_ELSE, FILLERS, ONE_MOMENT, THANKS
 
 __all__ = [
     "ALL_RIGHT",
@@ -108,6 +112,8 @@ class FirstWords:
         """Set when the answer the last filler covers is ready: its audio stops there."""
         self._filler_to_play: str | None = None
         """The filler just flushed, whose segment is yet to reach the speech node."""
+        self._said_results: set[str] = set()
+        """The tool calls whose result the code said to the caller itself."""
 
     def follow(self, session: AgentSession[Any]) -> None:
         """Starts following the call's session (`server.build_session` does)."""
@@ -133,6 +139,21 @@ class FirstWords:
             return False
         unanswered = self._caller_began > self._sounded
         return self.acknowledgement_owed or (at_once and unanswered)
+
+    def result_said(self, call_id: str) -> None:
+        """The result of tool call `call_id` was said to the caller by code."""
+        self._said_results.add(call_id)
+
+    def _follows_said_results(self, chat_ctx: llm.ChatContext | None) -> bool:
+        """Whether the reply asked for follows only tool results the code said (and
+        duplicates of them in the same reply, which get the same output)."""
+        outputs: list[llm.FunctionCallOutput] = []
+        for item in reversed(chat_ctx.items if chat_ctx is not None else []):
+            if not isinstance(item, llm.FunctionCallOutput):
+                break
+            outputs.append(item)
+        said = {out.output for out in outputs if out.call_id in self._said_results}
+        return bool(said) and all(out.output in said for out in outputs)
 
     def audio(
         self, agent: Agent, text: AsyncIterable[str], model_settings: ModelSettings
@@ -161,6 +182,8 @@ class FirstWords:
         chooses the filler; `at_once`: the code knows this reply starts work on the
         caller's words (a check of the details they gave), so a filler is owed before
         any tool call."""
+        if self._follows_said_results(chat_ctx):
+            reply = _tool_calls_or_closing(reply)
         owed = self._owed(at_once=at_once)
         if not owed:
             async for chunk in reply:
@@ -238,6 +261,23 @@ def _last_caller_words(chat_ctx: llm.ChatContext | None) -> str:
         if isinstance(item, llm.ChatMessage) and item.role == "user":
             return item.text_content or ""
     return ""
+
+
+async def _tool_calls_or_closing(reply: Reply) -> AsyncIterator[ReplyChunk]:
+    """A reply to results the caller has heard already: its tool calls only, and the
+    closing question when it makes none. Its words (the results again, or an apology in
+    their place) are not said."""
+    called = False
+    async for chunk in reply:
+        if isinstance(chunk, llm.ChatChunk) and calls_a_tool(chunk):
+            assert chunk.delta is not None  # calls_a_tool: a delta with tool calls
+            called = True
+            yield llm.ChatChunk(
+                id=chunk.id,
+                delta=llm.ChoiceDelta(role="assistant", tool_calls=chunk.delta.tool_calls),
+            )
+    if not called:
+        yield ANYTHING_ELSE
 
 
 async def _read_ahead(reply: Reply, into: asyncio.Queue[ReplyChunk | _Ended]) -> None:

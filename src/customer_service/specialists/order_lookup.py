@@ -30,7 +30,7 @@ from customer_service.call.registration import (
 from customer_service.call.run_check_write import well_formed
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallerLine, CallState
-from customer_service.call.wording import OFFER_HUMAN, PERSONA
+from customer_service.call.wording import OFFER_HUMAN, PERSONA, unquoted
 from customer_service.domain import Order
 from customer_service.order_choice import (
     NOTHING_FITS,
@@ -373,4 +373,18 @@ async def lookup_order(
     """Look up one of the caller's orders: status, contents, tracking, delivery."""
     state = context.userdata
     _, order = await desk.callers_order(state, order_id, disclosing=True)
-    return disclosed(state, order)
+    return status_said(context, disclosed(state, order))
+
+
+def status_said(context: RunContext[CallState], status: str) -> str:
+    """The order's status (`disclosed`), said by code as soon as it is read: no model
+    request stands between the store's read and the caller's answer. The model still
+    gets it, stored text quoted as data, for what the caller asks next; its reply to it
+    keeps only its tool calls (the caller's next request in the same line), or is the
+    closing question (`FirstWords.result_said`). When the caller's words cut off the
+    reply this tool ran in, no reply follows, and `guarded` says the same words once the
+    framework has them (`late_results.say_if_cut_off`)."""
+    if not context.speech_handle.interrupted:
+        say(context.session, unquoted(status))
+        context.userdata.first_words.result_said(context.function_call.call_id)
+    return status
