@@ -11,6 +11,7 @@ import logging
 import pytest
 
 from customer_service.call.state import CallState
+from customer_service.call.wording import ANYTHING_ELSE
 from customer_service.settings import Settings
 from customer_service.store import Store
 from customer_service.telephony.attributes import (
@@ -59,7 +60,9 @@ async def test_attributes_follow_the_call_between_specialists(settings: Settings
             VERIFIED: "true",
             ORDER_ID: "100101",
         }
-        assert "1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4" in agent_lines(session)[-1]
+        # The status, said by code, then the closing question.
+        assert "1 Z 9, 9 9 A, A 1 0, 1 2 3, 4 5 6, 7 8 4" in agent_lines(session)[-2]
+        assert agent_lines(session)[-1] == ANYTHING_ELSE
 
     specialists = [call[SPECIALIST] for call in participant.calls if SPECIALIST in call]
     # The supervisor may show between the two specialists: it is working there, briefly.
