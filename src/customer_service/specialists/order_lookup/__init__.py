@@ -1,36 +1,33 @@
-"""Order lookup: finds one of the verified caller's orders and reports what it holds."""
+"""Order lookup: finds one of the verified caller's orders and reports what it holds.
+
+A number the caller already said, or an item only one of their recent orders holds, is
+looked up in code; otherwise the task asks, lists their recent orders or offers their
+only one. Every order is read from the store as the caller's own and checked again.
+
+Here the task, its delegation (`callers_order`) and the registration; `wording.py` what
+the caller hears (the questions, the refusals, an order not found); `keypad.py` the
+number typed on a phone's keypad; `reads.py` the caller's orders as read, each miss
+counted; `result.py` the check of the order result; `status.py` the status said by code.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
 from textwrap import dedent
-from typing import Any
 
 from livekit.agents import RunContext, ToolError, function_tool
-from livekit.agents.llm import ChatContext, FunctionTool, ToolFlag
+from livekit.agents.llm import ChatContext, ToolFlag
 from livekit.agents.types import NOT_GIVEN, NotGivenOr
 
 from customer_service.call import audit
-from customer_service.call.delegation import ResultRejected, delegate, validated_with_retries
-from customer_service.call.disclosed_reads import (
-    disclosure_recorded,
-    order_disclosing,
-    recent_orders_disclosing,
-)
+from customer_service.call.delegation import delegate, validated_with_retries
+from customer_service.call.disclosed_reads import disclosure_recorded
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
 from customer_service.call.order_view import OrderLookupResult as OrderLookupResult
 from customer_service.call.phrase_cache import say
-from customer_service.call.registration import (
-    PASS_ORDER_ID,
-    CallersOrderId,
-    Desk,
-    supervisor_tool,
-)
-from customer_service.call.run_check_write import well_formed
-from customer_service.call.specialist import Specialist
+from customer_service.call.registration import PASS_ORDER_ID, CallersOrderId, Desk, supervisor_tool
 from customer_service.call.state import CallerLine, CallState
-from customer_service.call.wording import OFFER_HUMAN, PERSONA, unquoted
+from customer_service.call.wording import PERSONA
 from customer_service.domain import Order
 from customer_service.order_choice import (
     NOTHING_FITS,
@@ -39,29 +36,29 @@ from customer_service.order_choice import (
     one_order_offer,
     orders_named,
     picked_order_id,
-    recent_orders_list,
 )
-from customer_service.order_numbers import (
-    FORMS,
-    KEYED_DIGITS,
-    normalize_order_id,
-    spoken_order_id,
+from customer_service.order_numbers import normalize_order_id
+from customer_service.specialists.order_lookup.keypad import KEYPAD_INSTRUCTIONS, KeypadEntry
+from customer_service.specialists.order_lookup.reads import (
+    find_callers_order,
+    newest_orders,
+    recent_orders_read_out,
 )
-from customer_service.telephony.keypad import (
-    KeypadEntryFailed,
-    KeypadEntryStopped,
-    KeypadUnavailable,
-    digits_from_keypad,
+from customer_service.specialists.order_lookup.result import validated_order
+from customer_service.specialists.order_lookup.status import disclosed, status_said
+from customer_service.specialists.order_lookup.wording import (
+    INVALID_ORDER_NUMBER as INVALID_ORDER_NUMBER,
 )
-
-OPENING_QUESTION = fixed(
-    "What's the order number? If you don't have it, I can list your recent orders."
+from customer_service.specialists.order_lookup.wording import (
+    LOOKUP_ABANDONED,
+    NOT_VERIFIED,
+    OPENING_QUESTION,
+    OPENING_QUESTION_ON_A_PHONE,
+    TOO_MANY_MISSES,
 )
-OPENING_QUESTION_ON_A_PHONE = fixed(
-    "What's the order number? You can say it, or say keypad to type it in. If you don't "
-    "have it, I can list your recent orders."
+from customer_service.specialists.order_lookup.wording import (
+    not_found_message as not_found_message,
 )
-"""The question on a phone line (SIP), where the caller has a keypad."""
 
 ORDER_LOOKUP_INSTRUCTIONS = PERSONA + dedent(
     """
@@ -75,69 +72,9 @@ ORDER_LOOKUP_INSTRUCTIONS = PERSONA + dedent(
     invent an order number.
     """
 )
-KEYPAD_INSTRUCTIONS = dedent(
-    """
-    The caller is on a phone. If they want to type the number on their keypad, call
-    type_order_number: it asks them to type and listens for the keys itself.
-    """
-)
-
-INVALID_ORDER_NUMBER = f"Order numbers have {FORMS}. Could you tell me the number again?"
-NOT_VERIFIED = "I need to verify your identity before I can look up an order."
-LOOKUP_ABANDONED = "No problem, I've stopped looking for that order."
-TOO_MANY_MISSES = f"I'm sorry, I still can't find that order. {OFFER_HUMAN}"
-KEYPAD_ENTRY_NOT_AN_ORDER_NUMBER = (
-    "That wasn't an order number. You can type its digits again, ending with the pound "
-    "key, or just say it."
-)
-KEYPAD_ENTRY_STOPPED = "No problem. You can say the order number, or I can list your recent orders."
-KEYPAD_NOT_AVAILABLE = "I can't take keypad entry right now. Please say the order number."
 
 
-def not_found_message(order_id: str) -> str:
-    # The same words whether the order does not exist or belongs to someone else.
-    return (
-        f"I couldn't find an order with the number {spoken_order_id(order_id)} on your "
-        "account. Please check the number and tell me again."
-    )
-
-
-async def find_callers_order(
-    state: CallState, said_order_id: str, *, disclosing: bool = False
-) -> Order:
-    """The verified caller's order with that number, or a speakable ToolError. When
-    `disclosing`, the order is read in the transaction that records its disclosure."""
-    customer = state.verified_customer
-    if customer is None:
-        raise ToolError(NOT_VERIFIED)
-    order_id = normalize_order_id(said_order_id)
-    if order_id is None:
-        raise ToolError(INVALID_ORDER_NUMBER)
-    if disclosing:
-        order = await order_disclosing(state, customer.customer_id, order_id)
-    else:
-        order = await state.store.get_order(order_id)
-    if order is None or order.customer_id != customer.customer_id:
-        state.record_order_lookup_failure()
-        await audit.record_later(
-            state, "order_not_found", customer_id=customer.customer_id, order_id=order_id
-        )
-        if state.order_lookup_attempts_left == 0:
-            raise ToolError(TOO_MANY_MISSES)
-        raise ToolError(not_found_message(order_id))
-    return order
-
-
-async def recent_orders_read_out(state: CallState) -> tuple[list[Order], str]:
-    """The caller's recent orders, their disclosure recorded, and the list as said."""
-    customer = state.verified_customer
-    if customer is None:
-        raise ToolError(NOT_VERIFIED)
-    orders = await recent_orders_disclosing(state, customer.customer_id)
-    return orders, recent_orders_list(orders)
-
-
-class OrderLookupTask(Specialist[OrderLookupResult]):
+class OrderLookupTask(KeypadEntry):
     """Asks for an order number (or lists recent orders) and returns the caller's order.
     On a phone line the caller may also type the number on the keypad."""
 
@@ -193,36 +130,6 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
                 with its W if it has one.
         """
         await self._handle(context.userdata, order_id)
-
-    def _keypad_tool(self) -> FunctionTool[[RunContext[CallState]], Coroutine[Any, Any, None]]:
-        @function_tool(name="type_order_number")
-        async def type_order_number(context: RunContext[CallState]) -> None:
-            """Let the caller type the order number on their phone's keypad. Call when they
-            say they want to type it."""
-            await self._type_order_number(context)
-
-        return type_order_number
-
-    # Its own cap on misses is the stricter bound here, as for spoken numbers.
-    @guarded(count_repeats=False)
-    async def _type_order_number(self, context: RunContext[CallState]) -> None:
-        state = context.userdata
-        if state.verified_customer is None:
-            raise ToolError(NOT_VERIFIED)
-        try:
-            digits = await digits_from_keypad(KEYED_DIGITS)
-        except KeypadUnavailable:
-            raise ToolError(KEYPAD_NOT_AVAILABLE) from None
-        except KeypadEntryStopped:
-            raise ToolError(KEYPAD_ENTRY_STOPPED) from None
-        except KeypadEntryFailed:
-            # A wrong-length entry is a miss, counted like a number that finds nothing.
-            state.record_order_lookup_failure()
-            if state.order_lookup_attempts_left == 0:
-                self.finish(ToolError(TOO_MANY_MISSES))
-                return
-            raise ToolError(KEYPAD_ENTRY_NOT_AN_ORDER_NUMBER) from None
-        await self._handle(state, digits)
 
     async def _handle(self, state: CallState, order_id: str) -> None:
         """The outcome of every lookup, typed or spoken: the order ends the task, and so
@@ -281,33 +188,6 @@ class OrderLookupTask(Specialist[OrderLookupResult]):
         self.finish(ToolError(LOOKUP_ABANDONED))
 
 
-async def validated_order(
-    result: object, state: CallState, requested_order_id: str | None
-) -> OrderLookupResult:
-    """The order result, once it is well formed, the one asked for and the verified
-    caller's own. It is not read again: every result, the specialist's too, is built in
-    code from the store's read (`find_callers_order`), never by the model."""
-    order = well_formed(OrderLookupResult, result, what="order")
-    customer = state.verified_customer
-    if customer is None:
-        raise ResultRejected("order result for an unverified caller")
-    if requested_order_id is not None and order.order_id != requested_order_id:
-        raise ResultRejected("order result is not the order asked for")
-    if order.customer_id != customer.customer_id:
-        raise ResultRejected("order result belongs to another customer")
-    return order
-
-
-async def _newest_orders(state: CallState) -> list[Order]:
-    """The verified caller's recent orders, and always two when they have two or more:
-    enough to tell a caller with one order from one with several."""
-    customer = state.verified_customer
-    if customer is None:
-        return []
-    limit = max(state.settings.recent_orders_limit, 2)
-    return await state.store.recent_orders(customer.customer_id, limit)
-
-
 async def callers_order(
     state: CallState,
     order_id: str | None,
@@ -331,7 +211,7 @@ async def callers_order(
     requested = normalize_order_id(order_id) if order_id is not None else None
 
     async def look_up() -> OrderLookupResult:
-        recent = [] if requested is not None else await _newest_orders(state)
+        recent = [] if requested is not None else await newest_orders(state)
         named = orders_named(request or "", recent[: state.settings.recent_orders_limit])
         if requested is not None or len(named) == 1:
             asked = requested or named[0].order_id
@@ -348,13 +228,6 @@ async def callers_order(
         return await validated_order(result, state, None)
 
     return await validated_with_retries(state, look_up, what="order")
-
-
-def disclosed(state: CallState, order: OrderLookupResult) -> str:
-    """What the caller hears about an order whose disclosure is recorded (`callers_order`
-    with `disclosing`)."""
-    state.record_disclosure(order.order_id)
-    return order.summary()
 
 
 @supervisor_tool(
@@ -374,17 +247,3 @@ async def lookup_order(
     state = context.userdata
     _, order = await desk.callers_order(state, order_id, disclosing=True)
     return status_said(context, disclosed(state, order))
-
-
-def status_said(context: RunContext[CallState], status: str) -> str:
-    """The order's status (`disclosed`), said by code as soon as it is read: no model
-    request stands between the store's read and the caller's answer. The model still
-    gets it, stored text quoted as data, for what the caller asks next; its reply to it
-    keeps only its tool calls (the caller's next request in the same line), or is the
-    closing question (`FirstWords.result_said`). When the caller's words cut off the
-    reply this tool ran in, no reply follows, and `guarded` says the same words once the
-    framework has them (`late_results.say_if_cut_off`)."""
-    if not context.speech_handle.interrupted:
-        say(context.session, unquoted(status))
-        context.userdata.first_words.result_said(context.function_call.call_id)
-    return status
