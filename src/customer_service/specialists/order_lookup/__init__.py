@@ -5,9 +5,10 @@ looked up in code; otherwise the task asks, lists their recent orders or offers 
 only one. Every order is read from the store as the caller's own and checked again.
 
 Here the task, its delegation (`callers_order`) and the registration; `wording.py` what
-the caller hears (the questions, the refusals, an order not found); `keypad.py` the
-number typed on a phone's keypad; `reads.py` the caller's orders as read, each miss
-counted; `result.py` the check of the order result; `status.py` the status said by code.
+the caller hears (the questions, the refusals, an order not found); `choice.py` an order
+picked without its number; `keypad.py` the number typed on a phone's keypad; `reads.py`
+the caller's orders as read, each miss counted; `result.py` the check of the order
+result; `status.py` the status said by code.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from livekit.agents import RunContext, ToolError, function_tool
 from livekit.agents.llm import ChatContext, ToolFlag
 from livekit.agents.types import NOT_GIVEN, NotGivenOr
 
-from customer_service.call import audit
 from customer_service.call.delegation import delegate, validated_with_retries
 from customer_service.call.disclosed_reads import disclosure_recorded
 from customer_service.call.fixed_sentences import fixed
@@ -29,33 +29,31 @@ from customer_service.call.registration import PASS_ORDER_ID, CallersOrderId, De
 from customer_service.call.state import CallerLine, CallState
 from customer_service.call.wording import PERSONA
 from customer_service.domain import Order
-from customer_service.order_choice import (
-    NOTHING_FITS,
-    SEVERAL_FIT_UNLISTED,
-    NothingFits,
-    one_order_offer,
-    orders_named,
-    picked_order_id,
-)
+from customer_service.order_choice import SEVERAL_FIT_UNLISTED, one_order_offer, orders_named
 from customer_service.order_numbers import normalize_order_id
+from customer_service.specialists.order_lookup.choice import OrderChoice
 from customer_service.specialists.order_lookup.keypad import KEYPAD_INSTRUCTIONS, KeypadEntry
-from customer_service.specialists.order_lookup.reads import (
-    find_callers_order,
-    newest_orders,
-    recent_orders_read_out,
-)
+from customer_service.specialists.order_lookup.reads import find_callers_order, newest_orders
 from customer_service.specialists.order_lookup.result import validated_order
 from customer_service.specialists.order_lookup.status import disclosed, status_said
 from customer_service.specialists.order_lookup.wording import (
     INVALID_ORDER_NUMBER as INVALID_ORDER_NUMBER,
 )
 from customer_service.specialists.order_lookup.wording import (
+    KEYPAD_ENTRY_NOT_AN_ORDER_NUMBER as KEYPAD_ENTRY_NOT_AN_ORDER_NUMBER,
+)
+from customer_service.specialists.order_lookup.wording import (
+    KEYPAD_ENTRY_STOPPED as KEYPAD_ENTRY_STOPPED,
+)
+from customer_service.specialists.order_lookup.wording import (
+    KEYPAD_NOT_AVAILABLE as KEYPAD_NOT_AVAILABLE,
+)
+from customer_service.specialists.order_lookup.wording import (
     LOOKUP_ABANDONED,
-    NOT_VERIFIED,
     OPENING_QUESTION,
     OPENING_QUESTION_ON_A_PHONE,
-    TOO_MANY_MISSES,
 )
+from customer_service.specialists.order_lookup.wording import TOO_MANY_MISSES as TOO_MANY_MISSES
 from customer_service.specialists.order_lookup.wording import (
     not_found_message as not_found_message,
 )
@@ -74,7 +72,7 @@ ORDER_LOOKUP_INSTRUCTIONS = PERSONA + dedent(
 )
 
 
-class OrderLookupTask(KeypadEntry):
+class OrderLookupTask(OrderChoice, KeypadEntry):
     """Asks for an order number (or lists recent orders) and returns the caller's order.
     On a phone line the caller may also type the number on the keypad."""
 
@@ -142,44 +140,6 @@ class OrderLookupTask(KeypadEntry):
                 return
             raise
         self.finish(OrderLookupResult.from_order(order))
-
-    @function_tool()
-    @guarded()
-    async def list_recent_orders(self, context: RunContext[CallState]) -> str:
-        """List the caller's recent orders, for a caller who doesn't know the number."""
-        self._listed, said = await recent_orders_read_out(context.userdata)
-        return said
-
-    @function_tool()
-    # Its own cap on misses is the stricter bound here, as for numbers.
-    @guarded(count_repeats=False)
-    async def choose_order(self, context: RunContext[CallState], choice: str) -> None:
-        """Choose one of the caller's orders by what they say about it instead of its
-        number: an item, a date, a status, a place in the list, or "that one" for the
-        order just discussed.
-
-        Args:
-            choice: The caller's words for the order, as said ("the headphones", "the
-                delivered one", "the first one", "that order").
-        """
-        state = context.userdata
-        customer = state.verified_customer
-        if customer is None:
-            raise ToolError(NOT_VERIFIED)
-        try:
-            order_id = await picked_order_id(state, customer.customer_id, choice, self._listed)
-        except NothingFits:
-            # Counted, and recorded, like a number that finds nothing.
-            state.record_order_lookup_failure()
-            await audit.record_later(
-                state, "order_not_found", customer_id=customer.customer_id, picked=True
-            )
-            if state.order_lookup_attempts_left == 0:
-                self.finish(ToolError(TOO_MANY_MISSES))
-                return
-            raise ToolError(NOTHING_FITS) from None
-        # Read again as any number is: the caller's own order, its disclosure recorded.
-        await self._handle(state, order_id)
 
     @function_tool(flags=ToolFlag.IGNORE_ON_ENTER)
     @guarded(count_repeats=False)
