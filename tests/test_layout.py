@@ -17,9 +17,6 @@ SPECIALISTS = PACKAGE / "specialists"
 MAX_SPECIALIST_LINES = 250
 """A specialist's file reads top to bottom as one capability; past this it is two, and
 the specialist becomes a folder of its own files, split along its seams."""
-NOT_YET_SPLIT = frozenset({"order_lookup.py"})
-"""The specialist files still over `MAX_SPECIALIST_LINES`, each to be split along its
-seams; a file leaves this list once it is under."""
 
 
 def module_name(path: Path) -> str:
@@ -102,14 +99,7 @@ def test_no_source_file_passes_the_size_that_means_it_holds_two_things(path: Pat
 )
 def test_a_specialist_file_holds_one_capability(path: Path) -> None:
     lines = len(path.read_text().splitlines())
-    if path.relative_to(SPECIALISTS).as_posix() in NOT_YET_SPLIT:
-        assert lines > MAX_SPECIALIST_LINES, f"{path.name} is split: take it off NOT_YET_SPLIT"
-    else:
-        assert lines <= MAX_SPECIALIST_LINES, f"{path.name} has {lines} lines: split it"
-
-
-def test_every_specialist_file_not_yet_split_is_there() -> None:
-    assert {name for name in NOT_YET_SPLIT if not (SPECIALISTS / name).is_file()} == set()
+    assert lines <= MAX_SPECIALIST_LINES, f"{path.name} has {lines} lines: split it"
 
 
 def test_the_top_level_is_folders_that_name_concerns_and_a_few_modules() -> None:
