@@ -108,28 +108,25 @@ async def test_after_hearing_what_can_be_done_instead_the_order_is_not_asked_aga
     assert called(reply) == ("change_items", {"order_id": "200202"})
 
 
-async def test_a_yes_to_the_offer_of_an_item_change_asks_for_it_for_the_order_offered() -> None:
+@pytest.mark.parametrize(
+    ("answered", "asked"),
+    [("yes please", ("change_items", {"order_id": "200202"})), ("no", None)],
+)
+async def test_a_yes_or_no_to_the_offer_of_an_item_change_is_taken_for_the_order_offered(
+    answered: str, asked: tuple[str, dict[str, str]] | None
+) -> None:
     offer = not_exchangeable_message("200202", OrderStatus.PENDING)
     reply = await answer(
         FULL_SUPERVISOR,
         user("can I swap the bottles on my order"),
         tool_round("exchange_items", offer, is_error=True),
         agent(offer),
-        user("yes please"),
+        user(answered),
     )
-    assert called(reply) == ("change_items", {"order_id": "200202"})
-
-
-async def test_a_no_to_the_offer_of_an_item_change_asks_for_nothing() -> None:
-    offer = not_exchangeable_message("200202", OrderStatus.PENDING)
-    reply = await answer(
-        FULL_SUPERVISOR,
-        user("can I swap the bottles on my order"),
-        tool_round("exchange_items", offer, is_error=True),
-        agent(offer),
-        user("no"),
-    )
-    assert said(reply) == DECLINED_OFFER
+    if asked is None:
+        assert said(reply) == DECLINED_OFFER
+    else:
+        assert called(reply) == asked
 
 
 def test_inside_another_specialist_a_swap_naming_an_order_is_a_new_request() -> None:

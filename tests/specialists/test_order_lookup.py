@@ -43,6 +43,7 @@ from support.conversation import (
 from support.own_tests import OfflineChat
 from support.scripted_llm import ORDER_LOOKUP_TOOLS, Call, Say, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
+from support.store_records import change_order
 
 
 async def test_prefilled_number_is_not_asked_for_again(settings: Settings) -> None:
@@ -155,14 +156,7 @@ async def test_status_said_by_code_names_no_carrier_the_order_lacks(
     settings: Settings, demo_database_url: str
 ) -> None:
     # τ²-bench's shipped orders have no carrier on record.
-    async with (
-        await Store.open(demo_database_url) as store,
-        AsyncSession(store.engine) as session,
-        session.begin(),
-    ):
-        await session.execute(
-            update(OrderRow).where(OrderRow.order_id == "100101").values(carrier=None)
-        )
+    await change_order(demo_database_url, "100101", carrier=None)
     model = ScriptedLLM(
         [Call("lookup_order", {"order_id": "100101"}), check_identity(JORDAN), relay]
     )
