@@ -14,6 +14,7 @@ import pytest
 from livekit.agents import AgentFalseInterruptionEvent
 
 from customer_service.call.wording import (
+    ANYTHING_ELSE,
     ENDING_FOR_SILENCE,
     GOODBYE,
     GREETING,
@@ -66,8 +67,11 @@ async def test_words_over_the_goodbye_keep_the_call_open_and_are_answered(
             # The words over it were the caller's next turn: their order question was
             # taken up, identity checked, and the order read out.
             assert call.speech(3).heard == IDENTITY_QUESTION
-            assert call.speeches[-1].heard.startswith("Order 1")
-            assert call.speeches[-1].played_to_end
+            # The status, said by code, then the closing question.
+            status, closing = call.speeches[-2:]
+            assert status.heard.startswith("Order 1")
+            assert status.played_to_end
+            assert closing.heard == ANYTHING_ELSE
             assert ONE_MORE_THING in [m.text_content for m in call.messages("user")]
 
             assert not call.closed

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from customer_service.call.latency import ONE_MOMENT
+from customer_service.call.wording import ANYTHING_ELSE
 from customer_service.offline_llm import OfflineLLM
 from customer_service.settings import Settings
 from customer_service.testing.voice import Utterance, VoiceCall, voice_call_session
@@ -39,8 +40,10 @@ async def test_a_slow_lookup_is_covered_by_one_short_notice(settings: Settings) 
         await call.until(lambda: "Order 1" in call.heard)
         await call.finished()
         assert heard_at_read
-        status = call.messages("assistant")[-1].text_content or ""
+        # The status, said by code, then the closing question.
+        status, closing = [m.text_content or "" for m in call.messages("assistant")[-2:]]
         assert status.startswith("Order ")
+        assert closing == ANYTHING_ELSE
         # Heard once, while the agent worked, and before the answer.
         assert call.heard.count(ONE_MOMENT) == 1
         assert call.heard.index(ONE_MOMENT) < call.heard.index("Order 1")

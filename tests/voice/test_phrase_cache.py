@@ -170,6 +170,10 @@ async def test_a_cached_sentence_is_cut_off_as_any_other(settings: Settings, say
     assert call.errors == []
 
 
+WAV_HEADER_BYTES = 44
+"""A cache entry's WAV header: its format and length, before the samples."""
+
+
 async def test_a_corrupt_entry_in_the_folder_is_synthesised_again(
     settings: Settings, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -187,7 +191,10 @@ async def test_a_corrupt_entry_in_the_folder_is_synthesised_again(
     assert [r.getMessage() for r in warnings] == [
         "speech cache entry unreadable, synthesising it again"
     ]
-    assert welcome.read_bytes() == whole  # written anew
+    # Written anew, whole: as long as the first, under the same header (the fake voice
+    # marks its samples with the synthesis's number in the call, which may differ).
+    again = welcome.read_bytes()
+    assert (len(again), again[:WAV_HEADER_BYTES]) == (len(whole), whole[:WAV_HEADER_BYTES])
 
     third = await silent_call(settings, PhraseCache(tmp_path))
     assert third.tts.texts == []
