@@ -5,7 +5,7 @@ starts. A specialist's test module declares one `OrderRequest` and keeps only it
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -18,8 +18,9 @@ from customer_service.specialists import SPECIALISTS
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.testing import call_session
 
+from .confirming import Confirming
 from .conversation import agent_lines, ask_then_verify, audit_events, tool_outputs, verifying_for
-from .scripted_llm import Call, ScriptedLLM, Step
+from .scripted_llm import Call, Decision, ScriptedLLM, Step
 from .scripted_llm import relay_tool_output as relay
 
 
@@ -92,6 +93,33 @@ class OrderRequest:
             await self.reach_question(session)
             yield session
         assert not model.overran
+
+    def confirming(
+        self,
+        said: str,
+        record: Step,
+        *,
+        changed: Callable[[AgentSession[CallState]], Awaitable[bool]],
+        nothing_changed: str,
+        other_than_read_back: tuple[str, Decision],
+        **more: Any,
+    ) -> Confirming:
+        """Its `CONFIRMING` for the suites every confirming specialist runs
+        (support/confirming.py): this caller asks for the order, gives their details and
+        says `said`, which the model records with `record`, bringing the read-back;
+        `more` are `Confirming`'s other fields."""
+        return Confirming(
+            supervisor_tool=self.supervisor_tool,
+            confirm=Call(self.confirm_tool),
+            caller=self.caller,
+            lines_to_read_back=(self.asking.format(order_id=self.order_id), self.says, said),
+            steps_to_read_back=(*self.until_question(), record),
+            changed=changed,
+            nothing_changed=nothing_changed,
+            other_than_read_back=other_than_read_back,
+            order_tool_for=self.order_id,
+            **more,
+        )
 
     async def nothing_written(self, session: AgentSession[CallState]) -> bool:
         """Whether the call stored no event of the specialist's write."""
