@@ -13,6 +13,7 @@ from typing import Any
 from livekit.agents import AgentSession
 
 from customer_service.call.state import CallState
+from customer_service.clock import Clock
 from customer_service.settings import Settings
 from customer_service.specialists import SPECIALISTS
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
@@ -71,26 +72,38 @@ class OrderRequest:
 
     @asynccontextmanager
     async def at_question(
-        self, settings: Settings, *steps: Step
+        self,
+        settings: Settings,
+        *steps: Step,
+        order_id: str | None = None,
+        details: dict[str, Any] | None = None,
+        says: str | None = None,
+        clock: Clock | None = None,
     ) -> AsyncIterator[AgentSession[CallState]]:
         """A call on the demo store at the specialist's first question: the caller has
-        asked and given their details, and the model, past `until_question`, takes
-        `steps` after. The model must not have been asked for more than that by the end
-        of the call."""
-        model = ScriptedLLM([*self.until_question(), *steps])
-        async with call_session(model, settings=settings) as session:
-            await self.reach_question(session)
+        asked for `order_id` and given their details, and the model, past
+        `until_question`, takes `steps` after. The model must not have been asked for more
+        than that by the end of the call."""
+        model = ScriptedLLM([*self.until_question(order_id, details), *steps])
+        async with call_session(model, settings=settings, clock=clock) as session:
+            await self.reach_question(session, order_id, says)
             yield session
         assert not model.overran
 
     @asynccontextmanager
     async def at_question_on(
-        self, database_url: str, settings: Settings, *steps: Step
+        self,
+        database_url: str,
+        settings: Settings,
+        *steps: Step,
+        order_id: str | None = None,
+        details: dict[str, Any] | None = None,
+        says: str | None = None,
     ) -> AsyncIterator[AgentSession[CallState]]:
         """`at_question` on the store at `database_url`, as a test has prepared it."""
-        model = ScriptedLLM([*self.until_question(), *steps])
+        model = ScriptedLLM([*self.until_question(order_id, details), *steps])
         async with call_session(model, settings=settings, database_url=database_url) as session:
-            await self.reach_question(session)
+            await self.reach_question(session, order_id, says)
             yield session
         assert not model.overran
 
