@@ -36,7 +36,6 @@ from support.conversation import (
     tool_outputs,
 )
 from support.order_request import OrderRequest
-from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Decision, Parallel, Say, ScriptedLLM, Step, Turn
 from support.scripted_llm import relay_tool_output as relay
 from support.store_records import save_orders, stored_order
@@ -622,7 +621,5 @@ CONFIRMING = REQUEST.confirming(
 )
 
 
-OFFLINE_CHAT = OfflineChat(
-    ("I'd like to cancel order 100102", JORDAN_SAYS, "I don't need it any more", "yes", "bye")
-)
+OFFLINE_CHAT = REQUEST.offline_chat("I don't need it any more", "yes", "bye")
 """A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

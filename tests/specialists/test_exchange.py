@@ -24,7 +24,6 @@ from customer_service.supervisor import CustomerServiceAgent
 from support.clock import DEMO_ORDERS
 from support.conversation import PRIYA, agent_lines, audit_events, tool_outputs
 from support.order_request import OrderRequest
-from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Parallel, Step
 from support.scripted_llm import relay_tool_output as relay
 from support.store_records import save_orders, save_payment_methods
@@ -348,13 +347,5 @@ CONFIRMING = REQUEST.confirming(
 )
 
 
-OFFLINE_CHAT = OfflineChat(
-    (
-        "I'd like to exchange something from order 200201",
-        PRIYA_SAYS,
-        "the mat, for the 6 mm one, with paypal",
-        "no",
-        "bye",
-    )
-)
+OFFLINE_CHAT = REQUEST.offline_chat("the mat, for the 6 mm one, with paypal", "no", "bye")
 """A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

@@ -23,7 +23,6 @@ from support.conversation import (
     tool_outputs,
 )
 from support.order_request import OrderRequest
-from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Parallel
 from support.scripted_llm import relay_tool_output as relay
 from support.store_records import change_order, save_orders
@@ -294,13 +293,5 @@ CONFIRMING = REQUEST.confirming(
 )
 
 
-OFFLINE_CHAT = OfflineChat(
-    (
-        "I'd like to change the items of order 200202",
-        PRIYA_SAYS,
-        "the same ones but in green",
-        "yes",
-        "bye",
-    )
-)
+OFFLINE_CHAT = REQUEST.offline_chat("the same ones but in green", "yes", "bye")
 """A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

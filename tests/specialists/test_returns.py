@@ -37,7 +37,6 @@ from support.conversation import (
     tool_outputs,
 )
 from support.order_request import OrderRequest
-from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Parallel, Say, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
@@ -550,14 +549,7 @@ CONFIRMING = REQUEST.confirming(
 )
 
 
-OFFLINE_CHAT = OfflineChat(
-    (
-        "I'd like to return order 200201",
-        PRIYA_SAYS,
-        "all of them, I don't need them any more",
-        "onto my gift card",
-        "yes",
-        "bye",
-    )
+OFFLINE_CHAT = REQUEST.offline_chat(
+    "all of them, I don't need them any more", "onto my gift card", "yes", "bye"
 )
 """A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

@@ -21,6 +21,7 @@ from customer_service.testing import call_session
 
 from .confirming import Confirming
 from .conversation import agent_lines, ask_then_verify, audit_events, tool_outputs, verifying_for
+from .own_tests import OfflineChat
 from .scripted_llm import Call, Decision, ScriptedLLM, Step
 from .scripted_llm import relay_tool_output as relay
 
@@ -133,6 +134,11 @@ class OrderRequest:
             order_tool_for=self.order_id,
             **more,
         )
+
+    def offline_chat(self, *after: str) -> OfflineChat:
+        """Its `OFFLINE_CHAT` (support/own_tests.py): this caller asks for the order, gives
+        their details, then types `after`."""
+        return OfflineChat((self.asking.format(order_id=self.order_id), self.says, *after))
 
     async def nothing_written(self, session: AgentSession[CallState]) -> bool:
         """Whether the call stored no event of the specialist's write."""
