@@ -34,6 +34,7 @@ from support.conversation import (
     check_identity,
     order_now,
     tool_outputs,
+    verifying_for,
 )
 from support.order_request import OrderRequest
 from support.scripted_llm import Call, Decision, Parallel, Say, ScriptedLLM, Step, Turn
@@ -497,8 +498,7 @@ async def test_an_order_number_sounds_the_same_in_the_list_the_lookup_and_the_re
 ) -> None:
     model = ScriptedLLM(
         [
-            Call("lookup_order", {"order_id": "100102"}),
-            check_identity(JORDAN),
+            *verifying_for("lookup_order", "100102", JORDAN),
             relay,
             Call("cancel_order"),
             Call("list_recent_orders"),
