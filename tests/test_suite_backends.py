@@ -1,9 +1,12 @@
 """`support.backends` finds a conversation test's call on the default store wherever its
-code opens it: in its own code, in a helper of the suite it names, or in a method it
-calls on an object of the suite's (`REQUEST.at_question`), so that test runs on every
-backend."""
+code opens it: in its own code, in a helper of the suite it names (decorated or not),
+or in a method it calls on an object of the suite's (`REQUEST.at_question`), so that
+test runs on every backend."""
 
 from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from customer_service.settings import Settings
 from support.backends import opens_the_default_store
@@ -31,6 +34,17 @@ async def at_the_question_on_a_prepared_store(settings: Settings, database_url: 
         await session.run(user_input="the mat")
 
 
+@asynccontextmanager
+async def at_the_question_through_a_helper(settings: Settings) -> AsyncIterator[None]:
+    async with REQUEST.at_question(settings):
+        yield
+
+
+async def through_a_decorated_helper(settings: Settings) -> None:
+    async with at_the_question_through_a_helper(settings):
+        pass
+
+
 async def the_store_alone(settings: Settings) -> None:
     assert REQUEST.writes == "order_exchange_requested"
 
@@ -46,3 +60,8 @@ def test_a_call_opened_by_a_method_of_a_suite_object_is_found() -> None:
     assert not found("at_the_question_on_a_prepared_store")
     # Naming the object for what opens no call does not make a conversation test.
     assert not found("the_store_alone")
+
+
+def test_a_call_opened_by_a_decorated_helper_is_found_in_the_helpers_own_module() -> None:
+    # An `asynccontextmanager`'s wrapper has the library's globals; the helper's are read.
+    assert found("through_a_decorated_helper")

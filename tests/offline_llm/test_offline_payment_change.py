@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from livekit.agents import llm
 
 from customer_service.call.payment_methods import methods_listing
 from customer_service.offline_llm.specialist_replies import CLEAR_YES_NO
@@ -18,6 +17,7 @@ from customer_service.specialists.payment_change import (
 from customer_service.store.demo_catalog import DEMO_PAYMENT_METHODS
 from support.offline_chat import (
     FULL_SUPERVISOR,
+    TaskChat,
     agent,
     answer,
     called,
@@ -28,25 +28,14 @@ from support.offline_chat import (
     user,
 )
 
-PAYMENT_CHANGE = specialist_tools("payment_change")
 ORDER = demo_order_view("200202")
 METHODS = DEMO_PAYMENT_METHODS["C-1002"]
-QUESTION = opening_question(ORDER, ORDER.payments[0], METHODS)
 INSTRUCTIONS = PAYMENT_CHANGE_INSTRUCTIONS.format(
     order="200202", paid_with="gift_card_9000202", methods=methods_listing(METHODS)
 )
+QUESTION = opening_question(ORDER, ORDER.payments[0], METHODS)
+PAYMENT_CHANGE = TaskChat(specialist_tools("payment_change"), INSTRUCTIONS, QUESTION)
 TO_PAYPAL = ("record_payment_change", {"payment_method_id": "paypal_9000201"})
-
-
-def task_history(*items: llm.ChatItem | list[llm.ChatItem]) -> list[llm.ChatItem]:
-    """The task's history: its instructions, its question, then the rest."""
-    flat: list[llm.ChatItem] = [
-        llm.ChatMessage(role="system", content=[INSTRUCTIONS]),
-        agent(QUESTION),
-    ]
-    for item in items:
-        flat.extend(item if isinstance(item, list) else [item])
-    return flat
 
 
 @pytest.mark.parametrize(
@@ -79,7 +68,7 @@ async def test_paying_another_way_goes_to_change_payment_method(
 async def test_the_method_named_or_the_only_other_on_a_yes_is_recorded(
     line: str, expected: tuple[str, dict[str, Any]]
 ) -> None:
-    assert called(await answer(PAYMENT_CHANGE, *task_history(user(line)))) == expected
+    assert called(await PAYMENT_CHANGE.answer(user(line))) == expected
 
 
 @pytest.mark.parametrize(
@@ -93,20 +82,20 @@ async def test_the_method_named_or_the_only_other_on_a_yes_is_recorded(
 async def test_the_read_back_is_confirmed_only_by_a_yes(
     line: str, expected: tuple[str, dict[str, Any]]
 ) -> None:
-    history = task_history(
+    history = PAYMENT_CHANGE.history(
         user("PayPal"),
         tool_round("record_payment_change", "", payment_method_id="paypal_9000201"),
         agent("The 72 dollars for order 2 0 0, 2 0 2 will be charged to ... Please say yes or no."),
         user(line),
     )
-    assert called(await answer(PAYMENT_CHANGE, *history)) == expected
+    assert called(await answer(PAYMENT_CHANGE.tools, *history)) == expected
 
 
 async def test_an_unclear_answer_to_the_read_back_asks_for_a_clear_one() -> None:
-    history = task_history(
+    history = PAYMENT_CHANGE.history(
         user("PayPal"),
         tool_round("record_payment_change", "", payment_method_id="paypal_9000201"),
         agent("... Shall I make this change? Please say yes or no."),
         user("hmm, maybe"),
     )
-    assert said(await answer(PAYMENT_CHANGE, *history)) == CLEAR_YES_NO
+    assert said(await answer(PAYMENT_CHANGE.tools, *history)) == CLEAR_YES_NO

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from livekit.agents import llm
 
 from customer_service.offline_llm.specialists.returns import REASON_QUESTION
 from customer_service.specialists.returns import (
@@ -18,6 +17,7 @@ from customer_service.specialists.returns import (
 from customer_service.store.demo_catalog import DEMO_PAYMENT_METHODS
 from support.offline_chat import (
     FULL_SUPERVISOR,
+    TaskChat,
     agent,
     answer,
     called,
@@ -28,23 +28,12 @@ from support.offline_chat import (
     user,
 )
 
-RETURNS = specialist_tools("returns")
 ORDER = demo_order_view("200201")
 CHOICES = refund_choices(ORDER, DEMO_PAYMENT_METHODS["C-1002"])
 QUESTION = opening_question(ORDER)
+RETURNS = TaskChat(specialist_tools("returns"), instructions_for(ORDER, CHOICES), QUESTION)
 PAYPAL = "paypal_9000201"
 GIFT_CARD = "gift_card_9000202"
-
-
-def task_history(*items: llm.ChatItem | list[llm.ChatItem]) -> list[llm.ChatItem]:
-    """The task's history: its instructions, its question, then the rest."""
-    flat: list[llm.ChatItem] = [
-        llm.ChatMessage(role="system", content=[instructions_for(ORDER, CHOICES)]),
-        agent(QUESTION),
-    ]
-    for item in items:
-        flat.extend(item if isinstance(item, list) else [item])
-    return flat
 
 
 def recorded(
@@ -97,21 +86,20 @@ async def test_returning_an_order_comes_before_looking_it_up() -> None:
 async def test_items_and_a_reason_are_recorded_as_numbers_and_a_category(
     line: str, expected: tuple[str, dict[str, Any]]
 ) -> None:
-    assert called(await answer(RETURNS, *task_history(user(line)))) == expected
+    assert called(await RETURNS.answer(user(line))) == expected
 
 
 async def test_items_without_a_reason_ask_why_once_then_take_another_reason() -> None:
-    asked = await answer(RETURNS, *task_history(user("the mat please")))
+    asked = await RETURNS.answer(user("the mat please"))
     assert said(asked) == REASON_QUESTION
-    answered = await answer(
-        RETURNS,
-        *task_history(user("the mat please"), agent(REASON_QUESTION), user("long story")),
+    answered = await RETURNS.answer(
+        user("the mat please"), agent(REASON_QUESTION), user("long story")
     )
     assert called(answered) == recorded([1], "other")
 
 
 async def test_no_item_it_can_place_asks_the_question_again() -> None:
-    assert said(await answer(RETURNS, *task_history(user("hmm, let me think")))) == QUESTION
+    assert said(await RETURNS.answer(user("hmm, let me think"))) == QUESTION
 
 
 @pytest.mark.parametrize(
@@ -126,17 +114,17 @@ async def test_no_item_it_can_place_asks_the_question_again() -> None:
 async def test_the_read_back_is_confirmed_only_by_a_yes(
     line: str, expected: tuple[str, dict[str, Any]]
 ) -> None:
-    history = task_history(
+    history = RETURNS.history(
         user("all of them, I don't need them"),
         tool_round("record_return", "", item_numbers=[1, 2], reason="no_longer_needed"),
         agent("You'd like to return ... Shall I request this return? Please say yes or no."),
         user(line),
     )
-    assert called(await answer(RETURNS, *history)) == expected
+    assert called(await answer(RETURNS.tools, *history)) == expected
 
 
 async def test_a_request_for_a_person_leaves_for_a_transfer() -> None:
-    reply = await answer(RETURNS, *task_history(user("I want to talk to a person")))
+    reply = await RETURNS.answer(user("I want to talk to a person"))
     assert called(reply)[0] == "transfer_to_human"
 
 
@@ -153,17 +141,17 @@ async def test_the_refund_method_the_caller_names_is_recorded(
     line: str, refund_method_id: str | None
 ) -> None:
     expected = recorded([1, 2], "no_longer_needed", refund_method_id)
-    assert called(await answer(RETURNS, *task_history(user(line)))) == expected
+    assert called(await RETURNS.answer(user(line))) == expected
 
 
 async def test_where_the_refund_goes_answered_after_the_tool_asked() -> None:
     where = "Should the refund go to your PayPal account, or to your gift card?"
-    history = task_history(
+    history = RETURNS.history(
         user("all of them, I don't need them"),
         tool_round("record_return", where, is_error=True, item_numbers=[1, 2], reason="other"),
         agent(where),
         user("the gift card"),
     )
-    assert called(await answer(RETURNS, *history)) == recorded(
+    assert called(await answer(RETURNS.tools, *history)) == recorded(
         [1, 2], "no_longer_needed", GIFT_CARD
     )

@@ -4,10 +4,10 @@ the specialists, which record what the caller's words choose and confirm only a 
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
-from livekit.agents import llm
 
 from customer_service.call.item_swaps import SwapChoices
 from customer_service.domain import OrderStatus, PaymentMethod
@@ -18,6 +18,7 @@ from customer_service.specialists.exchange import not_exchangeable_message
 from customer_service.store.demo_catalog import DEMO_PAYMENT_METHODS, DEMO_PRODUCTS
 from support.offline_chat import (
     FULL_SUPERVISOR,
+    TaskChat,
     agent,
     answer,
     called,
@@ -36,9 +37,6 @@ from support.swaps import (
     PAYPAL,
 )
 
-EXCHANGE = specialist_tools("exchange")
-ITEM_CHANGE = specialist_tools("item_change")
-
 
 def choices(order_id: str, methods: tuple[PaymentMethod, ...]) -> SwapChoices:
     order = demo_order_view(order_id)
@@ -46,19 +44,17 @@ def choices(order_id: str, methods: tuple[PaymentMethod, ...]) -> SwapChoices:
     return SwapChoices(order=order, products=products, methods=methods, paid_with=GIFT_CARD)
 
 
-def history(instructions: str, *items: llm.ChatItem | list[llm.ChatItem]) -> list[llm.ChatItem]:
-    flat: list[llm.ChatItem] = [
-        llm.ChatMessage(role="system", content=[instructions]),
-        agent("Which items would you like to change, and to which version?"),
-    ]
-    for item in items:
-        flat.extend(item if isinstance(item, list) else [item])
-    return flat
-
-
 PRIYAS = DEMO_PAYMENT_METHODS["C-1002"]
-EXCHANGE_INSTRUCTIONS = exchange.RULES.instructions(choices("200201", PRIYAS))
-CHANGE_INSTRUCTIONS = item_change.RULES.instructions(choices("200202", PRIYAS))
+ASKED = "Which items would you like to change, and to which version?"
+"""The task's question, as far as the rules below read it."""
+EXCHANGE = TaskChat(
+    specialist_tools("exchange"), exchange.RULES.instructions(choices("200201", PRIYAS)), ASKED
+)
+ITEM_CHANGE = TaskChat(
+    specialist_tools("item_change"),
+    item_change.RULES.instructions(choices("200202", PRIYAS)),
+    ASKED,
+)
 
 
 # --- the supervisor ----------------------------------------------------------------------
@@ -139,20 +135,14 @@ def test_inside_another_specialist_a_swap_naming_an_order_is_a_new_request() -> 
 
 
 async def test_a_method_is_asked_for_when_the_difference_needs_one() -> None:
-    reply = await answer(EXCHANGE, history(EXCHANGE_INSTRUCTIONS, user("the mat, 6 mm please")))
+    reply = await EXCHANGE.answer(user("the mat, 6 mm please"))
     # Each of the caller's methods named: "which of your payment methods" names none.
     assert said(reply) == (
         "Should the price difference go through your PayPal account, or your gift card, which "
         "has 40 dollars on it?"
     )
-    named = await answer(
-        EXCHANGE,
-        history(
-            EXCHANGE_INSTRUCTIONS,
-            user("the mat, 6 mm please"),
-            agent(METHOD_QUESTION),
-            user("my PayPal"),
-        ),
+    named = await EXCHANGE.answer(
+        user("the mat, 6 mm please"), agent(METHOD_QUESTION), user("my PayPal")
     )
     assert called(named) == (
         "record_exchange",
@@ -161,7 +151,7 @@ async def test_a_method_is_asked_for_when_the_difference_needs_one() -> None:
 
 
 async def test_with_no_difference_the_method_that_paid_is_proposed() -> None:
-    reply = await answer(ITEM_CHANGE, history(CHANGE_INSTRUCTIONS, user("green ones please")))
+    reply = await ITEM_CHANGE.answer(user("green ones please"))
     assert called(reply) == (
         "record_item_change",
         {
@@ -175,7 +165,8 @@ async def test_with_no_difference_the_method_that_paid_is_proposed() -> None:
 async def test_the_only_method_is_proposed_and_read_back() -> None:
     visa = DEMO_PAYMENT_METHODS["C-1001"]
     instructions = exchange.RULES.instructions(choices("200201", visa))
-    reply = await answer(EXCHANGE, history(instructions, user("the mat for a 6 mm one")))
+    only_visa = dataclasses.replace(EXCHANGE, instructions=instructions)
+    reply = await only_visa.answer(user("the mat for a 6 mm one"))
     assert called(reply)[1]["payment_method_id"] == visa[0].method_id
 
 
@@ -191,8 +182,5 @@ async def test_the_read_back_is_answered_in_the_callers_words(line: str, tool: s
         new_item_ids=[BOTTLE_GREEN] * 3,
         payment_method_id=GIFT_CARD,
     )
-    reply = await answer(
-        ITEM_CHANGE,
-        history(CHANGE_INSTRUCTIONS, user("green ones"), recorded, agent("Shall I?"), user(line)),
-    )
+    reply = await ITEM_CHANGE.answer(user("green ones"), recorded, agent("Shall I?"), user(line))
     assert called(reply) == (tool, {})

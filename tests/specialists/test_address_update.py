@@ -29,6 +29,7 @@ from support.conversation import (
     check_identity,
     order_now,
     tool_outputs,
+    verifying_for,
 )
 from support.demo_addresses import MARKET_STREET_SUITE_5
 from support.own_tests import OfflineChat
@@ -54,8 +55,7 @@ def change_100102_script(*, sms_answer: bool = False) -> list[Any]:
     # The confirmation and the text-update question are said by code (no model turn), and
     # so is the answer's confirmation.
     return [
-        Call("update_address", {"order_id": "100102"}),
-        check_identity(JORDAN),
+        *verifying_for("update_address", "100102", JORDAN),
         record(),
         Call("confirm_address"),
         Call("record_consent", {"granted": sms_answer}),
@@ -185,8 +185,7 @@ async def test_invalid_fields_are_named_and_asked_again(
 ) -> None:
     model = ScriptedLLM(
         [
-            Call("update_address", {"order_id": "100102"}),
-            check_identity(JORDAN),
+            *verifying_for("update_address", "100102", JORDAN),
             record(**bad_fields),
             relay,
             record(),
@@ -220,8 +219,7 @@ async def test_a_spanish_address_is_read_back_in_spanish_order_and_saved(
 ) -> None:
     model = ScriptedLLM(
         [
-            Call("update_address", {"order_id": "100102"}),
-            check_identity(JORDAN),
+            *verifying_for("update_address", "100102", JORDAN),
             Call("record_address", ALCALA),
             Call("confirm_address"),
         ]
@@ -258,8 +256,7 @@ async def test_hostile_text_is_refused_and_the_store_is_intact(
 ) -> None:
     model = ScriptedLLM(
         [
-            Call("update_address", {"order_id": "100102"}),
-            check_identity(JORDAN),
+            *verifying_for("update_address", "100102", JORDAN),
             record(street=hostile),
             relay,
         ]
@@ -284,8 +281,7 @@ async def test_confirmation_sent_with_a_correction_is_stale(settings: Settings) 
     corrected = {**MARKET_STREET, "unit": "Suite 7"}
     model = ScriptedLLM(
         [
-            Call("update_address", {"order_id": "100102"}),
-            check_identity(JORDAN),
+            *verifying_for("update_address", "100102", JORDAN),
             record(),
             # The caller corrects the unit; the model records it and confirms at once.
             Parallel((Call("record_address", corrected), Call("confirm_address"))),
@@ -312,8 +308,7 @@ async def test_confirmation_sent_with_a_correction_is_stale(settings: Settings) 
 async def test_confirming_before_the_caller_answers_is_refused(settings: Settings) -> None:
     model = ScriptedLLM(
         [
-            Call("update_address", {"order_id": "100102"}),
-            check_identity(JORDAN),
+            *verifying_for("update_address", "100102", JORDAN),
             # The model confirms in the same reply that records the address.
             Parallel((record(), Call("confirm_address"))),
             Say("Please tell me if that's right."),
@@ -334,8 +329,7 @@ async def test_confirming_before_the_caller_answers_is_refused(settings: Setting
 async def test_double_confirmation_makes_one_change(settings: Settings) -> None:
     model = ScriptedLLM(
         [
-            Call("update_address", {"order_id": "100102"}),
-            check_identity(JORDAN),
+            *verifying_for("update_address", "100102", JORDAN),
             record(),
             Parallel((Call("confirm_address"), Call("confirm_address"))),
             Call("record_consent", {"granted": False}),
@@ -366,8 +360,7 @@ async def test_double_confirmation_makes_one_change(settings: Settings) -> None:
 async def test_give_up_changes_nothing(settings: Settings) -> None:
     model = ScriptedLLM(
         [
-            Call("update_address", {"order_id": "100102"}),
-            check_identity(JORDAN),
+            *verifying_for("update_address", "100102", JORDAN),
             Call("give_up"),
             relay,
         ]
@@ -423,8 +416,7 @@ async def test_a_bound_tripped_by_the_text_update_offer_never_reports_the_change
     bounded = settings.model_copy(update={"max_delegations_per_call": 2})
     model = ScriptedLLM(
         [
-            Call("update_address", {"order_id": "100102"}),
-            check_identity(JORDAN),
+            *verifying_for("update_address", "100102", JORDAN),
             record(),
             Call("confirm_address"),
         ]
@@ -476,8 +468,7 @@ CONFIRMING = Confirming(
         "1 Market Street, Suite 5, San Francisco, California 94105",
     ),
     steps_to_read_back=(
-        Call("update_address", {"order_id": "100102"}),
-        check_identity(JORDAN),
+        *verifying_for("update_address", "100102", JORDAN),
         Call("record_address", MARKET_STREET_SUITE_5.model_dump()),
     ),
     changed=address_changed,

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterable
+from collections.abc import AsyncIterable, AsyncIterator
+from contextlib import asynccontextmanager
 from decimal import Decimal
 from typing import Any
 
@@ -23,19 +24,19 @@ from customer_service.specialists.order_lookup import not_found_message
 from customer_service.store import AuditEvent, Store
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import call_session
-from support.confirming import Confirming
 from support.conversation import (
     JORDAN,
     JORDAN_SAYS,
     PRIYA,
+    PRIYA_SAYS,
     agent_lines,
     audit_events,
     check_identity,
     order_now,
     tool_outputs,
+    verifying_for,
 )
 from support.order_request import OrderRequest
-from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Decision, Parallel, Say, ScriptedLLM, Step, Turn
 from support.scripted_llm import relay_tool_output as relay
 from support.store_records import save_orders, stored_order
@@ -71,20 +72,18 @@ REQUEST = OrderRequest(
     task_tools=CANCELLATION_TOOLS,
     confirm_tool="confirm_cancellation",
 )
-until_question = REQUEST.until_question
-reach_question = REQUEST.reach_question
 CONFIRM = REQUEST.confirm
 
 
-def until_read_back(order_id: str = "100102", details: dict[str, Any] = JORDAN) -> list[Step]:
-    return [*until_question(order_id, details), NO_LONGER_NEEDED]
-
-
-async def reach_read_back(
-    session: AgentSession[CallState], order_id: str = "100102", says: str = JORDAN_SAYS
-) -> None:
-    await reach_question(session, order_id, says)
-    await session.run(user_input="I don't need it any more")
+@asynccontextmanager
+async def at_read_back(
+    settings: Settings, *steps: Step, **caller: Any
+) -> AsyncIterator[AgentSession[CallState]]:
+    """`REQUEST.at_question` (another order or caller by `caller`), with the reason
+    given, recorded and read back: `steps` come after."""
+    async with REQUEST.at_question(settings, NO_LONGER_NEEDED, *steps, **caller) as session:
+        await session.run(user_input="I don't need it any more")
+        yield session
 
 
 async def status_of(session: AgentSession[CallState], order_id: str = "100102") -> OrderStatus:
@@ -105,9 +104,8 @@ async def assert_nothing_cancelled(session: AgentSession[CallState]) -> None:
 
 async def test_clear_yes_cancels_once_and_later_requests_see_it(settings: Settings) -> None:
     later = [Call(tool, {"order_id": "100102"}) for tool in ("lookup_order", "update_address")]
-    model = ScriptedLLM([*until_read_back(), *CONFIRM, later[0], relay, later[1], relay])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    steps = [NO_LONGER_NEEDED, *CONFIRM, later[0], relay, later[1], relay]
+    async with REQUEST.at_question(settings, *steps) as session:
         assert agent_lines(session)[-1] == QUESTION
         assert await status_of(session) is OrderStatus.PENDING
         await session.run(user_input="I don't need it any more")
@@ -147,7 +145,6 @@ async def test_clear_yes_cancels_once_and_later_requests_see_it(settings: Settin
         )
         assert await session.userdata.store.address_changes(order_id="100102") == []
         assert len(await cancellations(session.userdata.store)) == 1
-    assert not model.overran
 
 
 async def test_a_number_asked_for_is_read_back_with_every_item(settings: Settings) -> None:
@@ -210,17 +207,12 @@ async def test_orders_past_processing_are_refused_without_the_specialist(
             call_id="earlier",
         )
         before = await store.get_order(order_id)
-    model = ScriptedLLM([*until_question(order_id, details), relay])
-    async with call_session(model, settings=settings, database_url=database_url) as session:
-        await reach_question(session, order_id, ", ".join(details.values()))
-        (output,) = tool_outputs(session, "cancel_order")
-        offer = "" if order_id == "100102" else f" {OFFER_HUMAN}"
-        assert (output.output, output.is_error) == (refusal + offer, True)
-        assert agent_lines(session)[-2:] == [IDENTITY_QUESTION, output.output]
-        assert await session.userdata.store.get_order(order_id) == before
-        assert [e.call_id for e in await cancellations(session.userdata.store)] == ["earlier"]
-    assert not any(turn.offers(CANCELLATION_TOOLS) for turn in model.turns)
-    assert not model.overran
+    says = ", ".join(details.values())
+    said = await REQUEST.refused_before_the_task(settings, database_url, order_id, details, says)
+    assert said == refusal + ("" if order_id == "100102" else f" {OFFER_HUMAN}")
+    async with await Store.open(database_url) as store:
+        assert await store.get_order(order_id) == before
+        assert [e.call_id for e in await cancellations(store)] == ["earlier"]
 
 
 ITEMS_CHANGED = (
@@ -235,24 +227,19 @@ async def test_an_order_whose_items_changed_is_refused_without_the_specialist(
         order = await stored_order(store, "100102")
         changed = order.model_copy(update={"status": OrderStatus.PENDING_ITEMS_MODIFIED})
         await save_orders(store, changed)
-    model = ScriptedLLM([*until_question(), relay])
-    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
-        await reach_question(session)
-        (output,) = tool_outputs(session, "cancel_order")
-        assert (output.output, output.is_error) == (ITEMS_CHANGED, True)
-        assert agent_lines(session)[-1] == ITEMS_CHANGED
-        assert await session.userdata.store.get_order("100102") == changed
-    assert not any(turn.offers(CANCELLATION_TOOLS) for turn in model.turns)
-    assert not model.overran
+    said = await REQUEST.refused_before_the_task(
+        settings, demo_database_url, "100102", JORDAN, JORDAN_SAYS
+    )
+    assert said == ITEMS_CHANGED
+    async with await Store.open(demo_database_url) as store:
+        assert await store.get_order("100102") == changed
 
 
 async def test_items_changed_while_the_caller_decides_are_told_and_nothing_cancelled(
     settings: Settings,
 ) -> None:
-    model = ScriptedLLM([*until_read_back(), *CONFIRM])
-    async with call_session(model, settings=settings) as session:
+    async with at_read_back(settings, *CONFIRM) as session:
         store = session.userdata.store
-        await reach_read_back(session)
         # Another channel changes the order's items while the caller hears the read-back.
         order = await stored_order(store, "100102")
         changed = order.model_copy(update={"status": OrderStatus.PENDING_ITEMS_MODIFIED})
@@ -264,19 +251,15 @@ async def test_items_changed_while_the_caller_decides_are_told_and_nothing_cance
         assert agent_lines(session)[-1] == ITEMS_CHANGED
         assert await store.get_order("100102") == changed
         assert await cancellations(store) == []
-    assert not model.overran
 
 
 async def test_no_then_give_up_cancels_nothing(settings: Settings) -> None:
-    model = ScriptedLLM([*until_read_back(), Call("give_up"), relay])
-    async with call_session(model, settings=settings) as session:
-        await reach_read_back(session)
+    async with at_read_back(settings, Call("give_up"), relay) as session:
         result = await session.run(user_input="No, I'll keep it")
         result.expect.contains_function_call_output(output=KEPT, is_error=True)
         assert agent_lines(session)[-2:] == [READ_BACK, KEPT]
         assert isinstance(session.current_agent, CustomerServiceAgent)
         await assert_nothing_cancelled(session)
-    assert not model.overran
 
 
 @pytest.mark.parametrize(
@@ -286,9 +269,7 @@ async def test_unclear_or_no_answers_refuse_the_models_confirmations_up_to_the_c
     settings: Settings, first_answer: str
 ) -> None:
     # The model confirms whatever the caller says; the caller's own words decide.
-    model = ScriptedLLM([*until_read_back(), *CONFIRM, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_read_back(session)
+    async with at_read_back(settings, *CONFIRM, *CONFIRM) as session:
         first = await session.run(user_input=first_answer)
         first.expect.contains_function_call_output(output=NOT_A_CLEAR_YES, is_error=True)
         assert agent_lines(session)[-1] == NOT_A_CLEAR_YES
@@ -303,16 +284,14 @@ async def test_unclear_or_no_answers_refuse_the_models_confirmations_up_to_the_c
         assert agent_lines(session)[-1] == KEPT
         assert isinstance(session.current_agent, CustomerServiceAgent)
         await assert_nothing_cancelled(session)
-    assert not model.overran
 
 
 async def test_confirming_before_the_caller_answers_the_read_back_cancels_nothing(
     settings: Settings,
 ) -> None:
     early = Parallel((NO_LONGER_NEEDED, Call("confirm_cancellation")))
-    model = ScriptedLLM([*until_question(), early, Say("Is that right?"), *CONFIRM, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    steps = [early, Say("Is that right?"), *CONFIRM, *CONFIRM]
+    async with REQUEST.at_question(settings, *steps) as session:
         # The caller says "yes" with the reason, and the model confirms in the same reply.
         await session.run(user_input="Yes, I don't need it, yes")
         (unheard,) = tool_outputs(session, "confirm_cancellation")
@@ -331,7 +310,6 @@ async def test_confirming_before_the_caller_answers_the_read_back_cancels_nothin
         await session.run(user_input="Yes")
         assert agent_lines(session)[-1] == CANCELLED
         assert len(await cancellations(session.userdata.store)) == 1
-    assert not model.overran
 
 
 class HeldReadBack(CancellationTask):
@@ -358,9 +336,8 @@ async def test_a_yes_to_an_interrupted_read_back_cancels_nothing(
     monkeypatch.setattr(HeldReadBack, "held", asyncio.Event())
     monkeypatch.setattr(HeldReadBack, "release", asyncio.Event())
     monkeypatch.setattr(cancellation, "CancellationTask", HeldReadBack)
-    model = ScriptedLLM([*until_read_back(), Call("confirm_cancellation"), *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    steps = [NO_LONGER_NEEDED, Call("confirm_cancellation"), *CONFIRM]
+    async with REQUEST.at_question(settings, *steps) as session:
         giving = asyncio.ensure_future(session.run(user_input="I don't need it any more"))
         await asyncio.wait_for(HeldReadBack.held.wait(), HANG_GUARD_S)
         await asyncio.wait_for(session.interrupt(), HANG_GUARD_S)
@@ -376,7 +353,6 @@ async def test_a_yes_to_an_interrupted_read_back_cancels_nothing(
         await asyncio.wait_for(session.run(user_input="Yes, cancel it"), HANG_GUARD_S)
         assert agent_lines(session)[-2:] == [READ_BACK, CANCELLED]
         assert len(await cancellations(session.userdata.store)) == 1
-    assert not model.overran
 
 
 @pytest.mark.parametrize(
@@ -385,9 +361,7 @@ async def test_a_yes_to_an_interrupted_read_back_cancels_nothing(
 )
 async def test_parallel_tool_calls_cancel_at_most_once(settings: Settings, case: str) -> None:
     answer, *calls = case.replace("confirm", "confirm_cancellation").split()
-    model = ScriptedLLM([*until_read_back(), Parallel(tuple(map(Call, calls))), relay])
-    async with call_session(model, settings=settings) as session:
-        await reach_read_back(session)
+    async with at_read_back(settings, Parallel(tuple(map(Call, calls))), relay) as session:
         await session.run(user_input=answer)
         (output,) = tool_outputs(session, "cancel_order")
         events = await cancellations(session.userdata.store)
@@ -401,7 +375,6 @@ async def test_parallel_tool_calls_cancel_at_most_once(settings: Settings, case:
             assert (output.output, output.is_error) == (KEPT, True)
             await assert_nothing_cancelled(session)
         assert agent_lines(session)[-1] == output.output
-    assert not model.overran
 
 
 async def test_unverified_caller_is_asked_to_verify_first(settings: Settings) -> None:
@@ -423,7 +396,7 @@ async def test_unverified_caller_is_asked_to_verify_first(settings: Settings) ->
 async def transcript_of_cancelling(
     settings: Settings, order_id: str, request: str | None = None
 ) -> list[str]:
-    model = ScriptedLLM([*until_question(order_id), relay])
+    model = ScriptedLLM([*REQUEST.until_question(order_id), relay])
     async with call_session(model, settings=settings) as session:
         await session.run(user_input=request or f"I'd like to cancel order {order_id}")
         await session.run(user_input=JORDAN_SAYS)
@@ -459,9 +432,7 @@ async def test_another_customers_or_an_invented_order_reads_exactly_like_an_unkn
 
 @pytest.mark.parametrize("answer", ["Absolutely not!", "Of course not.", "Are you sure?"])
 async def test_a_no_or_a_question_never_reads_as_a_yes(settings: Settings, answer: str) -> None:
-    model = ScriptedLLM([*until_read_back(), *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_read_back(session)
+    async with at_read_back(settings, *CONFIRM) as session:
         await session.run(user_input=answer)
         await assert_nothing_cancelled(session)
 
@@ -511,9 +482,7 @@ async def test_a_repeated_cancel_request_never_asks_about_or_denies_a_done_cance
 async def test_digits_in_a_yes_must_be_the_whole_order_number(
     settings: Settings, answer: str, cancels: bool
 ) -> None:
-    model = ScriptedLLM([*until_read_back(), *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_read_back(session)
+    async with at_read_back(settings, *CONFIRM) as session:
         await session.run(user_input=answer)
         (confirmation,) = tool_outputs(session, "confirm_cancellation")
         if cancels:
@@ -522,7 +491,6 @@ async def test_digits_in_a_yes_must_be_the_whole_order_number(
         else:
             assert (confirmation.output, confirmation.is_error) == (NOT_A_CLEAR_YES, True)
             await assert_nothing_cancelled(session)
-    assert not model.overran
 
 
 async def test_an_order_number_sounds_the_same_in_the_list_the_lookup_and_the_read_back(
@@ -530,8 +498,7 @@ async def test_an_order_number_sounds_the_same_in_the_list_the_lookup_and_the_re
 ) -> None:
     model = ScriptedLLM(
         [
-            Call("lookup_order", {"order_id": "100102"}),
-            check_identity(JORDAN),
+            *verifying_for("lookup_order", "100102", JORDAN),
             relay,
             Call("cancel_order"),
             Call("list_recent_orders"),
@@ -563,9 +530,9 @@ async def test_an_order_number_sounds_the_same_in_the_list_the_lookup_and_the_re
 
 
 async def test_a_gift_card_payment_is_said_and_credited_back_at_once(settings: Settings) -> None:
-    model = ScriptedLLM([*until_read_back("200202", PRIYA), *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_read_back(session, "200202", ", ".join(PRIYA.values()))
+    async with at_read_back(
+        settings, *CONFIRM, order_id="200202", details=PRIYA, says=PRIYA_SAYS
+    ) as session:
         refund = "You get 72 dollars back. It goes back onto your gift card straight away."
         assert agent_lines(session)[-1].endswith(
             f"because you no longer need it. {refund} Do you want me to cancel this order? "
@@ -580,14 +547,16 @@ async def test_a_gift_card_payment_is_said_and_credited_back_at_once(settings: S
 async def test_an_order_paid_another_way_is_said_and_refunded_once(settings: Settings) -> None:
     # Paid by gift card, then by PayPal (the gift card credited then): cancelling gives
     # back only what PayPal paid, and says so before and after.
-    model = ScriptedLLM([*until_read_back("200202", PRIYA), *CONFIRM])
+    steps = [*REQUEST.until_question("200202", PRIYA), NO_LONGER_NEEDED, *CONFIRM]
+    model = ScriptedLLM(steps)
     async with call_session(model, settings=settings) as session:
         store = session.userdata.store
         changed = await store.change_order_payment(
             order_id="200202", customer_id="C-1002", payment_method_id="paypal_9000201", call_id="c"
         )
         assert changed.done
-        await reach_read_back(session, "200202", ", ".join(PRIYA.values()))
+        await REQUEST.reach_question(session, "200202", PRIYA_SAYS)
+        await session.run(user_input="I don't need it any more")
         refund = (
             "You get 72 dollars back. It reaches your PayPal account in five to seven "
             "business days."
@@ -603,9 +572,7 @@ async def test_an_order_paid_another_way_is_said_and_refunded_once(settings: Set
 async def test_a_corrected_reason_is_read_back_again_and_the_one_stored(
     settings: Settings,
 ) -> None:
-    model = ScriptedLLM([*until_read_back(), BY_MISTAKE, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_read_back(session)
+    async with at_read_back(settings, BY_MISTAKE, *CONFIRM) as session:
         await session.run(user_input="Actually no, I ordered it by mistake")
         assert "because it was ordered by mistake" in agent_lines(session)[-1]
         await session.run(user_input="Yes")
@@ -613,16 +580,13 @@ async def test_a_corrected_reason_is_read_back_again_and_the_one_stored(
         assert cancelled.cancel_reason is CancelReason.ORDERED_BY_MISTAKE
         [event] = await cancellations(session.userdata.store)
         assert event.detail["reason"] == "ordered by mistake"
-    assert not model.overran
 
 
 async def test_a_reason_that_fits_neither_cancels_nothing_and_offers_a_colleague(
     settings: Settings,
 ) -> None:
     closer = Say(cancellation.CLOSER_REASON_QUESTION)
-    model = ScriptedLLM([*until_question(), closer, Call("reason_fits_neither"), relay])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, closer, Call("reason_fits_neither"), relay) as session:
         await session.run(user_input="It's too expensive")
         assert agent_lines(session)[-1] == cancellation.CLOSER_REASON_QUESTION
         await session.run(user_input="Neither, it's just too expensive")
@@ -634,7 +598,6 @@ async def test_a_reason_that_fits_neither_cancels_nothing_and_offers_a_colleague
         assert output.output.endswith(OFFER_HUMAN)
         assert isinstance(session.current_agent, CustomerServiceAgent)
         await assert_nothing_cancelled(session)
-    assert not model.overran
 
 
 # --- what the suites every confirming specialist runs drive (support/confirming.py) ----
@@ -644,17 +607,13 @@ async def order_cancelled(session: AgentSession[CallState]) -> bool:
     return (await order_now(session, "100102")).status is OrderStatus.CANCELLED
 
 
-CONFIRMING = Confirming(
-    supervisor_tool="cancel_order",
-    confirm=Call("confirm_cancellation"),
-    caller=JORDAN,
-    lines_to_read_back=("I'd like to cancel order 100102", JORDAN_SAYS, "I don't need it any more"),
-    steps_to_read_back=(*until_question(), NO_LONGER_NEEDED),
+CONFIRMING = REQUEST.confirming(
+    "I don't need it any more",
+    NO_LONGER_NEEDED,
     changed=order_cancelled,
     nothing_changed=cancellation.kept_message("100102"),
     # A yes that names another order is no yes to this one.
     other_than_read_back=("Yes, cancel order 100101", Call("confirm_cancellation")),
-    order_tool_for="100102",
     # A reason the store does not take.
     refused_records={
         "other-reason": Call("record_cancellation_reason", {"reason": "too expensive"})
@@ -662,7 +621,5 @@ CONFIRMING = Confirming(
 )
 
 
-OFFLINE_CHAT = OfflineChat(
-    ("I'd like to cancel order 100102", JORDAN_SAYS, "I don't need it any more", "yes", "bye")
-)
+OFFLINE_CHAT = REQUEST.offline_chat("I don't need it any more", "yes", "bye")
 """A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

@@ -24,7 +24,14 @@ from customer_service.specialists.consent import (
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import call_session
 from support.confirming import Confirming, verified_then
-from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
+from support.conversation import (
+    JORDAN,
+    JORDAN_SAYS,
+    agent_lines,
+    check_identity,
+    tool_outputs,
+    verifying_for,
+)
 from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Say, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
@@ -75,8 +82,7 @@ async def test_granted_is_stored_and_not_asked_again_in_a_later_call(
     # not made again, because the answer is on record.
     later = ScriptedLLM(
         [
-            Call("update_address", {"order_id": "100102"}),
-            check_identity(JORDAN),
+            *verifying_for("update_address", "100102", JORDAN),
             Call(
                 "record_address",
                 {

@@ -8,7 +8,6 @@ import pytest
 from livekit.agents import AgentSession
 
 from customer_service.call.state import CallState
-from customer_service.call.wording import NOTHING_TO_CONFIRM_YET
 from customer_service.domain import (
     ExchangeRequest,
     OrderStatus,
@@ -18,27 +17,16 @@ from customer_service.domain import (
 )
 from customer_service.settings import Settings
 from customer_service.specialists import exchange
-from customer_service.specialists.exchange import RULES, WORDING, ExchangeTask
-from customer_service.specialists.order_lookup import not_found_message
+from customer_service.specialists.exchange import WORDING, ExchangeTask
 from customer_service.store import Store
 from customer_service.store.order_changes import ChangeRefusal
 from customer_service.supervisor import CustomerServiceAgent
 from support.clock import DEMO_ORDERS
-from support.confirming import Confirming
-from support.conversation import (
-    JORDAN,
-    JORDAN_SAYS,
-    PRIYA,
-    agent_lines,
-    audit_events,
-    tool_outputs,
-    verifying_for,
-)
+from support.conversation import PRIYA, agent_lines, audit_events, tool_outputs
 from support.order_request import OrderRequest
-from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Parallel, Step
 from support.scripted_llm import relay_tool_output as relay
-from support.store_records import change_order, save_orders, save_payment_methods
+from support.store_records import save_orders, save_payment_methods
 from support.swaps import (
     BLOCK_CORK,
     BLOCK_FOAM,
@@ -52,9 +40,9 @@ from support.swaps import (
     PAYPAL,
     PENDING,
     PRIYA_SAYS,
+    SwapCase,
     order_now,
     record,
-    refusal_sentences,
 )
 
 EXCHANGE_TOOLS = frozenset({"record_exchange", "give_up"})
@@ -93,9 +81,6 @@ REQUEST = OrderRequest(
     task_tools=EXCHANGE_TOOLS,
     confirm_tool="confirm_exchange",
 )
-until_question = REQUEST.until_question
-reach_question = REQUEST.reach_question
-_refused_before_the_task = REQUEST.refused_before_the_task
 CONFIRM = REQUEST.confirm
 
 
@@ -166,33 +151,6 @@ async def test_a_faulty_unit_is_exchanged_for_the_same_version(settings: Setting
         assert order.exchange.new_item_ids == (MAT_4MM,)
 
 
-async def test_a_correction_after_the_read_back_replaces_what_is_confirmed(
-    settings: Settings,
-) -> None:
-    async with REQUEST.at_question(settings, RECORD_MAT, RECORD_BLOCKS, *CONFIRM) as session:
-        await session.run(user_input="the mat for the 6 mm one, PayPal")
-        await session.run(user_input="No wait, not the mat: the blocks, foam, to my gift card")
-        assert agent_lines(session)[-1] == BLOCKS_READ_BACK
-        await session.run(user_input="Yes")
-        order = await order_now(session, DELIVERED)
-        assert order.exchange is not None
-        assert order.exchange.item_ids == (BLOCK_CORK, BLOCK_CORK)
-
-
-async def test_no_to_the_read_back_and_unclear_answers_request_nothing(
-    settings: Settings,
-) -> None:
-    async with REQUEST.at_question(settings, RECORD_MAT, *CONFIRM, *CONFIRM) as session:
-        await session.run(user_input="the mat for the 6 mm one, PayPal")
-        first = await session.run(user_input="Hmm, how long does that take?")
-        first.expect.contains_function_call_output(output=WORDING.not_a_clear_yes, is_error=True)
-        await session.run(user_input="I'm not sure")
-        (output,) = tool_outputs(session, "exchange_items")
-        assert (output.output, output.is_error) == (WORDING.nothing_done, True)
-        assert isinstance(session.current_agent, CustomerServiceAgent)
-        await assert_not_exchanged(session)
-
-
 @pytest.mark.parametrize(
     ("record", "read_back", "answer"),
     [
@@ -209,83 +167,6 @@ async def test_a_yes_naming_another_method_or_item_than_chosen_requests_nothing(
         assert agent_lines(session)[-1] == read_back
         refused = await session.run(user_input=answer)
         refused.expect.contains_function_call_output(output=WORDING.not_a_clear_yes, is_error=True)
-        await assert_not_exchanged(session)
-
-
-async def test_a_confirm_before_anything_is_read_back_requests_nothing(
-    settings: Settings,
-) -> None:
-    async with REQUEST.at_question(
-        settings, Call("confirm_exchange"), relay, RECORD_MAT, *CONFIRM
-    ) as session:
-        await session.run(user_input="Yes, just do it")
-        (early,) = tool_outputs(session, "confirm_exchange")
-        assert (early.output, early.is_error) == (NOTHING_TO_CONFIRM_YET, True)
-        await assert_not_exchanged(session)
-        await session.run(user_input="the mat, 6 mm, PayPal")
-        await session.run(user_input="yes")
-        assert (await order_now(session, DELIVERED)).status is OrderStatus.EXCHANGE_REQUESTED
-
-
-@pytest.mark.parametrize(
-    ("arguments", "refusal"),
-    [
-        (
-            ([], [], PAYPAL),
-            "Which items would you like to exchange?",
-        ),
-        (
-            ([BLOCK_CORK] * 3, [BLOCK_FOAM] * 3, PAYPAL),
-            "Order 2 0 0, 2 0 1 contains a Cork yoga mat and two Yoga blocks. Which of them "
-            "would you like to exchange?",
-        ),
-        (
-            ([BOTTLE_GREEN], [BOTTLE_GREEN], PAYPAL),
-            "Order 2 0 0, 2 0 1 contains a Cork yoga mat and two Yoga blocks. Which of them "
-            "would you like to exchange?",
-        ),
-        (
-            ([MAT_4MM, BLOCK_CORK], [MAT_6MM], PAYPAL),
-            "Please tell me which version you'd like for each item you exchange.",
-        ),
-        (
-            ([MAT_4MM], [HEADPHONES_BLACK], PAYPAL),
-            "The cork yoga mat can only become another version of it: thickness 4 mm and "
-            "thickness 6 mm. Which would you like?",
-        ),
-        (
-            ([MAT_4MM], [MAT_6MM], JORDANS_CARD),
-            "I can use your PayPal account and your gift "
-            "card, which has 40 dollars on it. Which would you like?",
-        ),
-        (
-            ([MAT_4MM], [MAT_6MM], "gift_card_5"),
-            "I can use your PayPal account and your gift "
-            "card, which has 40 dollars on it. Which would you like?",
-        ),
-    ],
-    ids=[
-        "none",
-        "more-units-than-ordered",
-        "not-in-order",
-        "count",
-        "other-product",
-        "another-customers-method",
-        "invented-method",
-    ],
-)
-async def test_every_rule_is_checked_in_code_before_the_read_back(
-    settings: Settings, arguments: tuple[list[str], list[str], str], refusal: str
-) -> None:
-    async with REQUEST.at_question(
-        settings, record("record_exchange", *arguments), relay, *CONFIRM
-    ) as session:
-        await session.run(user_input="the mat for the 6 mm one")
-        (output,) = tool_outputs(session, "record_exchange")
-        assert (output.output, output.is_error) == (refusal, True)
-        await session.run(user_input="yes")
-        (confirmed,) = tool_outputs(session, "confirm_exchange")
-        assert (confirmed.output, confirmed.is_error) == (NOTHING_TO_CONFIRM_YET, True)
         await assert_not_exchanged(session)
 
 
@@ -307,61 +188,6 @@ async def test_a_gift_card_must_cover_what_it_pays(
             True,
         )
         await assert_not_exchanged(session)
-
-
-@pytest.mark.parametrize(
-    ("status", "refusal"),
-    [
-        (
-            OrderStatus.PENDING,
-            "Order 2 0 0, 2 0 1 hasn't been delivered yet, so its items can't be exchanged, but "
-            "they can still be changed. Would you like me to change the items?",
-        ),
-        (
-            OrderStatus.PENDING_ITEMS_MODIFIED,
-            "Order 2 0 0, 2 0 1 hasn't been delivered yet, and its items were already changed "
-            "once, so they can't be exchanged or changed again.",
-        ),
-        (
-            OrderStatus.PROCESSED,
-            "Order 2 0 0, 2 0 1 is on its way. Once it arrives, its items can be exchanged.",
-        ),
-        (
-            OrderStatus.EXCHANGE_REQUESTED,
-            "An exchange is already requested for order 2 0 0, 2 0 1: an order is exchanged once.",
-        ),
-        (
-            OrderStatus.RETURN_REQUESTED,
-            "A return is requested for order 2 0 0, 2 0 1, so it can't be exchanged as well.",
-        ),
-        (
-            OrderStatus.CANCELLED,
-            "Order 2 0 0, 2 0 1 is cancelled, so there is nothing to exchange.",
-        ),
-    ],
-)
-async def test_an_order_not_delivered_is_refused_saying_what_can_be_done(
-    settings: Settings, demo_database_url: str, status: OrderStatus, refusal: str
-) -> None:
-    await change_order(demo_database_url, DELIVERED, status=status)
-    said = await _refused_before_the_task(settings, demo_database_url, DELIVERED, PRIYA, PRIYA_SAYS)
-    assert said == refusal
-
-
-async def test_the_pending_demo_order_is_offered_an_item_change_instead(
-    settings: Settings, demo_database_url: str
-) -> None:
-    said = await _refused_before_the_task(settings, demo_database_url, PENDING, PRIYA, PRIYA_SAYS)
-    assert said == exchange.not_exchangeable_message(PENDING, OrderStatus.PENDING)
-
-
-async def test_another_customers_order_reads_like_an_unknown_one(
-    settings: Settings, demo_database_url: str
-) -> None:
-    said = await _refused_before_the_task(
-        settings, demo_database_url, DELIVERED, JORDAN, JORDAN_SAYS
-    )
-    assert said == not_found_message(DELIVERED)
 
 
 async def test_a_return_requested_meanwhile_is_said_and_nothing_is_exchanged(
@@ -433,15 +259,70 @@ async def test_a_result_that_breaks_a_rule_is_rejected_and_asked_again(
         assert (await order_now(session, DELIVERED)).exchange is not None
 
 
-def test_every_refusal_the_store_can_answer_has_its_own_sentence() -> None:
+# --- what the suites every swap and every confirming specialist run drive ------------
+
+
+async def blocks_exchanged(session: AgentSession[CallState]) -> None:
+    order = await order_now(session, DELIVERED)
+    assert order.exchange is not None
+    assert order.exchange.item_ids == (BLOCK_CORK, BLOCK_CORK)
+
+
+ANOTHER_METHOD = "I can use your PayPal account and your gift card, which has 40 dollars on it."
+WHICH_ITEMS = (
+    "Order 2 0 0, 2 0 1 contains a Cork yoga mat and two Yoga blocks. Which of them would "
+    "you like to exchange?"
+)
+SWAP = SwapCase(
+    request=REQUEST,
+    record=RECORD_MAT,
+    said="the mat for the 6 mm one, PayPal",
+    correction=RECORD_BLOCKS,
+    said_correcting="No wait, not the mat: the blocks, foam, to my gift card",
+    correction_read_back=BLOCKS_READ_BACK,
+    corrected=blocks_exchanged,
+    unchanged=assert_not_exchanged,
+    refused={
+        "none": (([], [], PAYPAL), "Which items would you like to exchange?"),
+        "more-units-than-ordered": (([BLOCK_CORK] * 3, [BLOCK_FOAM] * 3, PAYPAL), WHICH_ITEMS),
+        "not-in-order": (([BOTTLE_GREEN], [BOTTLE_GREEN], PAYPAL), WHICH_ITEMS),
+        "count": (
+            ([MAT_4MM, BLOCK_CORK], [MAT_6MM], PAYPAL),
+            "Please tell me which version you'd like for each item you exchange.",
+        ),
+        "other-product": (
+            ([MAT_4MM], [HEADPHONES_BLACK], PAYPAL),
+            "The cork yoga mat can only become another version of it: thickness 4 mm and "
+            "thickness 6 mm. Which would you like?",
+        ),
+        "another-customers-method": (
+            ([MAT_4MM], [MAT_6MM], JORDANS_CARD),
+            f"{ANOTHER_METHOD} Which would you like?",
+        ),
+        "invented-method": (
+            ([MAT_4MM], [MAT_6MM], "gift_card_5"),
+            f"{ANOTHER_METHOD} Which would you like?",
+        ),
+    },
+    not_swappable={
+        OrderStatus.PENDING: "Order 2 0 0, 2 0 1 hasn't been delivered yet, so its items "
+        "can't be exchanged, but they can still be changed. Would you like me to change the "
+        "items?",
+        OrderStatus.PENDING_ITEMS_MODIFIED: "Order 2 0 0, 2 0 1 hasn't been delivered yet, "
+        "and its items were already changed once, so they can't be exchanged or changed "
+        "again.",
+        OrderStatus.PROCESSED: "Order 2 0 0, 2 0 1 is on its way. Once it arrives, its items "
+        "can be exchanged.",
+        OrderStatus.EXCHANGE_REQUESTED: "An exchange is already requested for order 2 0 0, "
+        "2 0 1: an order is exchanged once.",
+        OrderStatus.RETURN_REQUESTED: "A return is requested for order 2 0 0, 2 0 1, so it "
+        "can't be exchanged as well.",
+        OrderStatus.CANCELLED: "Order 2 0 0, 2 0 1 is cancelled, so there is nothing to exchange.",
+    },
+    offered_instead=PENDING,
     # An item change's own refusals are not an exchange's.
-    item_changes = {ChangeRefusal.NOT_PENDING, ChangeRefusal.ITEMS_ALREADY_CHANGED}
-    refusals, sentences = refusal_sentences(RULES, DELIVERED, item_changes)
-    # One refusal is the same for a missing order and a stranger's; every other its own.
-    assert sentences == refusals - 1
-
-
-# --- what the suites every confirming specialist runs drive (support/confirming.py) ----
+    not_its_refusals=frozenset({ChangeRefusal.NOT_PENDING, ChangeRefusal.ITEMS_ALREADY_CHANGED}),
+)
 
 
 async def mat_exchanged(session: AgentSession[CallState]) -> bool:
@@ -452,32 +333,13 @@ async def mat_exchanged(session: AgentSession[CallState]) -> bool:
     )
 
 
-CONFIRMING = Confirming(
-    supervisor_tool="exchange_items",
-    confirm=Call("confirm_exchange"),
-    caller=PRIYA,
-    lines_to_read_back=(
-        "I'd like to exchange something from order 200201",
-        PRIYA_SAYS,
-        "The mat, for the 6 mm one, with PayPal",
-    ),
-    steps_to_read_back=(
-        *verifying_for("exchange_items", DELIVERED, PRIYA),
-        record("record_exchange", [MAT_4MM], [MAT_6MM], PAYPAL),
-    ),
+CONFIRMING = REQUEST.confirming(
+    "The mat, for the 6 mm one, with PayPal",
+    RECORD_MAT,
     changed=mat_exchanged,
     nothing_changed=WORDING.nothing_done,
     # The caller says yes to the mat; the model records the blocks and confirms.
-    other_than_read_back=(
-        "Yes",
-        Parallel(
-            (
-                record("record_exchange", [BLOCK_CORK] * 2, [BLOCK_FOAM] * 2, GIFT_CARD),
-                Call("confirm_exchange"),
-            )
-        ),
-    ),
-    order_tool_for=DELIVERED,
+    other_than_read_back=("Yes", Parallel((RECORD_BLOCKS, Call("confirm_exchange")))),
     beyond_the_caller=(
         record("record_exchange", [MAT_4MM], [MAT_6MM], JORDANS_CARD),
         record("record_exchange", [MAT_4MM], [HEADPHONES_BLACK], PAYPAL),
@@ -485,13 +347,5 @@ CONFIRMING = Confirming(
 )
 
 
-OFFLINE_CHAT = OfflineChat(
-    (
-        "I'd like to exchange something from order 200201",
-        PRIYA_SAYS,
-        "the mat, for the 6 mm one, with paypal",
-        "no",
-        "bye",
-    )
-)
+OFFLINE_CHAT = REQUEST.offline_chat("the mat, for the 6 mm one, with paypal", "no", "bye")
 """A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

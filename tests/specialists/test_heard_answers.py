@@ -26,7 +26,13 @@ from customer_service.specialists.consent import (
 )
 from customer_service.store import ConsentRecord
 from customer_service.testing import call_session
-from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, check_identity, tool_outputs
+from support.conversation import (
+    JORDAN,
+    JORDAN_SAYS,
+    agent_lines,
+    tool_outputs,
+    verifying_for,
+)
 from support.demo_addresses import MARKET_ST_ARGUMENTS
 from support.scripted_llm import Call, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
@@ -40,8 +46,7 @@ READ_BACK = "I have 1 Market St, San Francisco, CA 94105, United States. Is that
 
 def address_change_start() -> list[Call]:
     return [
-        Call("update_address", {"order_id": "100102"}),
-        check_identity(JORDAN),
+        *verifying_for("update_address", "100102", JORDAN),
         Call("record_address", NEW_ADDRESS),
     ]
 

@@ -4,32 +4,25 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-import pytest
 from livekit.agents import AgentSession
 
 from customer_service.call.state import CallState
-from customer_service.call.wording import NOTHING_TO_CONFIRM_YET, OFFER_HUMAN
+from customer_service.call.wording import OFFER_HUMAN
 from customer_service.domain import OrderItem, OrderStatus, Transaction, TransactionKind
 from customer_service.settings import Settings
 from customer_service.specialists import item_change
-from customer_service.specialists.item_change import RULES, WORDING
-from customer_service.specialists.order_lookup import not_found_message
+from customer_service.specialists.item_change import WORDING
 from customer_service.store import Store
 from customer_service.store.demo_catalog import demo_variant
 from customer_service.store.order_changes import ChangeRefusal
 from customer_service.supervisor import CustomerServiceAgent
-from support.confirming import Confirming
 from support.conversation import (
-    JORDAN,
-    JORDAN_SAYS,
     PRIYA,
     agent_lines,
     audit_events,
     tool_outputs,
-    verifying_for,
 )
 from support.order_request import OrderRequest
-from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Parallel
 from support.scripted_llm import relay_tool_output as relay
 from support.store_records import change_order, save_orders
@@ -46,10 +39,10 @@ from support.swaps import (
     PAYPAL,
     PENDING,
     PRIYA_SAYS,
+    SwapCase,
     gift_card_balance,
     order_now,
     record,
-    refusal_sentences,
 )
 
 ITEM_CHANGE_TOOLS = frozenset({"record_item_change", "give_up"})
@@ -84,9 +77,6 @@ REQUEST = OrderRequest(
     task_tools=ITEM_CHANGE_TOOLS,
     confirm_tool="confirm_item_change",
 )
-until_question = REQUEST.until_question
-reach_question = REQUEST.reach_question
-_refused_before_the_task = REQUEST.refused_before_the_task
 CONFIRM = REQUEST.confirm
 
 
@@ -170,78 +160,6 @@ async def test_a_refund_says_when_it_arrives(settings: Settings, demo_database_u
         assert (await order_now(session, PENDING)).payments[-1] == refund
 
 
-async def test_a_correction_after_the_read_back_replaces_what_is_confirmed(
-    settings: Settings,
-) -> None:
-    async with REQUEST.at_question(settings, RECORD_BIGGER, RECORD_ONE_GREEN, *CONFIRM) as session:
-        await session.run(user_input="the bigger ones, gift card")
-        await session.run(user_input="No, sorry: just one of them, in green")
-        assert agent_lines(session)[-1] == GREEN_READ_BACK
-        await session.run(user_input="Yes")
-        order = await order_now(session, PENDING)
-        assert order.items == (bottles(BOTTLE_GREEN, 1), bottles(BOTTLE_BLUE, 2))
-        assert await gift_card_balance(session) == Decimal("40.00")
-
-
-async def test_no_to_the_read_back_changes_nothing(settings: Settings) -> None:
-    async with REQUEST.at_question(settings, RECORD_BIGGER, Call("give_up"), relay) as session:
-        await session.run(user_input="the bigger ones, gift card")
-        await session.run(user_input="No, leave them as they are")
-        (output,) = tool_outputs(session, "change_items")
-        assert (output.output, output.is_error) == (WORDING.nothing_done, True)
-        await assert_unchanged(session)
-
-
-async def test_a_confirm_with_no_yes_changes_nothing(settings: Settings) -> None:
-    async with REQUEST.at_question(settings, RECORD_BIGGER, *CONFIRM, *CONFIRM) as session:
-        await session.run(user_input="the bigger ones, gift card")
-        first = await session.run(user_input="what would that cost?")
-        first.expect.contains_function_call_output(output=WORDING.not_a_clear_yes, is_error=True)
-        await session.run(user_input="hmm")
-        assert tool_outputs(session, "change_items")[0].output == WORDING.nothing_done
-        await assert_unchanged(session)
-
-
-SAME_VERSION = "That's the version already in the order. Which other would you like?"
-
-
-@pytest.mark.parametrize(
-    ("arguments", "refusal"),
-    [
-        (([BOTTLE_BLUE], [BOTTLE_BLUE], PAYPAL), SAME_VERSION),
-        (
-            ([BOTTLE_BLUE], [BOTTLE_GREEN_750], PAYPAL),
-            "The stainless steel water bottle with capacity 750 ml and color green isn't "
-            "available right now. Which other would you like?",
-        ),
-        (
-            ([BOTTLE_BLUE], [MAT_6MM], PAYPAL),
-            "The stainless steel water bottle can only become another version of it: capacity "
-            "500 ml and color blue, capacity 750 ml and color blue and capacity 500 ml and "
-            "color green. Which would you like?",
-        ),
-        (
-            ([BOTTLE_BLUE] * 4, [BOTTLE_GREEN] * 4, PAYPAL),
-            "Order 2 0 0, 2 0 2 contains three Stainless steel water bottles. Which of them "
-            "would you like to change?",
-        ),
-    ],
-    ids=["same-version", "unavailable", "other-product", "more-units-than-ordered"],
-)
-async def test_every_rule_is_checked_in_code_before_the_read_back(
-    settings: Settings, arguments: tuple[list[str], list[str], str], refusal: str
-) -> None:
-    invalid = record("record_item_change", *arguments)
-    async with REQUEST.at_question(settings, invalid, relay, *CONFIRM) as session:
-        await session.run(user_input="the green ones")
-        (output,) = tool_outputs(session, "record_item_change")
-        assert (output.output, output.is_error) == (refusal, True)
-        await session.run(user_input="yes")
-        (confirmed,) = tool_outputs(session, "confirm_item_change")
-        assert (confirmed.output, confirmed.is_error) == (NOTHING_TO_CONFIRM_YET, True)
-        await assert_unchanged(session)
-
-
 async def test_the_gift_card_must_cover_the_difference(
     settings: Settings, demo_database_url: str
 ) -> None:
@@ -260,53 +178,6 @@ async def test_the_gift_card_must_cover_the_difference(
             True,
         )
         assert await gift_card_balance(session) == Decimal("40.00")
-
-
-@pytest.mark.parametrize(
-    ("status", "refusal"),
-    [
-        (
-            OrderStatus.PENDING_ITEMS_MODIFIED,
-            "The items of order 2 0 0, 2 0 2 were already changed once, so they can't be "
-            f"changed again. {OFFER_HUMAN}",
-        ),
-        (
-            OrderStatus.DELIVERED,
-            "Order 2 0 0, 2 0 2 has been delivered, so its items can't be changed any more, but "
-            "I can exchange them instead.",
-        ),
-        (
-            OrderStatus.PROCESSED,
-            "Order 2 0 0, 2 0 2 has already shipped, so its items can't be changed any more. "
-            "Once it arrives, they can be exchanged.",
-        ),
-        (OrderStatus.CANCELLED, "Order 2 0 0, 2 0 2 is cancelled, so its items can't be changed."),
-        (
-            OrderStatus.EXCHANGE_REQUESTED,
-            "Order 2 0 0, 2 0 2 has been delivered, so its items can't be changed any more.",
-        ),
-    ],
-)
-async def test_an_order_not_pending_is_refused_saying_what_can_be_done(
-    settings: Settings, demo_database_url: str, status: OrderStatus, refusal: str
-) -> None:
-    await change_order(demo_database_url, PENDING, status=status)
-    said = await _refused_before_the_task(settings, demo_database_url, PENDING, PRIYA, PRIYA_SAYS)
-    assert said == refusal
-
-
-async def test_the_delivered_demo_order_is_offered_an_exchange_instead(
-    settings: Settings, demo_database_url: str
-) -> None:
-    said = await _refused_before_the_task(settings, demo_database_url, DELIVERED, PRIYA, PRIYA_SAYS)
-    assert said == item_change.not_changeable_message(DELIVERED, OrderStatus.DELIVERED)
-
-
-async def test_another_customers_order_reads_like_an_unknown_one(
-    settings: Settings, demo_database_url: str
-) -> None:
-    said = await _refused_before_the_task(settings, demo_database_url, PENDING, JORDAN, JORDAN_SAYS)
-    assert said == not_found_message(PENDING)
 
 
 async def test_items_changed_meanwhile_are_said_and_nothing_more_is_changed(
@@ -337,14 +208,62 @@ async def test_items_changed_meanwhile_are_said_and_nothing_more_is_changed(
         assert await gift_card_balance(session) == Decimal("40.00")
 
 
-def test_every_refusal_the_store_can_answer_has_its_own_sentence() -> None:
+# --- what the suites every swap and every confirming specialist run drive ------------
+
+
+async def one_made_green(session: AgentSession[CallState]) -> None:
+    order = await order_now(session, PENDING)
+    assert order.items == (bottles(BOTTLE_GREEN, 1), bottles(BOTTLE_BLUE, 2))
+    assert await gift_card_balance(session) == Decimal("40.00")
+
+
+DELIVERED_NOW = "Order 2 0 0, 2 0 2 has been delivered, so its items can't be changed any more."
+SWAP = SwapCase(
+    request=REQUEST,
+    record=RECORD_BIGGER,
+    said="the bigger ones, gift card",
+    correction=RECORD_ONE_GREEN,
+    said_correcting="No, sorry: just one of them, in green",
+    correction_read_back=GREEN_READ_BACK,
+    corrected=one_made_green,
+    unchanged=assert_unchanged,
+    refused={
+        "same-version": (
+            ([BOTTLE_BLUE], [BOTTLE_BLUE], PAYPAL),
+            "That's the version already in the order. Which other would you like?",
+        ),
+        "unavailable": (
+            ([BOTTLE_BLUE], [BOTTLE_GREEN_750], PAYPAL),
+            "The stainless steel water bottle with capacity 750 ml and color green isn't "
+            "available right now. Which other would you like?",
+        ),
+        "other-product": (
+            ([BOTTLE_BLUE], [MAT_6MM], PAYPAL),
+            "The stainless steel water bottle can only become another version of it: capacity "
+            "500 ml and color blue, capacity 750 ml and color blue and capacity 500 ml and "
+            "color green. Which would you like?",
+        ),
+        "more-units-than-ordered": (
+            ([BOTTLE_BLUE] * 4, [BOTTLE_GREEN] * 4, PAYPAL),
+            "Order 2 0 0, 2 0 2 contains three Stainless steel water bottles. Which of them "
+            "would you like to change?",
+        ),
+    },
+    not_swappable={
+        OrderStatus.PENDING_ITEMS_MODIFIED: "The items of order 2 0 0, 2 0 2 were already "
+        f"changed once, so they can't be changed again. {OFFER_HUMAN}",
+        OrderStatus.DELIVERED: "Order 2 0 0, 2 0 2 has been delivered, so its items can't be "
+        "changed any more, but I can exchange them instead.",
+        OrderStatus.PROCESSED: "Order 2 0 0, 2 0 2 has already shipped, so its items can't be "
+        "changed any more. Once it arrives, they can be exchanged.",
+        OrderStatus.CANCELLED: "Order 2 0 0, 2 0 2 is cancelled, so its items can't be changed.",
+        OrderStatus.EXCHANGE_REQUESTED: DELIVERED_NOW,
+        OrderStatus.RETURN_REQUESTED: DELIVERED_NOW,
+    },
+    offered_instead=DELIVERED,
     # An exchange's own refusal is not an item change's.
-    refusals, sentences = refusal_sentences(RULES, PENDING, {ChangeRefusal.NOT_DELIVERED})
-    # One refusal is the same for a missing order and a stranger's; every other its own.
-    assert sentences == refusals - 1
-
-
-# --- what the suites every confirming specialist runs drive (support/confirming.py) ----
+    not_its_refusals=frozenset({ChangeRefusal.NOT_DELIVERED}),
+)
 
 
 async def bottles_made_bigger(session: AgentSession[CallState]) -> bool:
@@ -352,19 +271,9 @@ async def bottles_made_bigger(session: AgentSession[CallState]) -> bool:
     return [(item.item_id, item.quantity) for item in items] == [(BOTTLE_BLUE_750, 3)]
 
 
-CONFIRMING = Confirming(
-    supervisor_tool="change_items",
-    confirm=Call("confirm_item_change"),
-    caller=PRIYA,
-    lines_to_read_back=(
-        "I'd like to change the items of order 200202",
-        PRIYA_SAYS,
-        "The bigger ones, from my gift card",
-    ),
-    steps_to_read_back=(
-        *verifying_for("change_items", PENDING, PRIYA),
-        record("record_item_change", [BOTTLE_BLUE] * 3, [BOTTLE_BLUE_750] * 3, GIFT_CARD),
-    ),
+CONFIRMING = REQUEST.confirming(
+    "The bigger ones, from my gift card",
+    RECORD_BIGGER,
     changed=bottles_made_bigger,
     nothing_changed=WORDING.nothing_done,
     # The caller says yes to bigger bottles; the model records green ones and confirms.
@@ -377,7 +286,6 @@ CONFIRMING = Confirming(
             )
         ),
     ),
-    order_tool_for=PENDING,
     beyond_the_caller=(
         record("record_item_change", [BOTTLE_BLUE] * 3, [BOTTLE_BLUE_750] * 3, JORDANS_CARD),
         record("record_item_change", [BOTTLE_BLUE], [HEADPHONES_BLACK], GIFT_CARD),
@@ -385,13 +293,5 @@ CONFIRMING = Confirming(
 )
 
 
-OFFLINE_CHAT = OfflineChat(
-    (
-        "I'd like to change the items of order 200202",
-        PRIYA_SAYS,
-        "the same ones but in green",
-        "yes",
-        "bye",
-    )
-)
+OFFLINE_CHAT = REQUEST.offline_chat("the same ones but in green", "yes", "bye")
 """A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

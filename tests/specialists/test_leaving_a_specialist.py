@@ -10,7 +10,7 @@ from customer_service.domain import OrderStatus
 from customer_service.settings import Settings
 from customer_service.specialists.cancellation import kept_message
 from customer_service.testing import call_session
-from support.conversation import JORDAN, JORDAN_SAYS, check_identity
+from support.conversation import JORDAN, JORDAN_SAYS, verifying_for
 from support.scripted_llm import Call, Decision, ScriptedLLM, Turn
 from support.scripted_llm import relay_tool_output as relay
 
@@ -41,8 +41,7 @@ async def test_a_model_leaves_a_specialist_for_the_callers_new_request(
 ) -> None:
     model = ScriptedLLM(
         [
-            Call("cancel_order", {"order_id": "100102"}),
-            check_identity(JORDAN),
+            *verifying_for("cancel_order", "100102", JORDAN),
             leave_the_cancellation,
             take_the_new_request,
             relay,

@@ -18,7 +18,7 @@ from customer_service.domain import OrderStatus
 from customer_service.settings import Settings
 from customer_service.specialists.consent import ConsentTopic
 from customer_service.testing import call_session
-from support.conversation import JORDAN, JORDAN_SAYS, check_identity
+from support.conversation import JORDAN, JORDAN_SAYS, check_identity, verifying_for
 from support.demo_addresses import MARKET_STREET_SUITE_5
 from support.scripted_llm import Call, Decision, Say, ScriptedLLM, Step, Turn
 from support.scripted_llm import relay_tool_output as relay
@@ -65,8 +65,7 @@ async def _texts_granted(session: AgentSession[CallState]) -> bool:
 
 READ_BACK = Question(
     steps=(
-        Call("cancel_order", {"order_id": "100102"}),
-        check_identity(JORDAN),
+        *verifying_for("cancel_order", "100102", JORDAN),
         Call("record_cancellation_reason", {"reason": "no longer needed"}),
     ),
     lines_before_the_question=(
@@ -83,8 +82,7 @@ CONSENT = Question(
 )
 TEXT_UPDATE_OFFER = Question(
     steps=(
-        Call("update_address", {"order_id": "100102"}),
-        check_identity(JORDAN),
+        *verifying_for("update_address", "100102", JORDAN),
         Call("record_address", MARKET_STREET_SUITE_5.model_dump()),
     ),
     lines_before_the_question=(

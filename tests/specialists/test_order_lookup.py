@@ -39,6 +39,7 @@ from support.conversation import (
     audit_kinds,
     check_identity,
     tool_outputs,
+    verifying_for,
 )
 from support.own_tests import OfflineChat
 from support.scripted_llm import ORDER_LOOKUP_TOOLS, Call, Say, ScriptedLLM
@@ -87,8 +88,7 @@ async def test_status_said_up_front_follows_the_hand_back_with_no_model_request(
     # After the status the model relays it again, as models do: the caller hears it once.
     model = ScriptedLLM(
         [
-            Call("lookup_order", {"order_id": "100101"}),
-            check_identity(JORDAN),
+            *verifying_for("lookup_order", "100101", JORDAN),
             relay,
             Say(follow_up),
         ]
@@ -138,8 +138,7 @@ async def test_a_second_request_in_the_line_goes_on_after_the_status_said_by_cod
 ) -> None:
     model = ScriptedLLM(
         [
-            Call("lookup_order", {"order_id": "100102"}),
-            check_identity(JORDAN),
+            *verifying_for("lookup_order", "100102", JORDAN),
             Call("cancel_order", {"order_id": "100102"}),
         ]
     )
@@ -340,8 +339,7 @@ async def test_a_pick_several_orders_fit_asks_which(settings: Settings) -> None:
 async def test_that_order_is_the_one_just_read_out(settings: Settings) -> None:
     model = ScriptedLLM(
         [
-            Call("lookup_order", {"order_id": "100102"}),
-            check_identity(JORDAN),
+            *verifying_for("lookup_order", "100102", JORDAN),
             relay,
             Call("lookup_order"),
             Call("choose_order", {"choice": "that order"}),

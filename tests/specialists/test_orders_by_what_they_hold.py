@@ -26,6 +26,7 @@ from support.conversation import (
     audit_events,
     check_identity,
     tool_outputs,
+    verifying_for,
 )
 from support.offline_chat import demo_order
 from support.scripted_llm import ORDER_LOOKUP_TOOLS, Call, ScriptedLLM
@@ -81,8 +82,7 @@ async def test_a_request_already_verified_names_its_order_for_any_specialist(
 ) -> None:
     model = ScriptedLLM(
         [
-            Call("lookup_order", {"order_id": "100101"}),
-            check_identity(JORDAN),
+            *verifying_for("lookup_order", "100101", JORDAN),
             relay,
             Call("cancel_order"),
         ]

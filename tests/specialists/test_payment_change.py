@@ -28,7 +28,6 @@ from customer_service.store import Store
 from customer_service.store.order_changes import Changed, ChangeRefusal
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import call_session
-from support.confirming import Confirming
 from support.conversation import (
     JORDAN,
     JORDAN_SAYS,
@@ -388,21 +387,13 @@ async def paid_with_paypal(session: AgentSession[CallState]) -> bool:
     return [payment.method_id for payment in payments][1:2] == [PAYPAL]
 
 
-CONFIRMING = Confirming(
-    supervisor_tool="change_payment_method",
-    confirm=Call("confirm_payment_change"),
-    caller=PRIYA,
-    lines_to_read_back=(
-        "I'd like to change how order 200202 is paid",
-        PRIYA_SAYS,
-        "With my PayPal account",
-    ),
-    steps_to_read_back=(*until_question(), TO_PAYPAL),
+CONFIRMING = REQUEST.confirming(
+    "With my PayPal account",
+    TO_PAYPAL,
     changed=paid_with_paypal,
     nothing_changed=WORDING.nothing_done,
     # The caller keeps the gift card; the model confirms the change anyway.
     other_than_read_back=("No, keep the gift card", Call("confirm_payment_change")),
-    order_tool_for="200202",
     # Another customer's card, the method that pays already.
     refused_records={
         "another-customers-method": Call(

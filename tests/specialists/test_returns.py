@@ -26,7 +26,6 @@ from customer_service.specialists.returns import (
 from customer_service.store import ReturnOutcome, ReturnReason, ReturnRequest, Store
 from customer_service.supervisor import CustomerServiceAgent
 from customer_service.testing import call_session
-from support.confirming import Confirming
 from support.conversation import (
     JORDAN,
     JORDAN_SAYS,
@@ -36,10 +35,8 @@ from support.conversation import (
     audit_events,
     order_now,
     tool_outputs,
-    verifying_for,
 )
 from support.order_request import OrderRequest
-from support.own_tests import OfflineChat
 from support.scripted_llm import Call, Parallel, Say, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
@@ -87,8 +84,6 @@ REQUEST = OrderRequest(
     task_tools=RETURN_TOOLS,
     confirm_tool="confirm_return",
 )
-until_question = REQUEST.until_question
-reach_question = REQUEST.reach_question
 CONFIRM = REQUEST.confirm
 
 
@@ -105,9 +100,7 @@ async def test_a_clear_yes_after_the_read_back_requests_the_return_once(
     settings: Settings,
 ) -> None:
     again = Call("request_return", {"order_id": "200201"})
-    model = ScriptedLLM([*until_question(), RECORD_ALL, *CONFIRM, again, relay])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, RECORD_ALL, *CONFIRM, again, relay) as session:
         assert agent_lines(session)[-1] == QUESTION
         assert session.userdata.disclosed_order_ids == ["200201"]
 
@@ -147,13 +140,10 @@ async def test_a_clear_yes_after_the_read_back_requests_the_return_once(
         lead = "A return is already requested for order 2 0 0, 2 0 1."
         assert tool_outputs(session, "request_return")[-1].output == told(request, lead)
         assert await stored(session) == [request]
-    assert not model.overran
 
 
 async def test_items_named_and_a_reason_are_read_back_as_a_category(settings: Settings) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_MAT, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, RECORD_MAT, *CONFIRM) as session:
         await session.run(user_input="Just the mat, it came with a big tear in it, gift card")
         assert agent_lines(session)[-1] == READ_BACK_MAT
         await session.run(user_input="Yes, that's right")
@@ -165,7 +155,6 @@ async def test_items_named_and_a_reason_are_read_back_as_a_category(settings: Se
         assert order.returned.method_id == GIFT_CARD
         [event] = await audit_events(session, kind="return_requested")
         assert event.detail["refund_method_id"] == GIFT_CARD
-    assert not model.overran
 
 
 @pytest.mark.parametrize(
@@ -184,10 +173,10 @@ async def test_the_thirty_day_window_counts_from_delivery(
     settings: Settings, clock: FixedClock, days_later: int, refusal: str | None
 ) -> None:
     # The demo order was delivered 17 days before the store was seeded (November ninth).
-    model = ScriptedLLM([*until_question(), relay])
+    model = ScriptedLLM([*REQUEST.until_question(), relay])
     async with call_session(model, settings=settings, clock=clock) as session:
         clock.advance(dt.timedelta(days=days_later))
-        await reach_question(session)
+        await REQUEST.reach_question(session)
         if refusal is None:
             assert agent_lines(session)[-1] == QUESTION
             assert isinstance(session.current_agent, ReturnTask)
@@ -224,25 +213,21 @@ async def test_an_order_not_delivered_yet_or_cancelled_is_refused_before_the_spe
         ),
     ]
     for order_id, details, says, refusal in cases:
-        model = ScriptedLLM([*until_question(order_id, details), relay])
-        async with call_session(
-            model, settings=settings, database_url=demo_database_url
-        ) as session:
-            await reach_question(session, order_id, says)
-            (output,) = tool_outputs(session, "request_return")
-            assert (output.output, output.is_error) == (refusal, True)
-            assert agent_lines(session)[-2:] == [IDENTITY_QUESTION, refusal]
-            assert await stored(session) == []
-        assert not any(turn.offers(RETURN_TOOLS) for turn in model.turns)
+        said = await REQUEST.refused_before_the_task(
+            settings, demo_database_url, order_id, details, says
+        )
+        assert said == refusal
+    async with await Store.open(demo_database_url) as store:
+        assert await store.return_requests() == []
 
 
 async def test_another_customers_order_reads_exactly_like_an_unknown_one(
     settings: Settings,
 ) -> None:
     async def transcript(order_id: str) -> list[str]:
-        model = ScriptedLLM([*until_question(order_id, JORDAN), relay])
+        model = ScriptedLLM([*REQUEST.until_question(order_id, JORDAN), relay])
         async with call_session(model, settings=settings) as session:
-            await reach_question(session, order_id, JORDAN_SAYS)
+            await REQUEST.reach_question(session, order_id, JORDAN_SAYS)
             (output,) = tool_outputs(session, "request_return")
             assert (output.output, output.is_error) == (not_found_message(order_id), True)
             assert await stored(session) == []
@@ -273,25 +258,20 @@ async def test_an_unverified_caller_hears_no_item_and_nothing_is_requested(
 
 
 async def test_a_no_to_the_read_back_requests_nothing(settings: Settings) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_ALL, Call("give_up"), relay])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, RECORD_ALL, Call("give_up"), relay) as session:
         await session.run(user_input="all of them, don't need them")
         await session.run(user_input="No, actually I'll keep them")
         (output,) = tool_outputs(session, "request_return")
         assert (output.output, output.is_error) == (RETURN_WORDING.nothing_done, True)
         assert isinstance(session.current_agent, CustomerServiceAgent)
         assert await stored(session) == []
-    assert not model.overran
 
 
 async def test_unclear_answers_refuse_the_models_confirmations_up_to_the_cap(
     settings: Settings,
 ) -> None:
     # The model confirms whatever the caller says; the caller's own words decide.
-    model = ScriptedLLM([*until_question(), RECORD_ALL, *CONFIRM, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, RECORD_ALL, *CONFIRM, *CONFIRM) as session:
         await session.run(user_input="both, no longer needed")
         first = await session.run(user_input="Hmm, what does it cost to send them back?")
         first.expect.contains_function_call_output(
@@ -304,15 +284,14 @@ async def test_unclear_answers_refuse_the_models_confirmations_up_to_the_cap(
         (output,) = tool_outputs(session, "request_return")
         assert (output.output, output.is_error) == (RETURN_WORDING.nothing_done, True)
         assert await stored(session) == []
-    assert not model.overran
 
 
 async def test_a_confirm_before_anything_is_read_back_requests_nothing(
     settings: Settings,
 ) -> None:
-    model = ScriptedLLM([*until_question(), Call("confirm_return"), relay, RECORD_ALL, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(
+        settings, Call("confirm_return"), relay, RECORD_ALL, *CONFIRM
+    ) as session:
         await session.run(user_input="Yes, yes, just do it")
         (early,) = tool_outputs(session, "confirm_return")
         assert (early.output, early.is_error) == (NOTHING_TO_CONFIRM_YET, True)
@@ -320,16 +299,13 @@ async def test_a_confirm_before_anything_is_read_back_requests_nothing(
         await session.run(user_input="all of it, not needed")
         await session.run(user_input="yes")
         assert len(await stored(session)) == 1
-    assert not model.overran
 
 
 async def test_a_confirm_sent_with_the_record_waits_for_the_callers_yes(
     settings: Settings,
 ) -> None:
     both = Parallel((RECORD_ALL, Call("confirm_return")))
-    model = ScriptedLLM([*until_question(), both, Say("Is that right?"), *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, both, Say("Is that right?"), *CONFIRM) as session:
         # The caller says "yes" with the items; the model confirms in the same reply.
         await session.run(user_input="Yes, all of them, I don't need them")
         (early,) = tool_outputs(session, "confirm_return")
@@ -338,7 +314,6 @@ async def test_a_confirm_sent_with_the_record_waits_for_the_callers_yes(
         assert await stored(session) == []
         await session.run(user_input="Yes")
         assert len(await stored(session)) == 1
-    assert not model.overran
 
 
 @pytest.mark.parametrize("numbers", [[3], [0], [1, 7], []])
@@ -346,9 +321,7 @@ async def test_items_not_in_the_order_are_refused_in_words(
     settings: Settings, numbers: list[int]
 ) -> None:
     invented = Call("record_return", {"item_numbers": numbers, "reason": "other"})
-    model = ScriptedLLM([*until_question(), invented, relay, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(settings, invented, relay, *CONFIRM) as session:
         await session.run(user_input="the blender, it's broken")
         (output,) = tool_outputs(session, "record_return")
         assert output.is_error
@@ -363,16 +336,15 @@ async def test_items_not_in_the_order_are_refused_in_words(
         (confirmed,) = tool_outputs(session, "confirm_return")
         assert (confirmed.output, confirmed.is_error) == (NOTHING_TO_CONFIRM_YET, True)
         assert await stored(session) == []
-    assert not model.overran
 
 
 @pytest.mark.parametrize("calls", [("confirm_return",) * 2, ("confirm_return", "give_up")])
 async def test_parallel_confirmations_request_at_most_once(
     settings: Settings, calls: tuple[str, ...]
 ) -> None:
-    model = ScriptedLLM([*until_question(), RECORD_ALL, Parallel(tuple(map(Call, calls))), relay])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(
+        settings, RECORD_ALL, Parallel(tuple(map(Call, calls))), relay
+    ) as session:
         await session.run(user_input="all of them, not needed")
         await session.run(user_input="Yes")
         (output,) = tool_outputs(session, "request_return")
@@ -385,7 +357,6 @@ async def test_parallel_confirmations_request_at_most_once(
             assert (output.output, output.is_error) == (RETURN_WORDING.nothing_done, True)
         if calls[0] == calls[1]:
             assert len(requests) == 1
-    assert not model.overran
 
 
 class TamperedTask(ReturnTask):
@@ -406,9 +377,9 @@ async def test_a_result_for_another_order_is_rejected_and_asked_again(
 ) -> None:
     monkeypatch.setattr(TamperedTask, "tampered", 0)
     monkeypatch.setattr(returns, "ReturnTask", TamperedTask)
-    model = ScriptedLLM([*until_question(), RECORD_ALL, *[CONFIRM[0]], RECORD_ALL, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(
+        settings, RECORD_ALL, *[CONFIRM[0]], RECORD_ALL, *CONFIRM
+    ) as session:
         await session.run(user_input="all of them, not needed")
         await session.run(user_input="yes")
         # Rejected in code: nothing stored, and the specialist starts over.
@@ -418,7 +389,6 @@ async def test_a_result_for_another_order_is_rejected_and_asked_again(
         await session.run(user_input="yes")
         [request] = await stored(session)
         assert request.order_id == "200201"
-    assert not model.overran
 
 
 @pytest.mark.parametrize(
@@ -465,9 +435,9 @@ async def test_with_a_choice_no_refund_method_is_asked_where_and_another_custome
         "record_return",
         {"item_numbers": [1, 2], "reason": "damaged", "refund_method_id": "credit_card_9000101"},
     )
-    model = ScriptedLLM([*until_question(), unsaid, relay, jordans, relay, RECORD_ALL, *CONFIRM])
-    async with call_session(model, settings=settings) as session:
-        await reach_question(session)
+    async with REQUEST.at_question(
+        settings, unsaid, relay, jordans, relay, RECORD_ALL, *CONFIRM
+    ) as session:
         await session.run(user_input="all of them, not needed")
         where = refund_question(await session.userdata.store.payment_methods("C-1002"))
         assert where == (
@@ -487,7 +457,6 @@ async def test_with_a_choice_no_refund_method_is_asked_where_and_another_custome
         assert order is not None
         assert order.returned is not None
         assert order.returned.method_id == PAYPAL
-    assert not model.overran
 
 
 async def test_an_order_paid_by_gift_card_has_one_refund_destination_said_not_asked(
@@ -503,9 +472,9 @@ async def test_an_order_paid_by_gift_card_has_one_refund_destination_said_not_as
         )
         await save_orders(store, delivered)
     record = Call("record_return", {"item_numbers": [1], "reason": "damaged"})
-    model = ScriptedLLM([*until_question("200202"), record, *CONFIRM])
-    async with call_session(model, settings=settings, database_url=demo_database_url) as session:
-        await reach_question(session, "200202")
+    async with REQUEST.at_question_on(
+        demo_database_url, settings, record, *CONFIRM, order_id="200202"
+    ) as session:
         assert agent_lines(session)[-1].endswith(
             "Which items would you like to return, or is it all of them?"
         )
@@ -521,7 +490,6 @@ async def test_an_order_paid_by_gift_card_has_one_refund_destination_said_not_as
         assert returned is not None
         assert returned.returned is not None
         assert returned.returned.method_id == GIFT_CARD
-    assert not model.overran
 
 
 def test_a_refund_method_the_store_no_longer_allows_is_a_sentence() -> None:
@@ -549,16 +517,9 @@ async def return_requested(session: AgentSession[CallState]) -> bool:
     return [r.item_indices for r in requests] == [(0, 1)] and refunded_to == PAYPAL
 
 
-CONFIRMING = Confirming(
-    supervisor_tool="request_return",
-    confirm=Call("confirm_return"),
-    caller=PRIYA,
-    lines_to_read_back=(
-        "I'd like to return order 200201",
-        PRIYA_SAYS,
-        "All of them, I really don't need them any more",
-    ),
-    steps_to_read_back=(*verifying_for("request_return", "200201", PRIYA), RECORD_ALL),
+CONFIRMING = REQUEST.confirming(
+    "All of them, I really don't need them any more",
+    RECORD_ALL,
     changed=return_requested,
     nothing_changed=RETURN_WORDING.nothing_done,
     other_than_read_back=(
@@ -574,7 +535,6 @@ CONFIRMING = Confirming(
         ),
     ),
     said_when_done="Your return is requested.",
-    order_tool_for="200201",
     # A refund to another customer's card.
     refused_records={
         "another-customers-method": Call(
@@ -589,14 +549,7 @@ CONFIRMING = Confirming(
 )
 
 
-OFFLINE_CHAT = OfflineChat(
-    (
-        "I'd like to return order 200201",
-        PRIYA_SAYS,
-        "all of them, I don't need them any more",
-        "onto my gift card",
-        "yes",
-        "bye",
-    )
+OFFLINE_CHAT = REQUEST.offline_chat(
+    "all of them, I don't need them any more", "onto my gift card", "yes", "bye"
 )
 """A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

@@ -9,7 +9,7 @@ from pathlib import Path
 from customer_service.settings import Settings
 from customer_service.testing import call_session, open_demo_store, sqlite_url
 from customer_service.testing.database_work import DatabaseWork, recording
-from support.conversation import JORDAN, JORDAN_SAYS, check_identity, tool_outputs
+from support.conversation import JORDAN, JORDAN_SAYS, tool_outputs, verifying_for
 from support.scripted_llm import Call, ScriptedLLM
 from support.scripted_llm import relay_tool_output as relay
 
@@ -26,8 +26,7 @@ async def test_each_lookup_reads_its_order_once_with_its_disclosure(
 ) -> None:
     model = ScriptedLLM(
         [
-            Call("lookup_order", {"order_id": "100101"}),
-            check_identity(JORDAN),
+            *verifying_for("lookup_order", "100101", JORDAN),
             relay,
             # No number this time: the order-lookup specialist asks for it.
             Call("lookup_order"),

@@ -38,7 +38,14 @@ from customer_service.specialists.identity import (
 )
 from customer_service.testing import call_session
 from customer_service.testing.voice import Utterance, voice_call_session
-from support.conversation import JORDAN, JORDAN_SAYS, agent_lines, audit_kinds, check_identity
+from support.conversation import (
+    JORDAN,
+    JORDAN_SAYS,
+    agent_lines,
+    audit_kinds,
+    check_identity,
+    verifying_for,
+)
 from support.demo_addresses import MARKET_STREET_SUITE_5
 from support.scripted_llm import Call, ScriptedLLM, Turn
 from support.scripted_llm import relay_tool_output as relay
@@ -290,8 +297,7 @@ async def test_only_a_yes_after_the_read_back_confirms_an_up_front_address(
 
     model = ScriptedLLM(
         [
-            Call("update_address", {"order_id": "100102"}),
-            check_identity(JORDAN),
+            *verifying_for("update_address", "100102", JORDAN),
             records_on_entry,
             # A model that confirms whatever the caller says next.
             Call("confirm_address"),

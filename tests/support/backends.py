@@ -96,9 +96,10 @@ def _parsed(source: str) -> ast.AST:
 
 
 def namespace_of(thing: object) -> dict[str, Any]:
-    """The module globals a function or class looks its names up in."""
+    """The module globals a function or class looks its names up in: a decorated
+    function's own (an `asynccontextmanager`'s wrapper has the library's)."""
     if isinstance(thing, FunctionType):
-        return thing.__globals__
+        return inspect.unwrap(thing).__globals__
     module = sys.modules.get(getattr(thing, "__module__", ""))
     return vars(module) if module is not None else {}
 

@@ -122,16 +122,40 @@ def tool_round(
     ]
 
 
+def flattened(items: Sequence[llm.ChatItem | list[llm.ChatItem]]) -> list[llm.ChatItem]:
+    """Messages and tool rounds as one history."""
+    flat: list[llm.ChatItem] = []
+    for item in items:
+        flat.extend(item if isinstance(item, list) else [item])
+    return flat
+
+
 async def answer(
     tools: list[llm.Tool],
     *items: llm.ChatItem | list[llm.ChatItem],
     model: OfflineLLM | None = None,
 ) -> llm.CollectedResponse:
-    flat: list[llm.ChatItem] = []
-    for item in items:
-        flat.extend(item if isinstance(item, list) else [item])
     model = model or OfflineLLM()
-    return await model.chat(chat_ctx=llm.ChatContext(flat), tools=tools).collect()
+    return await model.chat(chat_ctx=llm.ChatContext(flattened(items)), tools=tools).collect()
+
+
+@dataclass(frozen=True)
+class TaskChat:
+    """A specialist's task as the offline model meets it: the tools the real task offers
+    (`specialist_tools`), its instructions and its first question."""
+
+    tools: list[llm.Tool]
+    instructions: str
+    question: str
+
+    def history(self, *items: llm.ChatItem | list[llm.ChatItem]) -> list[llm.ChatItem]:
+        """The task's history: its instructions, its question, then `items`."""
+        opening = [llm.ChatMessage(role="system", content=[self.instructions])]
+        return [*opening, agent(self.question), *flattened(items)]
+
+    async def answer(self, *items: llm.ChatItem | list[llm.ChatItem]) -> llm.CollectedResponse:
+        """The offline model's reply to the task's history with `items` after its question."""
+        return await answer(self.tools, *self.history(*items))
 
 
 def said(response: llm.CollectedResponse) -> str:

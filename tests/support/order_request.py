@@ -5,7 +5,7 @@ starts. A specialist's test module declares one `OrderRequest` and keeps only it
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -13,13 +13,16 @@ from typing import Any
 from livekit.agents import AgentSession
 
 from customer_service.call.state import CallState
+from customer_service.clock import Clock
 from customer_service.settings import Settings
 from customer_service.specialists import SPECIALISTS
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.testing import call_session
 
+from .confirming import Confirming
 from .conversation import agent_lines, ask_then_verify, audit_events, tool_outputs, verifying_for
-from .scripted_llm import Call, ScriptedLLM, Step
+from .own_tests import OfflineChat
+from .scripted_llm import Call, Decision, ScriptedLLM, Step
 from .scripted_llm import relay_tool_output as relay
 
 
@@ -70,28 +73,72 @@ class OrderRequest:
 
     @asynccontextmanager
     async def at_question(
-        self, settings: Settings, *steps: Step
+        self,
+        settings: Settings,
+        *steps: Step,
+        order_id: str | None = None,
+        details: dict[str, Any] | None = None,
+        says: str | None = None,
+        clock: Clock | None = None,
     ) -> AsyncIterator[AgentSession[CallState]]:
         """A call on the demo store at the specialist's first question: the caller has
-        asked and given their details, and the model, past `until_question`, takes
-        `steps` after. The model must not have been asked for more than that by the end
-        of the call."""
-        model = ScriptedLLM([*self.until_question(), *steps])
-        async with call_session(model, settings=settings) as session:
-            await self.reach_question(session)
+        asked for `order_id` and given their details, and the model, past
+        `until_question`, takes `steps` after. The model must not have been asked for more
+        than that by the end of the call."""
+        model = ScriptedLLM([*self.until_question(order_id, details), *steps])
+        async with call_session(model, settings=settings, clock=clock) as session:
+            await self.reach_question(session, order_id, says)
             yield session
         assert not model.overran
 
     @asynccontextmanager
     async def at_question_on(
-        self, database_url: str, settings: Settings, *steps: Step
+        self,
+        database_url: str,
+        settings: Settings,
+        *steps: Step,
+        order_id: str | None = None,
+        details: dict[str, Any] | None = None,
+        says: str | None = None,
     ) -> AsyncIterator[AgentSession[CallState]]:
         """`at_question` on the store at `database_url`, as a test has prepared it."""
-        model = ScriptedLLM([*self.until_question(), *steps])
+        model = ScriptedLLM([*self.until_question(order_id, details), *steps])
         async with call_session(model, settings=settings, database_url=database_url) as session:
-            await self.reach_question(session)
+            await self.reach_question(session, order_id, says)
             yield session
         assert not model.overran
+
+    def confirming(
+        self,
+        said: str,
+        record: Step,
+        *,
+        changed: Callable[[AgentSession[CallState]], Awaitable[bool]],
+        nothing_changed: str,
+        other_than_read_back: tuple[str, Decision],
+        **more: Any,
+    ) -> Confirming:
+        """Its `CONFIRMING` for the suites every confirming specialist runs
+        (support/confirming.py): this caller asks for the order, gives their details and
+        says `said`, which the model records with `record`, bringing the read-back;
+        `more` are `Confirming`'s other fields."""
+        return Confirming(
+            supervisor_tool=self.supervisor_tool,
+            confirm=Call(self.confirm_tool),
+            caller=self.caller,
+            lines_to_read_back=(self.asking.format(order_id=self.order_id), self.says, said),
+            steps_to_read_back=(*self.until_question(), record),
+            changed=changed,
+            nothing_changed=nothing_changed,
+            other_than_read_back=other_than_read_back,
+            order_tool_for=self.order_id,
+            **more,
+        )
+
+    def offline_chat(self, *after: str) -> OfflineChat:
+        """Its `OFFLINE_CHAT` (support/own_tests.py): this caller asks for the order, gives
+        their details, then types `after`."""
+        return OfflineChat((self.asking.format(order_id=self.order_id), self.says, *after))
 
     async def nothing_written(self, session: AgentSession[CallState]) -> bool:
         """Whether the call stored no event of the specialist's write."""

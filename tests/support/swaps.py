@@ -1,24 +1,32 @@
 """Priya's orders as an exchange and an item change see them: the demo's item ids, her
-payment methods, the model's record calls, and reads of what the store holds after."""
+payment methods, the model's record calls, reads of what the store holds after, and
+what each swap declares for the cases every swap runs (`SwapCase`)."""
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Awaitable, Callable, Iterable, Set
+from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from livekit.agents import AgentSession
 
+from customer_service.call.item_swap_task import ItemSwapTask
 from customer_service.call.item_swaps import SwapChoices, SwapRules, item_refusal
 from customer_service.call.order_view import OrderLookupResult
+from customer_service.call.registration import SpecialistRegistration
 from customer_service.call.state import CallState
 from customer_service.call.wording import UNEXPECTED_APOLOGY
-from customer_service.domain import PaymentMethod
+from customer_service.domain import OrderStatus, PaymentMethod
+from customer_service.specialists import SPECIALISTS
 from customer_service.store.order_changes import ChangeRefusal
 
 from .clock import DEMO_ORDERS
 from .conversation import PRIYA_SAYS as PRIYA_SAYS  # read here by the swap tests
 from .conversation import order_now as order_now
+from .order_request import OrderRequest
+from .own_tests import SPECIALIST_TESTS, Declared, declared
 from .scripted_llm import Call
 
 DELIVERED = "200201"
@@ -85,3 +93,54 @@ def refusal_sentences(
         assert sentence != UNEXPECTED_APOLOGY, refusal
         sentences.add(sentence)
     return len(answered), len(sentences)
+
+
+SwapArguments = tuple[list[str], list[str], str]
+"""A record's items, the versions they become and the method for the difference."""
+SessionCheck = Callable[[AgentSession[CallState]], Awaitable[None]]
+"""Asserts what the call's store holds."""
+
+
+@dataclass(frozen=True)
+class SwapCase:
+    """What one swap (a specialist on `call.item_swaps.SwapRules`) declares as `SWAP` in
+    its own test module, for the cases every swap runs
+    (`tests/specialists/test_item_swaps.py`)."""
+
+    request: OrderRequest
+    record: Call
+    """A choice its rules allow, recorded; the caller says `said` for it."""
+    said: str
+    correction: Call
+    """Another allowed choice, said (`said_correcting`) after the first was read back."""
+    said_correcting: str
+    correction_read_back: str
+    corrected: SessionCheck
+    """Asserts the store holds the correction, and nothing of the first choice."""
+    unchanged: SessionCheck
+    """Asserts the order, the caller's methods and the audit are as before the call."""
+    refused: dict[str, tuple[SwapArguments, str]]
+    """Records its rules refuse, by a short id, with what the caller hears."""
+    not_swappable: dict[OrderStatus, str]
+    """What a caller hears of the order in each state it does not swap."""
+    offered_instead: str
+    """The demo order the other swap is for: refused with an offer of that swap."""
+    not_its_refusals: frozenset[ChangeRefusal]
+    """The store's refusals only another swap's write answers."""
+
+    @property
+    def rules(self) -> SwapRules[Any]:
+        """Its registration's rules."""
+        tool = self.request.supervisor_tool
+        (task,) = [r.task for r in SPECIALISTS if r.tool_name == tool]
+        assert issubclass(task, ItemSwapTask)
+        return task.rules
+
+
+def swap_cases(
+    registrations: Iterable[SpecialistRegistration] = SPECIALISTS,
+    folder: Path = SPECIALIST_TESTS,
+) -> Declared[SwapCase]:
+    """The `SWAP` of every registered specialist whose task is an `ItemSwapTask`."""
+    swaps = [r for r in registrations if issubclass(r.task, ItemSwapTask)]
+    return declared("SWAP", SwapCase, registrations=swaps, folder=folder)
