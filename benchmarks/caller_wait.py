@@ -51,7 +51,6 @@ from typing import Any
 
 from livekit import rtc
 from livekit.agents import Agent, ModelSettings
-from livekit.agents.llm import AgentHandoff
 from sqlalchemy import event
 
 from benchmarks.callers import Caller, Intent, Variant, check_outcome, demo_caller
@@ -65,7 +64,7 @@ from benchmarks.common import (
     settle_heap,
     verdict,
 )
-from benchmarks.conversation import AgentKind
+from benchmarks.conversation import AgentKind, handoffs
 from benchmarks.models import bare_model, single_agent_model, supervised_model
 from benchmarks.single_agent import BareAgent, SingleAgent, SingleAgentState
 from benchmarks.tau2.voice_side import VoiceAgent
@@ -277,7 +276,7 @@ async def play(
                             if intent:
                                 run.failure = f"still asked after {MAX_CALLER_TURNS} turns"
                             break
-                        handoffs = _handoffs(call.session.history.items)
+                        handoffs_before = handoffs(call.session.history.items)
                         writes = len(clock.writes)
                         turn = await voice.answer(says)
                         line = call.lines[-1]
@@ -292,7 +291,7 @@ async def play(
                         kinds = set()
                         if intent and caller.email in says:
                             kinds.add(VERIFICATION)
-                        if _handoffs(call.session.history.items) > handoffs:
+                        if handoffs(call.session.history.items) > handoffs_before:
                             kinds.add(HAND_OFF)
                         if reply is not None and reply.lower().startswith("yes"):
                             kinds.add(READ_BACK)
@@ -364,10 +363,6 @@ def opening_filler(speeches: Sequence[AgentSpeech], line_ended: float) -> str | 
         return None
     prefix = sentences(_filler_prefix(" ".join(first.heard.split())))
     return prefix[0] if prefix else None
-
-
-def _handoffs(items: Sequence[Any]) -> int:
-    return sum(isinstance(item, AgentHandoff) and item.old_agent_id is not None for item in items)
 
 
 async def measure(

@@ -124,8 +124,6 @@ class MeasuredLLM(ScriptedLLM):
         self.requests: list[Request] = []
         self.caller_turn = 0
         """Set by the conversation before each caller turn."""
-        self.offered: dict[int, set[frozenset[str]]] = {}
-        """Per caller turn, the tool sets offered (more than one: an agent hand-off)."""
 
     def _bounded(self, rule: Callable[[Turn], Decision]) -> Callable[[Turn], Decision]:
         def decide(turn: Turn) -> Decision:
@@ -155,7 +153,6 @@ class MeasuredLLM(ScriptedLLM):
         extra_kwargs: NotGivenOr[dict[str, Any]] = NOT_GIVEN,
     ) -> llm.LLMStream:
         offered = frozenset(tool.id for tool in tools or [])
-        self.offered.setdefault(self.caller_turn, set()).add(offered)
         if self.measure:
             self.requests.append(
                 Request(

@@ -14,7 +14,7 @@ import enum
 import random
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,10 +118,12 @@ async def converse(
         run.caller_turns += 1
         model.caller_turn = run.caller_turns
         heard_before = len(spoken_lines(session))
+        handoffs_before = handoffs(session.history.items)
         started = time.perf_counter()
         await session.run(user_input=says)
         run.turn_seconds.append(time.perf_counter() - started)
-        run.turn_kinds.append(turn_kind(caller, says, model.offered.get(run.caller_turns, set())))
+        handed_off = handoffs(session.history.items) > handoffs_before
+        run.turn_kinds.append(turn_kind(caller, says, handed_off=handed_off))
         new_lines = spoken_lines(session)[heard_before:]
         says = caller.reply(new_lines[-1]) if new_lines else None
     run.lines = spoken_lines(session)
@@ -129,11 +131,17 @@ async def converse(
     run.prompt_tokens = model.prompt_tokens
 
 
-def turn_kind(caller: Caller, says: str, offered: set[frozenset[str]]) -> frozenset[TurnKind]:
+def handoffs(items: Sequence[Any]) -> int:
+    """The agent changes in a session's history: a specialist started or handed back,
+    whether or not its model was asked anything."""
+    return sum(isinstance(item, AgentHandoff) and item.old_agent_id is not None for item in items)
+
+
+def turn_kind(caller: Caller, says: str, *, handed_off: bool) -> frozenset[TurnKind]:
     kinds = set()
     if caller.email in says:
         kinds.add(TurnKind.VERIFICATION)
-    if len(offered) > 1:
+    if handed_off:
         kinds.add(TurnKind.HAND_OFF)
     return frozenset(kinds)
 
@@ -229,10 +237,7 @@ async def run_flow(
                 finally:
                     if before_close is not None:
                         await before_close()
-                run.agent_changes = sum(
-                    isinstance(item, AgentHandoff) and item.old_agent_id is not None
-                    for item in session.history.items
-                )
+                run.agent_changes = handoffs(session.history.items)
     except Exception as error:
         run.failure = f"{type(error).__name__}: {error}"
         run.exception = True

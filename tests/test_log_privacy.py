@@ -64,19 +64,25 @@ def everything_logged(records: list[logging.LogRecord]) -> str:
     return "\n".join(lines)
 
 
+SLOPPY = frozenset({"check_identity", "record_address"})
+"""Tools whose arguments are personal: the identity details (when the model reads them)
+and the new address."""
+
+
 class SloppyJSONStream(OfflineLLMStream):
     async def __anext__(self) -> llm.ChatChunk:
         chunk = await super().__anext__()
         for call in chunk.delta.tool_calls if chunk.delta else ():
-            if call.name == "check_identity":
+            if call.name in SLOPPY:
                 call.arguments = call.arguments.removesuffix("}")
         return chunk
 
 
 class OfflineLLMWithSloppyJSON(OfflineLLM):
-    """The offline model, except that the identity check's arguments lack their closing
-    brace, as real models sometimes send them. The framework repairs them and logs a
-    WARNING that quotes them, a line `start` prints at its default level, INFO."""
+    """The offline model, except that the arguments of the tools it calls with personal
+    data lack their closing brace, as real models sometimes send them. The framework
+    repairs them and logs a WARNING that quotes them, a line `start` prints at its
+    default level, INFO."""
 
     def chat(self, *, chat_ctx: llm.ChatContext, **options: Any) -> OfflineLLMStream:
         return SloppyJSONStream(

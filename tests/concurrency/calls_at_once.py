@@ -47,6 +47,7 @@ from customer_service.specialists.cancellation import opening_question as cancel
 from customer_service.specialists.cancellation import read_back as cancellation_read_back
 from customer_service.specialists.consent import CONSENT_WORDING, ConsentTopic
 from customer_service.specialists.identity import mismatch_message
+from customer_service.specialists.identity.said import CHECKS as IDENTITY_CHECKS
 from customer_service.specialists.order_lookup import OrderLookupResult
 from customer_service.store import Store
 from customer_service.store.customers import customer_to_row
@@ -355,7 +356,7 @@ async def run_call(
             identity_checks=sum(
                 1
                 for item in items
-                if isinstance(item, llm.FunctionCall) and item.name == "check_identity"
+                if isinstance(item, llm.FunctionCall) and item.name in IDENTITY_CHECKS
             ),
             verified_customer_id=None if verified is None else verified.customer_id,
         )

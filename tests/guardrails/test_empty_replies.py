@@ -47,10 +47,11 @@ async def test_an_empty_specialist_reply_says_something_and_the_specialist_goes_
     async with call_session(model, settings=settings) as session:
         await session.run(user_input="Where is my order 100101?")
         assert agent_lines(session)[-1] == IDENTITY_QUESTION
-        await session.run(user_input=JORDAN_SAYS)
+        # A name alone is the model's to read (all three in one line, code would check).
+        await session.run(user_input="I'm Jordan Lee")
         assert agent_lines(session)[-1] == SAY_AGAIN
         assert session.userdata.verified_customer is None
-        await session.run(user_input=JORDAN_SAYS)
+        await session.run(user_input="94107, jordan.lee@example.com")
         # The status, said by code, then the closing question.
         assert agent_lines(session)[-2].startswith("Order 1 0 0, 1 0 1")
     assert not model.overran

@@ -99,11 +99,12 @@ async def test_the_report_of_a_resolved_call_field_by_field(tmp_path: Path) -> N
         "call_ended_by_agent",
     ]
     assert report["audit_events_stored"] is True
-    # Per turn: the caller's three turns, with the tools each one ran.
+    # Per turn: the caller's three turns, with the tools each one ran (the identity
+    # check on details said in one line is the code's own step).
     assert [turn["turn"] for turn in report["turns"]] == [1, 2, 3]
     assert [[tool["name"] for tool in turn["tools"]] for turn in report["turns"]] == [
         [],
-        ["check_identity", "lookup_order"],
+        ["check_details_said", "lookup_order"],
         ["end_call"],
     ]
     assert all(tool["duration_s"] >= 0 for turn in report["turns"] for tool in turn["tools"])

@@ -15,7 +15,6 @@ from customer_service.specialists.identity import (
 from customer_service.testing import call_session
 from support.conversation import (
     JORDAN,
-    JORDAN_SAYS,
     PRIYA,
     agent_lines,
     audit_kinds,
@@ -26,7 +25,19 @@ from support.scripted_llm import IDENTITY_TOOLS, SUPERVISOR_TOOLS, Call, Say, Sc
 from support.scripted_llm import relay_tool_output as relay
 
 
-async def test_verified_by_email_returns_to_the_supervisor(settings: Settings) -> None:
+@pytest.mark.parametrize(
+    ("line", "check", "requests"),
+    [
+        # All three details of one account in one line: checked by code, no model request.
+        ("Jordan Lee, 94107, jordan.lee@example.com", "check_details_said", 2),
+        # A name said surname first is the model's to read, and its check runs.
+        ("Lee, Jordan. 94107, jordan.lee@example.com", "check_identity", 3),
+    ],
+    ids=["checked by code", "read by the model"],
+)
+async def test_verified_by_email_returns_to_the_supervisor(
+    settings: Settings, line: str, check: str, requests: int
+) -> None:
     model = ScriptedLLM([Call("verify_identity"), check_identity(JORDAN), relay])
     async with call_session(model, settings=settings) as session:
         asked = await session.run(user_input="I'd like to check something on my account")
@@ -36,8 +47,8 @@ async def test_verified_by_email_returns_to_the_supervisor(settings: Settings) -
         assert question.text_content == OPENING_QUESTION
         asked.expect.no_more_events()
 
-        answered = await session.run(user_input="Jordan Lee, 94107, jordan.lee@example.com")
-        answered.expect.next_event().is_function_call(name="check_identity", arguments=JORDAN)
+        answered = await session.run(user_input=line)
+        answered.expect.next_event().is_function_call(name=check, arguments=JORDAN)
         answered.expect.next_event().is_function_call_output(is_error=False)
         answered.expect.skip_next_event_if(type="agent_handoff")
         answered.expect.next_event().is_function_call_output(
@@ -50,8 +61,9 @@ async def test_verified_by_email_returns_to_the_supervisor(settings: Settings) -
         assert customer is not None
         assert customer.customer_id == "C-1001"
         assert "identity_verified" in await audit_kinds(session)
-    assert model.turns[1].offers(IDENTITY_TOOLS)
-    assert model.turns[2].offers(SUPERVISOR_TOOLS)
+    assert len(model.turns) == requests
+    assert model.turns[-2].offers(IDENTITY_TOOLS) is (check == "check_identity")
+    assert model.turns[-1].offers(SUPERVISOR_TOOLS)
     assert not model.overran
 
 
@@ -200,8 +212,11 @@ async def test_already_verified_caller_is_not_asked_again(settings: Settings) ->
         )
         again.expect.next_event().is_message(role="assistant")
         again.expect.no_more_events()
-    assert len(model.turns) == 5
+    # The details were checked by code: no request of the identity specialist's model.
+    assert len(model.turns) == 4
 
 
-OFFLINE_CHAT = OfflineChat(("Please verify me", JORDAN_SAYS, "bye"))
+OFFLINE_CHAT = OfflineChat(
+    ("Please verify me", "I'm Jordan Lee", "94107, jordan.lee@example.com", "bye")
+)
 """A `make chat` that reaches it (tests/offline_llm/test_offline_model.py)."""

@@ -54,7 +54,8 @@ async def test_prefilled_number_is_not_asked_for_again(settings: Settings) -> No
     async with call_session(model, settings=settings) as session:
         await session.run(user_input="Where is my order 100101?")
         result = await session.run(user_input=JORDAN_SAYS)
-        result.expect.next_event().is_function_call(name="check_identity")
+        # All three details in one line: checked by code, with no model request.
+        result.expect.next_event().is_function_call(name="check_details_said", arguments=JORDAN)
         result.expect.next_event().is_function_call_output(is_error=False)
         result.expect.skip_next_event_if(type="agent_handoff")
         output = result.expect.next_event().is_function_call_output(is_error=False)
@@ -69,9 +70,9 @@ async def test_prefilled_number_is_not_asked_for_again(settings: Settings) -> No
         assert OPENING_QUESTION not in agent_lines(session)
         assert session.userdata.disclosed_order_ids == ["100101"]
         assert "order_disclosed" in await audit_kinds(session)
-    # Routing, the identity check, and the reply after the status: no specialist turn
-    # asks for the number.
-    assert len(model.turns) == 3
+    # Routing and the reply after the status (the identity check is code's): no
+    # specialist turn asks for the number.
+    assert len(model.turns) == 2
     assert not any(turn.offers(ORDER_LOOKUP_TOOLS) for turn in model.turns)
 
 
@@ -109,8 +110,9 @@ async def test_status_said_up_front_follows_the_hand_back_with_no_model_request(
         session.on("conversation_item_added", on_item)
         session.on("speech_created", on_speech)
         await session.run(user_input=f"{JORDAN_SAYS}. Where is my order 100101?")
-        # The supervisor's request and the identity specialist's: none after the hand-back.
-        assert requests_at == {"hand-back": 2, "status": 2}
+        # The supervisor's request alone: the details said are checked by code, and no
+        # request comes after the hand-back.
+        assert requests_at == {"hand-back": 1, "status": 1}
         *_, status, closing = agent_lines(session)
         assert status.startswith("Order 1 0 0, 1 0 1,")
         assert STATUS_OF_100101 in status
@@ -185,7 +187,7 @@ async def test_lookup_by_spoken_or_written_digits(settings: Settings, spoken: st
         output = result.expect.next_event().is_function_call_output(is_error=False)
         assert output.event().item.output.startswith("Order 1 0 0, 1 0 2,")
         assert "is processing" in output.event().item.output
-    assert model.turns[2].offers(ORDER_LOOKUP_TOOLS)
+    assert model.turns[1].offers(ORDER_LOOKUP_TOOLS)
     assert not model.overran
 
 

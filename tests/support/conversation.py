@@ -29,7 +29,9 @@ PRIYA_SAYS = "Priya Natarajan, 10001, priya.n@example.com"
 
 
 def check_identity(details: dict[str, Any], **changes: str) -> Call:
-    return Call("check_identity", {**details, **changes})
+    """The identity specialist's model checking `details`: passed over when its code
+    already checked them, all said in the caller's one line (`identity.said`)."""
+    return Call("check_identity", {**details, **changes}, only_if_offered=True)
 
 
 def verifying_for(tool: str, order_id: str, details: dict[str, Any]) -> list[Call]:

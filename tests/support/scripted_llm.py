@@ -34,6 +34,10 @@ class Say:
 class Call:
     name: str
     arguments: dict[str, Any] = field(default_factory=dict)
+    only_if_offered: bool = False
+    """A step the model takes only if it is asked while the tool is offered: passed over
+    when the agent's code did the work without asking (an identity check on details the
+    caller said in one line)."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +153,13 @@ class ScriptedLLM(llm.LLM):
         )
 
     def _decide(self, turn: Turn) -> Decision:
+        while (
+            self._steps
+            and isinstance(step := self._steps[0], Call)
+            and step.only_if_offered
+            and step.name not in turn.tool_names
+        ):
+            self._steps.popleft()
         if self._steps:
             step = self._steps.popleft()
         elif self._then is not None:

@@ -289,7 +289,8 @@ async def test_without_a_calling_number_the_hint_is_never_offered(
         session.userdata.learn_line(line)
         await session.run(user_input="I need help with my account")
         assert agent_lines(session)[-1] == OPENING_QUESTION
-        await session.run(user_input="Jordan Lee, 94107, jordan.lee@example.com")
+        # Surname first: the model reads the details (all three in one line, code checks).
+        await session.run(user_input="Lee, Jordan, 94107, jordan.lee@example.com")
         assert session.userdata.verified_customer is not None
     # Every specialist's own way out, and no calling-number tool without a number.
     assert model.turns[1].tool_names == IDENTITY_TOOLS | {

@@ -67,6 +67,7 @@ __all__ = [
     "NO_DETAILS_WAY_OUT",
     "OPENING_QUESTION_EMAIL_OR_NAME_ZIP",
     "GivenDetails",
+    "contacts_given",
     "count_failed_check",
     "given_as_new",
     "line_is_held",
@@ -304,6 +305,14 @@ def _contact_details(text: str) -> list[tuple[str, bool]]:
     """Each email address or phone number in `text`, and whether it was said as a new
     value."""
     return [(detail, given_as_new(text[:start])) for start, detail in contact_details(text)]
+
+
+def contacts_given(text: str) -> list[tuple[int, str]]:
+    """Each email address and phone number in `text` given as the caller's own, not as
+    the new value of a request, with where it starts."""
+    return [
+        (start, detail) for start, detail in contact_details(text) if not given_as_new(text[:start])
+    ]
 
 
 def given_as_new(before: str) -> bool:

@@ -37,8 +37,9 @@ closed SQLite connection resolves the close and ends a moment later."""
 
 REHEARSED_CALLS: tuple[tuple[str, ...], ...] = (
     (
-        "Priya Natarajan, 10001, priya.n@example.com. "
-        "Check order 200202 and change its address too",
+        # Details over two lines: the identity specialist's model reads them and checks.
+        "This is Priya Natarajan. Check order 200202 and change its address too",
+        "10001, priya.n@example.com",
         "1 Market Street, Suite 5, San Francisco, CA 94105",
         "yes",
     ),
@@ -49,8 +50,9 @@ REHEARSED_CALLS: tuple[tuple[str, ...], ...] = (
         "no",
     ),
 )
-"""The demo callers' lines, a call each: between them they verify identity, read an
-order, change an address, cancel an order and record consent, the paths most calls take."""
+"""The demo callers' lines, a call each: between them they verify identity (by the model's
+check and by code's), read an order, change an address, cancel an order and record
+consent, the paths most calls take."""
 
 
 @dataclass

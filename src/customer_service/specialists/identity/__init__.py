@@ -13,12 +13,14 @@ presented, once the caller confirms it; `result.py` the result and its check.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterable
 from textwrap import dedent
 
-from livekit.agents import RunContext, ToolError, function_tool
+from livekit.agents import FlushSentinel, ModelSettings, RunContext, ToolError, function_tool, llm
 from livekit.agents.llm import ChatContext, ToolFlag
 from livekit.agents.types import NOT_GIVEN, NotGivenOr
 
+from customer_service.call.code_steps import code_step, for_the_model, step_call
 from customer_service.call.delegation import delegate, validated_with_retries
 from customer_service.call.empty_replies import answers_the_caller
 from customer_service.call.fixed_sentences import fixed
@@ -48,6 +50,7 @@ from customer_service.specialists.identity.result import (
     IdentityResult,
     validated_identity,
 )
+from customer_service.specialists.identity.said import details_said
 from customer_service.specialists.identity.wording import DETAILS_TOO_LONG as DETAILS_TOO_LONG
 from customer_service.specialists.identity.wording import OPENING_QUESTION as OPENING_QUESTION
 from customer_service.specialists.identity.wording import (
@@ -58,6 +61,7 @@ from customer_service.specialists.identity.wording import (
 )
 from customer_service.specialists.identity.wording import VERIFICATION_LOCKED as VERIFICATION_LOCKED
 from customer_service.specialists.identity.wording import mismatch_message as mismatch_message
+from customer_service.store import StoreUnavailable
 from customer_service.telephony.caller_id import (
     CALLING_NUMBER_INSTRUCTIONS,
     CallingNumberConfirmation,
@@ -78,6 +82,9 @@ IDENTITY_INSTRUCTIONS = PERSONA + dedent(
     never talk about orders here.
     """
 )
+
+
+CHECK_DETAILS_SAID = "check_details_said"
 
 
 class VerifyIdentityTask(CallingNumberCheck):
@@ -146,6 +153,44 @@ class VerifyIdentityTask(CallingNumberCheck):
         reading, self._reading_given_details = self._reading_given_details, False
         giving = answers_the_caller(chat_ctx) and offers_contact_detail(chat_ctx, latest=True)
         return reading or giving
+
+    async def llm_node(
+        self,
+        chat_ctx: llm.ChatContext,
+        tools: list[llm.Tool],
+        model_settings: ModelSettings,
+    ) -> AsyncIterable[llm.ChatChunk | str | FlushSentinel]:
+        # Every detail of one account said in the caller's latest line is checked at
+        # once: the model's reading of them was a round trip before the answer.
+        given = None if self.done() else await self._details_said(chat_ctx)
+        if given is not None:
+            yield step_call(
+                CHECK_DETAILS_SAID,
+                full_name=given.full_name,
+                postal_code=given.postal_code,
+                phone_or_email=given.contact,
+            )
+            return
+        chat_ctx, tools = for_the_model(chat_ctx, tools)
+        async for chunk in super().llm_node(chat_ctx, tools, model_settings):
+            yield chunk
+
+    async def _details_said(self, chat_ctx: llm.ChatContext) -> GivenDetails | None:
+        try:
+            return await details_said(self.session.userdata, chat_ctx)
+        except StoreUnavailable:
+            # The model's check meets the outage too, and says so in words of its own.
+            return None
+
+    @function_tool()
+    @code_step
+    @guarded(count_repeats=False)
+    async def check_details_said(
+        self, context: RunContext[CallState], full_name: str, postal_code: str, phone_or_email: str
+    ) -> None:
+        """Never offered to the model: the details `llm_node` found in the caller's line,
+        checked once their turn is in the history."""
+        await self._check(context.userdata, GivenDetails(full_name, postal_code, phone_or_email))
 
     # Its own cap (failed checks lock verification) is the stricter bound here.
     @guarded(count_repeats=False)
