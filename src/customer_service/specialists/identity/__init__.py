@@ -7,20 +7,19 @@ other specialist that needs a verified caller runs this one first (`verified_cus
 
 Here the task, its delegation and the registration; `wording.py` what the caller hears
 (the opening questions, the refusals, one mismatch for every wrong detail); `check.py`
-the check with its limits and counting; `calling_number.py` the number a phone line
-presented, once the caller confirms it; `result.py` the result and its check.
+the check with its limits and counting; `said.py` details said in one line, checked by
+code with no model request; `calling_number.py` the number a phone line presented, once
+the caller confirms it; `result.py` the result and its check.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable
 from textwrap import dedent
 
-from livekit.agents import FlushSentinel, ModelSettings, RunContext, ToolError, function_tool, llm
+from livekit.agents import RunContext, ToolError, function_tool
 from livekit.agents.llm import ChatContext, ToolFlag
 from livekit.agents.types import NOT_GIVEN, NotGivenOr
 
-from customer_service.call.code_steps import code_step, for_the_model, step_call
 from customer_service.call.delegation import delegate, validated_with_retries
 from customer_service.call.empty_replies import answers_the_caller
 from customer_service.call.fixed_sentences import fixed
@@ -50,7 +49,8 @@ from customer_service.specialists.identity.result import (
     IdentityResult,
     validated_identity,
 )
-from customer_service.specialists.identity.said import details_said
+from customer_service.specialists.identity.said import CHECK_DETAILS_SAID as CHECK_DETAILS_SAID
+from customer_service.specialists.identity.said import DetailsSaidCheck
 from customer_service.specialists.identity.wording import DETAILS_TOO_LONG as DETAILS_TOO_LONG
 from customer_service.specialists.identity.wording import OPENING_QUESTION as OPENING_QUESTION
 from customer_service.specialists.identity.wording import (
@@ -61,7 +61,6 @@ from customer_service.specialists.identity.wording import (
 )
 from customer_service.specialists.identity.wording import VERIFICATION_LOCKED as VERIFICATION_LOCKED
 from customer_service.specialists.identity.wording import mismatch_message as mismatch_message
-from customer_service.store import StoreUnavailable
 from customer_service.telephony.caller_id import (
     CALLING_NUMBER_INSTRUCTIONS,
     CallingNumberConfirmation,
@@ -84,10 +83,7 @@ IDENTITY_INSTRUCTIONS = PERSONA + dedent(
 )
 
 
-CHECK_DETAILS_SAID = "check_details_said"
-
-
-class VerifyIdentityTask(CallingNumberCheck):
+class VerifyIdentityTask(DetailsSaidCheck, CallingNumberCheck):
     """Collects what the call's `IDENTITY_POLICY` checks (name, postal code and phone or
     email; or the email, or the name and postal code) and checks it against the store."""
 
@@ -153,44 +149,6 @@ class VerifyIdentityTask(CallingNumberCheck):
         reading, self._reading_given_details = self._reading_given_details, False
         giving = answers_the_caller(chat_ctx) and offers_contact_detail(chat_ctx, latest=True)
         return reading or giving
-
-    async def llm_node(
-        self,
-        chat_ctx: llm.ChatContext,
-        tools: list[llm.Tool],
-        model_settings: ModelSettings,
-    ) -> AsyncIterable[llm.ChatChunk | str | FlushSentinel]:
-        # Every detail of one account said in the caller's latest line is checked at
-        # once: the model's reading of them was a round trip before the answer.
-        given = None if self.done() else await self._details_said(chat_ctx)
-        if given is not None:
-            yield step_call(
-                CHECK_DETAILS_SAID,
-                full_name=given.full_name,
-                postal_code=given.postal_code,
-                phone_or_email=given.contact,
-            )
-            return
-        chat_ctx, tools = for_the_model(chat_ctx, tools)
-        async for chunk in super().llm_node(chat_ctx, tools, model_settings):
-            yield chunk
-
-    async def _details_said(self, chat_ctx: llm.ChatContext) -> GivenDetails | None:
-        try:
-            return await details_said(self.session.userdata, chat_ctx)
-        except StoreUnavailable:
-            # The model's check meets the outage too, and says so in words of its own.
-            return None
-
-    @function_tool()
-    @code_step
-    @guarded(count_repeats=False)
-    async def check_details_said(
-        self, context: RunContext[CallState], full_name: str, postal_code: str, phone_or_email: str
-    ) -> None:
-        """Never offered to the model: the details `llm_node` found in the caller's line,
-        checked once their turn is in the history."""
-        await self._check(context.userdata, GivenDetails(full_name, postal_code, phone_or_email))
 
     # Its own cap (failed checks lock verification) is the stricter bound here.
     @guarded(count_repeats=False)

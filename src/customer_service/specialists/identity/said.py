@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import AsyncIterable
 
-from livekit.agents import llm
+from livekit.agents import FlushSentinel, ModelSettings, RunContext, function_tool, llm
 
+from customer_service.call.code_steps import code_step, for_the_model, step_call
+from customer_service.call.guard import guarded
 from customer_service.call.heard import caller_messages
 from customer_service.call.identity_hold import Hold, hold_on
 from customer_service.call.identity_policy import GivenDetails, contacts_given, line_is_held
@@ -37,9 +40,12 @@ from customer_service.normalize import (
     postal_codes_match,
 )
 from customer_service.settings import IdentityPolicy
-from customer_service.store import IdentityCandidate
+from customer_service.specialists.identity.check import IdentityCheck
+from customer_service.store import IdentityCandidate, StoreUnavailable
 
-__all__ = ["details_said"]
+__all__ = ["CHECK_DETAILS_SAID", "DetailsSaidCheck", "details_said"]
+
+CHECK_DETAILS_SAID = "check_details_said"
 
 CHECKS = frozenset({"check_identity", "check_details_said", "use_calling_number"})
 """The identity task's checks: a line followed by one's outcome is answered."""
@@ -149,3 +155,45 @@ def _name_in(line: str, full_name: str) -> str | None:
             if name_key(said) == key:
                 return said
     return None
+
+
+class DetailsSaidCheck(IdentityCheck):
+    """The identity task's part that checks details said in one line, by code."""
+
+    async def llm_node(
+        self,
+        chat_ctx: llm.ChatContext,
+        tools: list[llm.Tool],
+        model_settings: ModelSettings,
+    ) -> AsyncIterable[llm.ChatChunk | str | FlushSentinel]:
+        # Every detail of one account said in the caller's latest line is checked at
+        # once: the model's reading of them was a round trip before the answer.
+        given = None if self.done() else await self._details_said(chat_ctx)
+        if given is not None:
+            yield step_call(
+                CHECK_DETAILS_SAID,
+                full_name=given.full_name,
+                postal_code=given.postal_code,
+                phone_or_email=given.contact,
+            )
+            return
+        chat_ctx, tools = for_the_model(chat_ctx, tools)
+        async for chunk in super().llm_node(chat_ctx, tools, model_settings):
+            yield chunk
+
+    async def _details_said(self, chat_ctx: llm.ChatContext) -> GivenDetails | None:
+        try:
+            return await details_said(self.session.userdata, chat_ctx)
+        except StoreUnavailable:
+            # The model's check meets the outage too, and says so in words of its own.
+            return None
+
+    @function_tool()
+    @code_step
+    @guarded(count_repeats=False)
+    async def check_details_said(
+        self, context: RunContext[CallState], full_name: str, postal_code: str, phone_or_email: str
+    ) -> None:
+        """Never offered to the model: the details `llm_node` found in the caller's line,
+        checked once their turn is in the history."""
+        await self._check(context.userdata, GivenDetails(full_name, postal_code, phone_or_email))
