@@ -4,11 +4,15 @@ transcripts of real sound."""
 
 from __future__ import annotations
 
+import importlib
+import tempfile
 from pathlib import Path
 
+import pytest
 from benchmarks.tau2.data import DEFAULT_DB, load_json
 from livekit import rtc
 from livekit.agents import stt
+from pocketsphinx import Config, LogMath, NGramModel
 
 from customer_service.pipeline import listen_for_the_store, load_vad
 from customer_service.pipeline.local_stt import LocalSTT
@@ -18,6 +22,9 @@ from customer_service.store import Store
 from customer_service.store.seed import DEMO_CUSTOMERS
 from customer_service.testing import sqlite_url
 from customer_service.testing.local_speech import CALLER_VOICE, brown_noise
+
+# The module, not the package's `local_stt` function of the same name.
+local_stt = importlib.import_module("customer_service.pipeline.local_stt")
 
 
 def test_text_is_spoken_as_callers_say_it() -> None:
@@ -46,10 +53,8 @@ def test_the_vocabulary_holds_only_words_the_recogniser_can_hear() -> None:
     assert {"jordan", "lee", "howard", "nine", "yes"} <= vocabulary.words()
     assert "natarajan" in vocabulary.unknown
     assert "natarajan" not in vocabulary.words()
-    dictionary_words = {
-        line.split()[0].split("(")[0] for line in vocabulary.dictionary().splitlines()
-    }
-    assert dictionary_words == vocabulary.words()
+    said_how = {entry.split("(")[0] for entry, _ in vocabulary.pronunciations()}
+    assert said_how == vocabulary.words()
 
 
 async def test_the_recogniser_listens_for_the_store_it_runs_on(tmp_path: Path) -> None:
@@ -137,3 +142,68 @@ def test_line_noise_is_seeded_and_at_unit_level() -> None:
     first, again = brown_noise(48000, seed=3), brown_noise(48000, seed=3)
     assert (first == again).all()
     assert abs(float((first**2).mean()) - 1.0) < 1e-6
+
+
+def _left_in(folder: Path) -> list[Path]:
+    return list(folder.rglob("*"))
+
+
+def _files_holding(folder: Path, text: str) -> list[Path]:
+    return [
+        path
+        for path in _left_in(folder)
+        if path.is_file() and text.encode() in path.read_bytes().lower()
+    ]
+
+
+async def test_the_callers_names_never_sit_in_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    recogniser = LocalSTT(vad=load_vad(), vocabulary=_with_a_rare_name())
+    try:
+        recogniser.prewarm()
+        decoder = recogniser.decoder()
+        assert decoder.lookup_word("zebulon") is not None  # the name is heard...
+        assert _files_holding(tmp_path, "zebulon") == []  # ...and written nowhere
+        assert _left_in(tmp_path) == []
+    finally:
+        await recogniser.aclose()
+
+
+@pytest.mark.parametrize("loads", [True, False], ids=["loads", "fails to load"])
+async def test_without_files_in_memory_the_model_is_private_and_gone_once_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loads: bool
+) -> None:
+    # Where the system has no files in memory (not Linux): a file on disk, for as long
+    # as the recogniser reads it.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(local_stt, "_FILES_IN_MEMORY", False)
+    seen: list[tuple[int, int]] = []
+    real = local_stt.NGramModel
+
+    def reading(config: Config, logmath: LogMath, path: str) -> NGramModel:
+        file = Path(path)
+        seen.append((file.stat().st_mode & 0o777, file.parent.stat().st_mode & 0o777))
+        if not loads:
+            raise RuntimeError("the language model did not load")
+        return real(config, logmath, path)
+
+    monkeypatch.setattr(local_stt, "NGramModel", reading)
+    recogniser = LocalSTT(vad=load_vad(), vocabulary=_with_a_rare_name())
+    try:
+        if loads:
+            assert recogniser.decoder().lookup_word("zebulon") is not None
+        else:
+            with pytest.raises(RuntimeError):
+                recogniser.decoder()
+    finally:
+        await recogniser.aclose()
+    assert seen == [(0o600, 0o700)]  # the owner's alone while it was read
+    assert _left_in(tmp_path) == []  # and gone after, loaded or not
+
+
+def _with_a_rare_name() -> CallVocabulary:
+    vocabulary = CallVocabulary()
+    vocabulary.add(["my name is Zebulon Quimby"])
+    return vocabulary

@@ -8,13 +8,21 @@ arrives at the room's rate and is resampled to the model's 16 kHz with the frame
 resampler, which filters and interpolates (dropping samples instead turns eSpeak's
 "one zero zero" into "one the all"). Decoding runs in a worker thread, a window at a
 time, so the event loop never waits on it.
+
+The call's model holds its customers' names and streets, so it is never written to
+disk: the dictionary is given to the recogniser word by word, and the language model,
+which the recogniser reads only from a path, is a file in memory (`_readable`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Never
 
@@ -27,7 +35,7 @@ from livekit.agents.types import (
     NotGivenOr,
 )
 from livekit.agents.vad import VAD, VADEventType
-from pocketsphinx import Decoder
+from pocketsphinx import Decoder, NGramModel
 
 from customer_service.pipeline.local_vocabulary import CallVocabulary
 
@@ -38,6 +46,40 @@ MODEL_SAMPLE_RATE = 16000
 _PADDING_S = 0.3
 INTERIM_EVERY_S = 0.4
 """Seconds of speech between interim transcripts."""
+_SEARCH = "call"
+_FILES_IN_MEMORY = hasattr(os, "memfd_create") and Path("/proc/self/fd").is_dir()
+"""Linux: a file can live in memory alone, named in no folder, and be opened by path."""
+
+
+@dataclass(frozen=True, slots=True)
+class _CallModel:
+    """A vocabulary as the recogniser takes it: its language model in ARPA text, and
+    how each of its words sounds (`CallVocabulary.pronunciations`)."""
+
+    language_model: bytes
+    pronunciations: tuple[tuple[str, str], ...]
+
+
+@contextmanager
+def _readable(data: bytes) -> Iterator[str]:
+    """A path the recogniser can read `data` from, for the block's length only. On Linux
+    a file in memory, in no folder and gone when closed; elsewhere a file only its owner
+    may read, in a folder only its owner may enter (`tempfile` makes it so), removed as
+    the block ends, by an error too."""
+    if _FILES_IN_MEMORY:
+        descriptor = os.memfd_create("local-stt", os.MFD_CLOEXEC)
+        try:
+            with open(descriptor, "wb", closefd=False) as memory:
+                memory.write(data)
+            yield f"/proc/self/fd/{descriptor}"
+        finally:
+            os.close(descriptor)
+        return
+    with tempfile.TemporaryDirectory(prefix="local-stt-") as folder:
+        path = Path(folder) / "call.arpa"
+        with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:
+            out.write(data)
+        yield str(path)
 
 
 class LocalSTT(stt.STT[Never]):
@@ -49,9 +91,7 @@ class LocalSTT(stt.STT[Never]):
         super().__init__(capabilities=stt.STTCapabilities(streaming=True, interim_results=True))
         self._vad = vad
         self._language = LanguageCode(language)
-        self._models = tempfile.TemporaryDirectory(prefix="local-stt-")
-        self._lm_path = Path(self._models.name) / "call.arpa"
-        self._dict_path = Path(self._models.name) / "call.dict"
+        self._model = _CallModel(b"", ())
         self._free: list[Decoder] = []
         self.vocabulary = vocabulary or CallVocabulary()
         self.expect(self.vocabulary)
@@ -66,21 +106,23 @@ class LocalSTT(stt.STT[Never]):
 
     def expect(self, vocabulary: CallVocabulary) -> None:
         """Listens for `vocabulary` from the next utterance on."""
-        self.vocabulary = vocabulary
-        self._lm_path.write_text(vocabulary.arpa(), encoding="utf-8")
-        self._dict_path.write_text(vocabulary.dictionary(), encoding="utf-8")
+        model = _CallModel(vocabulary.arpa().encode("utf-8"), tuple(vocabulary.pronunciations()))
+        self.vocabulary, self._model = vocabulary, model
         self._free.clear()  # decoders built on the previous model
 
     def decoder(self) -> Decoder:
         """A decoder on the current language model: one set free, or a new one."""
         if self._free:
             return self._free.pop()
-        return Decoder(
-            samprate=MODEL_SAMPLE_RATE,
-            lm=str(self._lm_path),
-            dict=str(self._dict_path),
-            loglevel="FATAL",
-        )
+        model = self._model
+        decoder = Decoder(samprate=MODEL_SAMPLE_RATE, lm=None, dict=None, loglevel="FATAL")
+        for word, phones in model.pronunciations:
+            decoder.add_word(word, phones, update=False)  # the search is built after them
+        with _readable(model.language_model) as path:
+            language_model = NGramModel(decoder.config, decoder.logmath, path)
+        decoder.add_lm(_SEARCH, language_model)
+        decoder.activate_search(_SEARCH)
+        return decoder
 
     def release(self, decoder: Decoder) -> None:
         self._free.append(decoder)
@@ -117,7 +159,6 @@ class LocalSTT(stt.STT[Never]):
 
     async def aclose(self) -> None:
         self._free.clear()
-        self._models.cleanup()
         await super().aclose()
 
 
