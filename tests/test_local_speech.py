@@ -8,6 +8,7 @@ import importlib
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 from benchmarks.tau2.data import DEFAULT_DB, load_json
 from livekit import rtc
@@ -15,7 +16,7 @@ from livekit.agents import stt
 from pocketsphinx import Config, LogMath, NGramModel
 
 from customer_service.pipeline import listen_for_the_store, load_vad
-from customer_service.pipeline.local_stt import LocalSTT
+from customer_service.pipeline.local_stt import MODEL_SAMPLE_RATE, LocalSTT, Utterance
 from customer_service.pipeline.local_tts import LocalTTS
 from customer_service.pipeline.local_vocabulary import CallVocabulary, spoken_words
 from customer_service.store import Store
@@ -207,3 +208,46 @@ def _with_a_rare_name() -> CallVocabulary:
     vocabulary = CallVocabulary()
     vocabulary.add(["my name is Zebulon Quimby"])
     return vocabulary
+
+
+async def test_each_utterance_is_heard_as_if_it_were_the_first() -> None:
+    # One recording, heard on a fresh decoder and again on the same decoder after it
+    # has heard other sound, loud, quiet and noisy: what came before changes nothing.
+    # At the model's own rate: the resampler's dither would make each hearing differ.
+    caller = LocalTTS(voice=CALLER_VOICE, sample_rate=MODEL_SAMPLE_RATE)
+    line = await caller.synthesize(
+        "Jordan Lee, nine four one zero seven. One Market Street, Suite five."
+    ).collect()
+    other = await caller.synthesize("I want to cancel order one zero zero one zero two").collect()
+    vocabulary = CallVocabulary()
+    vocabulary.add_customers(DEMO_CUSTOMERS)
+    recogniser = LocalSTT(vad=load_vad(), vocabulary=vocabulary)
+    first = await _heard(recogniser, line)
+    decoder = recogniser.decoder()
+    recogniser.release(decoder)
+    again = []
+    for gain, noise in ((8.0, 0.0), (0.05, 0.0), (1.0, 3000.0)):
+        await _heard(recogniser, _louder(other, gain, noise))
+        again.append(await _heard(recogniser, line))
+    assert recogniser.decoder() is decoder  # one decoder heard it all
+    assert first
+    assert again == [first] * 3
+    await recogniser.aclose()
+
+
+async def _heard(recogniser: LocalSTT, sound: rtc.AudioFrame) -> str:
+    """`sound` heard as a stream hears it, 20 ms at a time."""
+    utterance = Utterance(recogniser)
+    step = sound.sample_rate // 50
+    samples = np.frombuffer(bytes(sound.data), dtype=np.int16)
+    for at in range(0, len(samples), step):
+        piece = samples[at : at + step]
+        await utterance.hear(rtc.AudioFrame(piece.tobytes(), sound.sample_rate, 1, len(piece)))
+    return await utterance.finish()
+
+
+def _louder(sound: rtc.AudioFrame, gain: float, noise_rms: float) -> rtc.AudioFrame:
+    samples = np.frombuffer(bytes(sound.data), dtype=np.int16) * gain
+    noisy = samples + brown_noise(len(samples), seed=5) * noise_rms
+    clipped = np.clip(noisy, -32768, 32767).astype(np.int16)
+    return rtc.AudioFrame(clipped.tobytes(), sound.sample_rate, 1, len(clipped))

@@ -164,11 +164,20 @@ class LocalSTT(stt.STT[Never]):
 
 class Utterance:
     """One stretch of speech being decoded: its audio resampled to 16 kHz, fed to the
-    decoder a piece at a time in a worker thread."""
+    decoder a piece at a time in a worker thread.
+
+    Every utterance starts from the decoder's first state, whatever it heard before:
+    its loudness normalisation (cepstral mean), its noise estimate and its way of
+    normalising are set anew (`reinit_feat`), so the same sound is heard the same way
+    on a fresh decoder and on one that heard a loud, quiet or noisy line before. As it
+    comes, the sound's mean is taken from this utterance alone (`get_cmn(update=True)`
+    after each piece): left at the model's first value, the mean is a poor fit for
+    the whole line, and words are lost."""
 
     def __init__(self, recogniser: LocalSTT) -> None:
         self._recogniser = recogniser
         self._decoder = recogniser.decoder()
+        self._decoder.reinit_feat()
         self._decoder.start_utt()
         self._resampler: rtc.AudioResampler | None = None
         self.heard_s = 0.0
@@ -207,6 +216,7 @@ class Utterance:
 
     def decode(self, samples: bytes) -> None:
         self._decoder.process_raw(samples, no_search=False, full_utt=False)
+        self._decoder.get_cmn(update=True)
 
     def interim(self) -> str:
         hypothesis = self._decoder.hyp()
