@@ -222,28 +222,37 @@ async def test_each_utterance_is_heard_as_if_it_were_the_first() -> None:
     vocabulary = CallVocabulary()
     vocabulary.add_customers(DEMO_CUSTOMERS)
     recogniser = LocalSTT(vad=load_vad(), vocabulary=vocabulary)
-    first = await _heard(recogniser, line)
+    first, _ = await _heard(recogniser, line)
     decoder = recogniser.decoder()
     recogniser.release(decoder)
     again = []
     for gain, noise in ((8.0, 0.0), (0.05, 0.0), (1.0, 3000.0)):
         await _heard(recogniser, _louder(other, gain, noise))
-        again.append(await _heard(recogniser, line))
+        again.append((await _heard(recogniser, line))[0])
+    # And a stream's next line, which starts from the loudness its caller's last taught.
+    _, taught = await _heard(recogniser, other)
+    next_line, _ = await _heard(recogniser, line, mean=taught)
+    await _heard(recogniser, _louder(other, 0.05, 0.0))
+    next_line_again, _ = await _heard(recogniser, line, mean=taught)
     assert recogniser.decoder() is decoder  # one decoder heard it all
     assert first
     assert again == [first] * 3
+    assert next_line_again == next_line
     await recogniser.aclose()
 
 
-async def _heard(recogniser: LocalSTT, sound: rtc.AudioFrame) -> str:
-    """`sound` heard as a stream hears it, 20 ms at a time."""
-    utterance = Utterance(recogniser)
+async def _heard(
+    recogniser: LocalSTT, sound: rtc.AudioFrame, *, mean: str | None = None
+) -> tuple[str, str | None]:
+    """`sound` heard as a stream hears it, 20 ms at a time: the text, and the loudness
+    learnt by its end."""
+    utterance = Utterance(recogniser, mean=mean)
     step = sound.sample_rate // 50
     samples = np.frombuffer(bytes(sound.data), dtype=np.int16)
     for at in range(0, len(samples), step):
         piece = samples[at : at + step]
         await utterance.hear(rtc.AudioFrame(piece.tobytes(), sound.sample_rate, 1, len(piece)))
-    return await utterance.finish()
+    return await utterance.finish(), utterance.mean
 
 
 def _louder(sound: rtc.AudioFrame, gain: float, noise_rms: float) -> rtc.AudioFrame:

@@ -166,19 +166,22 @@ class Utterance:
     """One stretch of speech being decoded: its audio resampled to 16 kHz, fed to the
     decoder a piece at a time in a worker thread.
 
-    Every utterance starts from the decoder's first state, whatever it heard before:
-    its loudness normalisation (cepstral mean), its noise estimate and its way of
-    normalising are set anew (`reinit_feat`), so the same sound is heard the same way
-    on a fresh decoder and on one that heard a loud, quiet or noisy line before. As it
-    comes, the sound's mean is taken from this utterance alone (`get_cmn(update=True)`
-    after each piece): left at the model's first value, the mean is a poor fit for
-    the whole line, and words are lost."""
+    It starts from the decoder's first state, whatever the decoder heard before: its
+    features are set anew (`reinit_feat`: the loudness normalisation, or cepstral mean,
+    the noise estimate and the way of normalising), then given `mean`, the loudness a
+    stream learnt from the caller's lines before this one. So a line is heard the same
+    on a fresh decoder and on one that heard other sound, and a call adapts to its own
+    caller's line only (`mean` after `finish`)."""
 
-    def __init__(self, recogniser: LocalSTT) -> None:
+    def __init__(self, recogniser: LocalSTT, *, mean: str | None = None) -> None:
         self._recogniser = recogniser
         self._decoder = recogniser.decoder()
         self._decoder.reinit_feat()
+        if mean is not None:
+            self._decoder.set_cmn(mean)
         self._decoder.start_utt()
+        self.mean: str | None = None
+        """The loudness learnt by the end of this line, for the caller's next."""
         self._resampler: rtc.AudioResampler | None = None
         self.heard_s = 0.0
 
@@ -216,7 +219,6 @@ class Utterance:
 
     def decode(self, samples: bytes) -> None:
         self._decoder.process_raw(samples, no_search=False, full_utt=False)
-        self._decoder.get_cmn(update=True)
 
     def interim(self) -> str:
         hypothesis = self._decoder.hyp()
@@ -228,6 +230,7 @@ class Utterance:
                 await asyncio.to_thread(self.decode, bytes(piece.data))
         await asyncio.to_thread(self._decoder.end_utt)
         text = self.interim()
+        self.mean = self._decoder.get_cmn()
         self._recogniser.release(self._decoder)
         return text
 
@@ -252,9 +255,11 @@ class _LocalStream(stt.RecognizeStream):
             utterance: Utterance | None = None
             interim_at = INTERIM_EVERY_S
             sent = ""
+            mean: str | None = None  # this caller's, learnt line after line
             async for event in vad_stream:
                 if event.type == VADEventType.START_OF_SPEECH:
-                    utterance, interim_at, sent = Utterance(self._recogniser), INTERIM_EVERY_S, ""
+                    utterance = Utterance(self._recogniser, mean=mean)
+                    interim_at, sent = INTERIM_EVERY_S, ""
                     self._send(stt.SpeechEventType.START_OF_SPEECH)
                     for frame in event.frames:
                         await utterance.hear(frame)
@@ -271,7 +276,7 @@ class _LocalStream(stt.RecognizeStream):
                     ended_at = time.time() - event.silence_duration
                     self._send(stt.SpeechEventType.END_OF_SPEECH, ended_at=ended_at)
                     text = await utterance.finish()
-                    utterance = None
+                    mean, utterance = utterance.mean, None
                     if text:
                         self._send(stt.SpeechEventType.FINAL_TRANSCRIPT, text, ended_at=ended_at)
 
