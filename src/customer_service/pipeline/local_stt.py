@@ -8,13 +8,21 @@ arrives at the room's rate and is resampled to the model's 16 kHz with the frame
 resampler, which filters and interpolates (dropping samples instead turns eSpeak's
 "one zero zero" into "one the all"). Decoding runs in a worker thread, a window at a
 time, so the event loop never waits on it.
+
+The call's model holds its customers' names and streets, so it is never written to
+disk: the dictionary is given to the recogniser word by word, and the language model,
+which the recogniser reads only from a path, is a file in memory (`_readable`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Never
 
@@ -27,7 +35,7 @@ from livekit.agents.types import (
     NotGivenOr,
 )
 from livekit.agents.vad import VAD, VADEventType
-from pocketsphinx import Decoder
+from pocketsphinx import Decoder, NGramModel
 
 from customer_service.pipeline.local_vocabulary import CallVocabulary
 
@@ -38,6 +46,40 @@ MODEL_SAMPLE_RATE = 16000
 _PADDING_S = 0.3
 INTERIM_EVERY_S = 0.4
 """Seconds of speech between interim transcripts."""
+_SEARCH = "call"
+_FILES_IN_MEMORY = hasattr(os, "memfd_create") and Path("/proc/self/fd").is_dir()
+"""Linux: a file can live in memory alone, named in no folder, and be opened by path."""
+
+
+@dataclass(frozen=True, slots=True)
+class _CallModel:
+    """A vocabulary as the recogniser takes it: its language model in ARPA text, and
+    how each of its words sounds (`CallVocabulary.pronunciations`)."""
+
+    language_model: bytes
+    pronunciations: tuple[tuple[str, str], ...]
+
+
+@contextmanager
+def _readable(data: bytes) -> Iterator[str]:
+    """A path the recogniser can read `data` from, for the block's length only. On Linux
+    a file in memory, in no folder and gone when closed; elsewhere a file only its owner
+    may read, in a folder only its owner may enter (`tempfile` makes it so), removed as
+    the block ends, by an error too."""
+    if _FILES_IN_MEMORY:
+        descriptor = os.memfd_create("local-stt", os.MFD_CLOEXEC)
+        try:
+            with open(descriptor, "wb", closefd=False) as memory:
+                memory.write(data)
+            yield f"/proc/self/fd/{descriptor}"
+        finally:
+            os.close(descriptor)
+        return
+    with tempfile.TemporaryDirectory(prefix="local-stt-") as folder:
+        path = Path(folder) / "call.arpa"
+        with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:
+            out.write(data)
+        yield str(path)
 
 
 class LocalSTT(stt.STT[Never]):
@@ -49,9 +91,7 @@ class LocalSTT(stt.STT[Never]):
         super().__init__(capabilities=stt.STTCapabilities(streaming=True, interim_results=True))
         self._vad = vad
         self._language = LanguageCode(language)
-        self._models = tempfile.TemporaryDirectory(prefix="local-stt-")
-        self._lm_path = Path(self._models.name) / "call.arpa"
-        self._dict_path = Path(self._models.name) / "call.dict"
+        self._model = _CallModel(b"", ())
         self._free: list[Decoder] = []
         self.vocabulary = vocabulary or CallVocabulary()
         self.expect(self.vocabulary)
@@ -66,21 +106,23 @@ class LocalSTT(stt.STT[Never]):
 
     def expect(self, vocabulary: CallVocabulary) -> None:
         """Listens for `vocabulary` from the next utterance on."""
-        self.vocabulary = vocabulary
-        self._lm_path.write_text(vocabulary.arpa(), encoding="utf-8")
-        self._dict_path.write_text(vocabulary.dictionary(), encoding="utf-8")
+        model = _CallModel(vocabulary.arpa().encode("utf-8"), tuple(vocabulary.pronunciations()))
+        self.vocabulary, self._model = vocabulary, model
         self._free.clear()  # decoders built on the previous model
 
     def decoder(self) -> Decoder:
         """A decoder on the current language model: one set free, or a new one."""
         if self._free:
             return self._free.pop()
-        return Decoder(
-            samprate=MODEL_SAMPLE_RATE,
-            lm=str(self._lm_path),
-            dict=str(self._dict_path),
-            loglevel="FATAL",
-        )
+        model = self._model
+        decoder = Decoder(samprate=MODEL_SAMPLE_RATE, lm=None, dict=None, loglevel="FATAL")
+        for word, phones in model.pronunciations:
+            decoder.add_word(word, phones, update=False)  # the search is built after them
+        with _readable(model.language_model) as path:
+            language_model = NGramModel(decoder.config, decoder.logmath, path)
+        decoder.add_lm(_SEARCH, language_model)
+        decoder.activate_search(_SEARCH)
+        return decoder
 
     def release(self, decoder: Decoder) -> None:
         self._free.append(decoder)
@@ -117,18 +159,29 @@ class LocalSTT(stt.STT[Never]):
 
     async def aclose(self) -> None:
         self._free.clear()
-        self._models.cleanup()
         await super().aclose()
 
 
 class Utterance:
     """One stretch of speech being decoded: its audio resampled to 16 kHz, fed to the
-    decoder a piece at a time in a worker thread."""
+    decoder a piece at a time in a worker thread.
 
-    def __init__(self, recogniser: LocalSTT) -> None:
+    It starts from the decoder's first state, whatever the decoder heard before: its
+    features are set anew (`reinit_feat`: the loudness normalisation, or cepstral mean,
+    the noise estimate and the way of normalising), then given `mean`, the loudness a
+    stream learnt from the caller's lines before this one. So a line is heard the same
+    on a fresh decoder and on one that heard other sound, and a call adapts to its own
+    caller's line only (`mean` after `finish`)."""
+
+    def __init__(self, recogniser: LocalSTT, *, mean: str | None = None) -> None:
         self._recogniser = recogniser
         self._decoder = recogniser.decoder()
+        self._decoder.reinit_feat()
+        if mean is not None:
+            self._decoder.set_cmn(mean)
         self._decoder.start_utt()
+        self.mean: str | None = None
+        """The loudness learnt by the end of this line, for the caller's next."""
         self._resampler: rtc.AudioResampler | None = None
         self.heard_s = 0.0
 
@@ -177,6 +230,7 @@ class Utterance:
                 await asyncio.to_thread(self.decode, bytes(piece.data))
         await asyncio.to_thread(self._decoder.end_utt)
         text = self.interim()
+        self.mean = self._decoder.get_cmn()
         self._recogniser.release(self._decoder)
         return text
 
@@ -201,9 +255,11 @@ class _LocalStream(stt.RecognizeStream):
             utterance: Utterance | None = None
             interim_at = INTERIM_EVERY_S
             sent = ""
+            mean: str | None = None  # this caller's, learnt line after line
             async for event in vad_stream:
                 if event.type == VADEventType.START_OF_SPEECH:
-                    utterance, interim_at, sent = Utterance(self._recogniser), INTERIM_EVERY_S, ""
+                    utterance = Utterance(self._recogniser, mean=mean)
+                    interim_at, sent = INTERIM_EVERY_S, ""
                     self._send(stt.SpeechEventType.START_OF_SPEECH)
                     for frame in event.frames:
                         await utterance.hear(frame)
@@ -220,7 +276,7 @@ class _LocalStream(stt.RecognizeStream):
                     ended_at = time.time() - event.silence_duration
                     self._send(stt.SpeechEventType.END_OF_SPEECH, ended_at=ended_at)
                     text = await utterance.finish()
-                    utterance = None
+                    mean, utterance = utterance.mean, None
                     if text:
                         self._send(stt.SpeechEventType.FINAL_TRANSCRIPT, text, ended_at=ended_at)
 

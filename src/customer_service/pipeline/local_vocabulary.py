@@ -174,16 +174,17 @@ def spoken_words(text: str) -> list[str]:
 
 
 @cache
-def _pronunciations() -> dict[str, tuple[str, ...]]:
-    """The recogniser's US-English dictionary (shipped in its wheel): each word's lines,
-    its alternative pronunciations (`word(2)`) included."""
+def _pronunciations() -> dict[str, tuple[tuple[str, str], ...]]:
+    """The recogniser's US-English dictionary (shipped in its wheel): each word's
+    entries, as (the word, or `word(2)` for its second pronunciation, and its phones)."""
     path = Path(get_model_path()) / "en-us" / "cmudict-en-us.dict"
-    entries: dict[str, list[str]] = {}
+    entries: dict[str, list[tuple[str, str]]] = {}
     with path.open(encoding="utf-8") as lines:
         for line in lines:
-            if line.strip():
-                word = _ALTERNATIVE.sub("", line.split(maxsplit=1)[0])
-                entries.setdefault(word, []).append(line if line.endswith("\n") else line + "\n")
+            entry, _, phones = line.strip().partition(" ")
+            if entry and phones:
+                word = _ALTERNATIVE.sub("", entry)
+                entries.setdefault(word, []).append((entry, phones.strip()))
     return {word: tuple(found) for word, found in entries.items()}
 
 
@@ -259,11 +260,13 @@ class CallVocabulary:
     def words(self) -> set[str]:
         return {word for sentence in self._sentences for word in sentence.split()}
 
-    def dictionary(self) -> str:
-        """How each of its words sounds, in the recogniser's dictionary format: its
-        dictionary holds these words alone, so it loads in milliseconds, not seconds."""
+    def pronunciations(self) -> list[tuple[str, str]]:
+        """How each of its words sounds, from the recogniser's dictionary: (the word, or
+        `word(2)` for its second pronunciation, and its phones), a word's first
+        pronunciation before its others. The recogniser knows these words alone, so it
+        is ready in milliseconds, not the seconds the whole dictionary takes."""
         entries = _pronunciations()
-        return "".join(line for word in sorted(self.words()) for line in entries[word])
+        return [entry for word in sorted(self.words()) for entry in entries[word]]
 
     def arpa(self) -> str:
         """The language model, in the ARPA text format the recogniser reads."""
