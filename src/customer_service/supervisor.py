@@ -19,7 +19,6 @@ from textwrap import dedent
 from livekit import rtc
 from livekit.agents import (
     Agent,
-    FlushSentinel,
     ModelSettings,
     RunContext,
     StopResponse,
@@ -160,11 +159,8 @@ class CustomerServiceAgent(Agent):
             return  # the caller hung up during the question
 
     async def llm_node(
-        self,
-        chat_ctx: llm.ChatContext,
-        tools: list[llm.Tool],
-        model_settings: ModelSettings,
-    ) -> AsyncIterable[llm.ChatChunk | str | FlushSentinel]:
+        self, chat_ctx: llm.ChatContext, tools: list[llm.Tool], model_settings: ModelSettings
+    ) -> Reply:
         chat_ctx, tools = for_the_model(chat_ctx, tools)
         # A question owed to the caller follows a reply that answers them: one that calls
         # no tool of its own (and is allowed to call the step at all).

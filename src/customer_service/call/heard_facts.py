@@ -13,9 +13,9 @@ value read back (`beta/workflows/email_address.py`).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict
 
 from livekit.agents import ToolError
 
@@ -26,12 +26,15 @@ from customer_service.call.registration import Desk
 from customer_service.call.specialist import Specialist
 from customer_service.call.state import CallState
 from customer_service.call.wording import OFFER_HUMAN
+from customer_service.store import AuditEvent
 from customer_service.store.order_changes import Heard
 
 __all__ = [
     "CHANGED_AGAIN",
     "CHANGED_SINCE_READ_BACK",
+    "AsHeard",
     "ReadBackStale",
+    "as_heard",
     "heard_of",
     "read_back_again",
     "until_heard_holds",
@@ -52,6 +55,33 @@ READ_BACK_ROUNDS = 3
 def heard_of(order: OrderLookupResult, amount: Decimal | None = None) -> Heard:
     """The facts of `order` its read-back was made from, and the money it said moves."""
     return Heard(payments=order.payments, items=order.items, amount=amount)
+
+
+class AsHeard(TypedDict):
+    """What every money write on an order takes besides its own request: whose order, in
+    which call, as the caller heard it, with the call's kept audit events."""
+
+    order_id: str
+    customer_id: str
+    call_id: str
+    heard: Heard
+    other_events: Sequence[AuditEvent]
+
+
+def as_heard(
+    state: CallState,
+    order: OrderLookupResult,
+    kept: Sequence[AuditEvent],
+    amount: Decimal | None = None,
+) -> AsHeard:
+    """The write's arguments for `order` as its read-back said it (`heard_of`)."""
+    return AsHeard(
+        order_id=order.order_id,
+        customer_id=order.customer_id,
+        call_id=state.call_id,
+        heard=heard_of(order, amount),
+        other_events=kept,
+    )
 
 
 async def read_back_again(

@@ -28,7 +28,7 @@ from customer_service.call.delegation import ResultRejected
 from customer_service.call.guard import guarded
 from customer_service.call.heard_facts import (
     ReadBackStale,
-    heard_of,
+    as_heard,
     read_back_again,
     until_heard_holds,
 )
@@ -257,14 +257,10 @@ async def run_swap(
     async def store(checked: tuple[ItemSwapResult, Swap], kept: list[AuditEvent]) -> Changed[Order]:
         swap = checked[0]
         return await write(
-            order_id=order.order_id,
-            customer_id=order.customer_id,
             item_ids=swap.item_ids,
             new_item_ids=swap.new_item_ids,
             payment_method_id=swap.payment_method_id,
-            call_id=state.call_id,
-            heard=heard_of(order, checked[1].difference),
-            other_events=kept,
+            **as_heard(state, order, kept, checked[1].difference),
         )
 
     async def found(checked: tuple[ItemSwapResult, Swap]) -> Changed[Order] | None:

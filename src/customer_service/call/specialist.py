@@ -16,7 +16,6 @@ from typing import Any, Generic, Protocol, TypeVar
 from livekit import rtc
 from livekit.agents import (
     AgentTask,
-    FlushSentinel,
     ModelSettings,
     RunContext,
     StopResponse,
@@ -129,11 +128,8 @@ class Specialist(AgentTask[ResultT], Generic[ResultT]):
             self.complete(result)
 
     async def llm_node(
-        self,
-        chat_ctx: llm.ChatContext,
-        tools: list[llm.Tool],
-        model_settings: ModelSettings,
-    ) -> AsyncIterable[llm.ChatChunk | str | FlushSentinel]:
+        self, chat_ctx: llm.ChatContext, tools: list[llm.Tool], model_settings: ModelSettings
+    ) -> Reply:
         if self.done():
             # Finished by one of several tool calls in a reply: the others' outputs would
             # otherwise cost one more round trip, and the caller would hear stale words.

@@ -31,7 +31,7 @@ from customer_service.call.callers_request import (
 )
 from customer_service.call.confirmation import ConfirmBeforeActing
 from customer_service.call.guard import guarded
-from customer_service.call.heard_facts import heard_of, read_back_again, until_heard_holds
+from customer_service.call.heard_facts import as_heard, read_back_again, until_heard_holds
 from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.refunds import refunds_said
 from customer_service.call.registration import PASS_ORDER_ID, CallersOrderId, Desk, supervisor_tool
@@ -198,12 +198,7 @@ async def cancel_order(
             result: CancellationResult, kept: list[AuditEvent]
         ) -> tuple[CancellationOutcome, Order | None]:
             return await state.store.cancel_order(
-                order_id=order.order_id,
-                customer_id=order.customer_id,
-                reason=result.reason,
-                call_id=state.call_id,
-                heard=heard_of(order),
-                other_events=kept,
+                reason=result.reason, **as_heard(state, order, kept)
             )
 
         async def found(

@@ -16,10 +16,9 @@ Here the asking and the registration; `answer.py` the answer, on record and stor
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import AsyncIterable
 from textwrap import dedent
 
-from livekit.agents import FlushSentinel, ModelSettings, RunContext, function_tool, llm
+from livekit.agents import ModelSettings, RunContext, function_tool, llm
 from livekit.agents.llm import ToolFlag
 from pydantic import JsonValue
 
@@ -31,6 +30,7 @@ from customer_service.call.consent_wording import UNCLEAR_CONFIRMATIONS as UNCLE
 from customer_service.call.consent_wording import ConsentTopic as ConsentTopic
 from customer_service.call.consent_wording import ConsentTopicChoice, ConsentWording, consent_topic
 from customer_service.call.delegation import delegate
+from customer_service.call.empty_replies import Reply
 from customer_service.call.guard import guarded
 from customer_service.call.heard import SpokenQuestion, caller_messages
 from customer_service.call.registration import Desk, supervisor_tool
@@ -137,11 +137,8 @@ class ConsentTask(Specialist[ConsentResult]):
             self.finish(self._result(ConsentAnswer(step)))
 
     async def llm_node(
-        self,
-        chat_ctx: llm.ChatContext,
-        tools: list[llm.Tool],
-        model_settings: ModelSettings,
-    ) -> AsyncIterable[llm.ChatChunk | str | FlushSentinel]:
+        self, chat_ctx: llm.ChatContext, tools: list[llm.Tool], model_settings: ModelSettings
+    ) -> Reply:
         step = decided_in_code(self._question, chat_ctx)
         if step is not None:
             yield step_call(SETTLE, step=step)

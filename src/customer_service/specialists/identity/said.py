@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import AsyncIterable
 
-from livekit.agents import FlushSentinel, ModelSettings, RunContext, function_tool, llm
+from livekit.agents import ModelSettings, RunContext, function_tool, llm
 
 from customer_service.call.code_steps import code_step, for_the_model, step_call
+from customer_service.call.empty_replies import Reply
 from customer_service.call.guard import guarded
 from customer_service.call.heard import caller_messages
 from customer_service.call.identity_hold import Hold, hold_on
@@ -161,11 +161,8 @@ class DetailsSaidCheck(IdentityCheck):
     """The identity task's part that checks details said in one line, by code."""
 
     async def llm_node(
-        self,
-        chat_ctx: llm.ChatContext,
-        tools: list[llm.Tool],
-        model_settings: ModelSettings,
-    ) -> AsyncIterable[llm.ChatChunk | str | FlushSentinel]:
+        self, chat_ctx: llm.ChatContext, tools: list[llm.Tool], model_settings: ModelSettings
+    ) -> Reply:
         # Every detail of one account said in the caller's latest line is checked at
         # once: the model's reading of them was a round trip before the answer.
         given = None if self.done() else await self._details_said(chat_ctx)

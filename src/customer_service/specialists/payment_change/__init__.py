@@ -27,7 +27,7 @@ from pydantic import JsonValue
 from customer_service.call.confirmation import ConfirmBeforeActing
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
-from customer_service.call.heard_facts import heard_of, read_back_again, until_heard_holds
+from customer_service.call.heard_facts import as_heard, read_back_again, until_heard_holds
 from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.payment_methods import (
     PaymentMethodId,
@@ -202,12 +202,7 @@ async def change_payment_method(
 
         async def change(result: PaymentChangeResult, kept: list[AuditEvent]) -> Outcome:
             changed = await state.store.change_order_payment(
-                order_id=order.order_id,
-                customer_id=order.customer_id,
-                payment_method_id=result.payment_method_id,
-                call_id=state.call_id,
-                heard=heard_of(order),
-                other_events=kept,
+                payment_method_id=result.payment_method_id, **as_heard(state, order, kept)
             )
             return changed, await methods_after(changed)
 

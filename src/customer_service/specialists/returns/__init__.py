@@ -26,7 +26,7 @@ from customer_service.call import callers_request
 from customer_service.call.confirmation import ConfirmBeforeActing
 from customer_service.call.fixed_sentences import fixed
 from customer_service.call.guard import guarded
-from customer_service.call.heard_facts import heard_of, read_back_again, until_heard_holds
+from customer_service.call.heard_facts import as_heard, read_back_again, until_heard_holds
 from customer_service.call.order_view import OrderLookupResult
 from customer_service.call.refunds import (
     chosen_refund_method,
@@ -217,15 +217,12 @@ async def request_return(
         async def store(
             request: ReturnResult, kept: list[AuditEvent]
         ) -> tuple[ReturnOutcome, ReturnRequest | None]:
+            amount = value_of(order.items[i] for i in request.item_indices)
             return await state.store.request_return(
-                order_id=order.order_id,
-                customer_id=order.customer_id,
                 item_indices=request.item_indices,
                 reason=request.reason,
                 refund_method_id=request.refund_method_id,
-                call_id=state.call_id,
-                heard=heard_of(order, value_of(order.items[i] for i in request.item_indices)),
-                other_events=kept,
+                **as_heard(state, order, kept, amount),
             )
 
         async def found(request: ReturnResult) -> tuple[ReturnOutcome, ReturnRequest | None] | None:
