@@ -19,7 +19,11 @@ JORDAN: dict[str, Any] = {
     "phone_or_email": "jordan.lee@example.com",
 }
 JORDAN_SAYS = "Jordan Lee, 94107, jordan.lee@example.com"
-"""Jordan's three identity details, the way a caller says them in one breath."""
+"""Jordan's three identity details, the way a caller says them in one breath: all of one
+account's in one line, so code checks them (`specialists/identity/said.py`)."""
+JORDAN_SAYS_TO_THE_MODEL = f"{JORDAN_SAYS}, or my phone 415 555 0134"
+"""Jordan's details with two contact details: which one is meant is the identity
+specialist's model's to read, so its request stands before the check."""
 PRIYA: dict[str, Any] = {
     "full_name": "Priya Natarajan",
     "postal_code": "10001",

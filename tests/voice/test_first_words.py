@@ -30,7 +30,7 @@ from customer_service.testing.voice import (
     VoiceCall,
     voice_call_session,
 )
-from support.conversation import JORDAN_SAYS
+from support.conversation import JORDAN_SAYS, JORDAN_SAYS_TO_THE_MODEL
 from support.scripted_llm import Say, ScriptedLLM
 
 SHIPPED = "has shipped"
@@ -67,7 +67,7 @@ async def test_details_given_up_front_are_acknowledged_while_the_model_reads_the
     store_backend: str,
 ) -> None:
     caller = [
-        Utterance(f"{JORDAN_SAYS}. Where is my order 100101?"),
+        Utterance(f"{JORDAN_SAYS_TO_THE_MODEL}. Where is my order 100101?"),
         HangUp(after=AgentSays(SHIPPED), delay=0.5),
     ]
     call = await played_under_latency(caller)
@@ -92,7 +92,7 @@ async def test_a_tool_result_to_put_into_words_may_be_held_by_a_filler(
 ) -> None:
     caller = [
         Utterance("Where is my order?"),
-        Utterance(JORDAN_SAYS),
+        Utterance(JORDAN_SAYS_TO_THE_MODEL),
         Utterance("It's 100101.", after=AgentSays(OPENING_QUESTION)),
         HangUp(after=AgentSays(SHIPPED), delay=0.5),
     ]
@@ -117,7 +117,7 @@ async def test_details_given_to_the_identity_question_are_acknowledged_before_th
 ) -> None:
     caller = [
         Utterance("Where is my order?"),
-        Utterance(JORDAN_SAYS),
+        Utterance(JORDAN_SAYS_TO_THE_MODEL),
         HangUp(after=AgentSays(OPENING_QUESTION), delay=0.5),
     ]
     call = await played_under_latency(caller)
@@ -143,7 +143,7 @@ async def test_a_filler_is_synthesised_once_per_voice(store_backend: str) -> Non
     for _ in range(2):
         caller = [
             Utterance("Where is my order?"),
-            Utterance(JORDAN_SAYS),
+            Utterance(JORDAN_SAYS_TO_THE_MODEL),
             Utterance("It's 100101.", after=AgentSays(OPENING_QUESTION)),
             HangUp(after=AgentSays(SHIPPED), delay=0.5),
         ]
@@ -275,7 +275,7 @@ async def test_a_read_back_is_said_without_a_filler(
 ) -> None:
     caller = [
         Utterance("I need to change the delivery address for order 100102"),
-        Utterance(JORDAN_SAYS),
+        Utterance(JORDAN_SAYS_TO_THE_MODEL),
         Utterance("1 Market Street, Suite 5, San Francisco, CA 94105"),
         HangUp(after=AgentSays("Is that right"), delay=0.5),
     ]

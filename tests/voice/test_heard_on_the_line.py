@@ -32,7 +32,7 @@ from customer_service.testing.voice import (
     VoiceCall,
     voice_call_session,
 )
-from support.conversation import JORDAN_SAYS
+from support.conversation import JORDAN_SAYS, JORDAN_SAYS_TO_THE_MODEL
 from support.demo_addresses import MARKET_STREET_SUITE_5
 
 SMS = ConsentTopic.ORDER_UPDATES_SMS
@@ -238,7 +238,7 @@ async def test_words_at_pickup_are_answered_before_the_recording_question(
     caller = [
         Utterance(at_pickup, after=AgentSays("May we record this call"), delay=0.2),
         # The reply to those words: the order needs a verified caller.
-        Utterance(JORDAN_SAYS, after=AgentSays("email address on the account")),
+        Utterance(JORDAN_SAYS_TO_THE_MODEL, after=AgentSays("email address on the account")),
         Utterance("yes", after=AgentFinishes("Please say yes or no"), delay=ANSWER_PAUSE),
         HangUp(after=AgentSays(ANYTHING_ELSE), delay=0.5),
     ]

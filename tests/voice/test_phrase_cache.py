@@ -36,7 +36,7 @@ from customer_service.testing.voice import (
     voice_call_session,
 )
 from customer_service.testing.voice_timing import DEFAULT_SPEED, timed_fakes
-from support.conversation import JORDAN_SAYS
+from support.conversation import JORDAN_SAYS_TO_THE_MODEL
 
 SILENT_CALL = [GREETING, f"{STILL_THERE} {HOW_CAN_I_HELP}", ENDING_FOR_SILENCE]
 """What the agent says to a caller who never speaks."""
@@ -46,7 +46,7 @@ ORDER_SAID = "1 0 0, 1 0 2"
 
 CANCELLING = [
     Utterance("I want to cancel order 100102"),
-    Utterance(JORDAN_SAYS),
+    Utterance(JORDAN_SAYS_TO_THE_MODEL),
     Utterance("I don't need it any more"),
     HangUp(after=AgentSays("Please say yes or no"), delay=0.3),
 ]

@@ -46,7 +46,7 @@ from customer_service.testing.voice import (
     VoiceCall,
     voice_call_session,
 )
-from support.conversation import JORDAN_SAYS
+from support.conversation import JORDAN_SAYS_TO_THE_MODEL
 from support.scripted_llm import SUPERVISOR_TOOLS, Call, Say, ScriptedLLM
 
 QUESTION = "Hi, what are your opening hours?"
@@ -262,7 +262,7 @@ async def test_hanging_up_during_a_reply_keeps_exactly_what_was_decided(
 ) -> None:
     caller = [
         Utterance("Where is my order 100101?"),
-        Utterance(JORDAN_SAYS),
+        Utterance(JORDAN_SAYS_TO_THE_MODEL),
         # While the order status is read out, after the acknowledgement of the details
         # (flushed to speech on its own, so heard as a speech of its own).
         HangUp(after=AgentStarts(4), delay=2.0),
@@ -424,7 +424,7 @@ async def test_a_turns_kept_events_are_written_while_its_reply_plays(
     # waits for its write, and no write of the call's own follows it.
     caller = [
         Utterance("Where is my order 200201?"),
-        Utterance(JORDAN_SAYS),
+        Utterance(JORDAN_SAYS_TO_THE_MODEL),
         # The miss was heard (after the acknowledgement of the details, a speech of its own).
         Utterance("Okay, thanks.", after=AgentEnds(4)),
     ]
