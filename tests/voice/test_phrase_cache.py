@@ -28,6 +28,7 @@ from customer_service.settings import Settings
 from customer_service.specialists.cancellation import REASON_QUESTION
 from customer_service.specialists.identity import OPENING_QUESTION as IDENTITY_QUESTION
 from customer_service.testing.voice import (
+    AgentFinishes,
     AgentSays,
     HangUp,
     Line,
@@ -47,7 +48,8 @@ ORDER_SAID = "1 0 0, 1 0 2"
 CANCELLING = [
     Utterance("I want to cancel order 100102"),
     Utterance(JORDAN_SAYS_TO_THE_MODEL),
-    Utterance("I don't need it any more"),
+    # The answer waits for its question: a filler heard first is no question.
+    Utterance("I don't need it any more", after=AgentFinishes("Why would you like to cancel")),
     HangUp(after=AgentSays("Please say yes or no"), delay=0.3),
 ]
 """Jordan asks to cancel an order and hangs up at its read-back: the agent says the order
