@@ -5,8 +5,9 @@
   (`voice_call_session`): it runs on a clock that a real call's pauses still pace.
 - `concurrency`: a test under `tests/concurrency/`: many calls at once, in processes.
 - `subprocess`: a test whose code, or a fixture it asks for, starts another process
-  (`subprocess`, `asyncio.create_subprocess_*`, `os.fork`, `pty.fork`, ...): most start
-  a new interpreter that imports the framework.
+  (`subprocess`, `asyncio.create_subprocess_*`, `os.fork`, `pty.fork`, ...; the
+  library's `local_call_speech`, whose caller's voice says each line in a new process):
+  most start a new interpreter that imports the framework.
 
 As in `support.backends`, the code is read from its syntax tree, following the functions
 and classes of the test suite that it names, as deep as they go; what the tree cannot
@@ -27,6 +28,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from customer_service.testing.local_speech import KeptVoice, local_call_speech
 from customer_service.testing.voice import voice_call_session
 from support.backends import namespace_of, of_the_suite, syntax_of
 
@@ -58,6 +60,9 @@ PROCESS_STARTERS: frozenset[object] = frozenset(
         pty.spawn,
         multiprocessing.Process,
         multiprocessing.get_context,
+        # The library's: a test caller's kept voice says each line in a new process.
+        KeptVoice,
+        local_call_speech,
     }
 )
 VOICE_CALLS: frozenset[object] = frozenset({voice_call_session})
