@@ -36,6 +36,7 @@ from customer_service.testing.caller_audio import AgentSpeech, AudioMicrophone
 from customer_service.testing.voice_timing import CallSpeech
 
 __all__ = [
+    "CALLER_SAMPLE_RATE",
     "CALLER_VOICE",
     "FRAME_SECONDS",
     "KeptVoice",
