@@ -72,7 +72,14 @@ from customer_service.testing.voice import VoiceCall, voice_call_session
 P = ParamSpec("P")
 R = TypeVar("R")
 
-IDENTITY = "Jordan Lee, nine four one zero seven, jordan dot lee at example dot com"
+IDENTITY = (
+    "My name is Jordan Lee, my zip code is nine four one zero seven, and my email is jordan "
+    "dot lee at example dot com"
+)
+NEW_ADDRESS = (
+    "one Market Street, Suite number five, San Francisco, California, nine four one zero five"
+)
+"""The calls' lines as the real-audio tests say them (`tests/voice/test_real_audio.py`)."""
 CALLER_LINES = {
     "digits": [
         "one zero zero one zero one",
@@ -113,7 +120,7 @@ CALLS = {
     "address change, 15 dB": [
         Line("I need to change the delivery address for order one zero zero one zero two"),
         Line(IDENTITY),
-        Line("one Market Street, Suite five, San Francisco, California, nine four one zero five"),
+        Line(NEW_ADDRESS),
         Line("yes", after=AgentFinishes("Is that right")),
     ],
     "cancellation, 20 dB": [

@@ -26,6 +26,11 @@ ASK_FOR_THE_REST = Say("Thanks. And the rest of your details, please?")
         "hi it's jordan lee, zip nine four one zero seven, email jordan dot lee at example dot com",
         "Jordan Lee 94107 and my phone is 415 555 0134",
         "JORDAN LEE. 94107. Jordan.Lee@Example.com.",
+        # As the local recogniser hears it said in full sentences, its "and" misheard.
+        "my name is jordan lee my zip code is nine four one zero seven an my email is "
+        "jordan dot lee at example dot com",
+        "my name is jordan lee my zip code is nine four one zero seven at my email is "
+        "jordan dot lee at example dot com",
     ],
 )
 async def test_every_detail_of_one_account_in_one_line_is_checked_by_code(

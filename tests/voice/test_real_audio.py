@@ -27,7 +27,16 @@ from customer_service.testing.voice import (
 REAL_TIME = 1.0
 GIVE_UP_AFTER = 120.0
 """Real seconds a call may take before the test stops waiting: a guard, not a measure."""
-IDENTITY = "Jordan Lee, nine four one zero seven, jordan dot lee at example dot com"
+IDENTITY = (
+    "My name is Jordan Lee, my zip code is nine four one zero seven, and my email is jordan "
+    "dot lee at example dot com"
+)
+"""The caller's details in whole sentences, as a person on the phone gives them: said as
+bare words ("Jordan Lee, nine four one ..."), the recogniser hears "nine" as "I'd" after
+some silences and not others (Silero's state and the speech's start move with them)."""
+NEW_ADDRESS = (
+    "one Market Street, Suite number five, San Francisco, California, nine four one zero five"
+)
 
 
 def agent_vocabulary(call: VoiceCall) -> CallVocabulary:
@@ -86,9 +95,7 @@ async def test_an_address_change_read_back_in_full_and_a_spoken_yes(
     caller = [
         Utterance("I need to change the delivery address for order one zero zero one zero two"),
         Utterance(IDENTITY),
-        Utterance(
-            "one Market Street, Suite five, San Francisco, California, nine four one zero five"
-        ),
+        Utterance(NEW_ADDRESS),
         Utterance("yes", after=AgentFinishes("Is that right")),
     ]
     speech = local_call_speech(settings, noise_snr_db=15)
@@ -128,9 +135,7 @@ async def test_talk_over_the_read_back_cuts_it_off_and_changes_nothing(
     caller = [
         Utterance("I need to change the delivery address for order one zero zero one zero two"),
         Utterance(IDENTITY),
-        Utterance(
-            "one Market Street, Suite five, San Francisco, California, nine four one zero five"
-        ),
+        Utterance(NEW_ADDRESS),
         # Over the read-back, long enough to interrupt it: a turn, and no answer.
         Utterance("yes that's right", after=AgentSays("I have 1 Market Street"), delay=0.3),
         HangUp(after=AgentFinishes("Is that right"), delay=0.5),
