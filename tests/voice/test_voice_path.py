@@ -20,7 +20,6 @@ from livekit.agents.stt import SpeechEventType
 from livekit.agents.voice import SpeechHandle
 
 from customer_service.call import audit
-from customer_service.call.latency import THANKS
 from customer_service.call.state import DelegationOutcome
 from customer_service.call.wording import GREETING, HOW_CAN_I_HELP, STILL_THERE
 from customer_service.offline_llm import OfflineLLM
@@ -263,9 +262,9 @@ async def test_hanging_up_during_a_reply_keeps_exactly_what_was_decided(
     caller = [
         Utterance("Where is my order 100101?"),
         Utterance(JORDAN_SAYS_TO_THE_MODEL),
-        # While the order status is read out, after the acknowledgement of the details
-        # (flushed to speech on its own, so heard as a speech of its own).
-        HangUp(after=AgentStarts(4), delay=2.0),
+        # While the order status is read out (known by its words: a filler before it
+        # plays or not as the model's timing falls).
+        HangUp(after=AgentSays("Order 1"), delay=1.5),
     ]
     async with voice_call_session(OfflineLLM(), caller, settings=settings) as call:
         await call.finished()
@@ -276,7 +275,6 @@ async def test_hanging_up_during_a_reply_keeps_exactly_what_was_decided(
         status = call.messages("assistant")[-1]
         assert status.interrupted
         assert (status.text_content or "").startswith("Order 1")
-        assert call.speech(3).heard.strip() == THANKS
 
         state = call.state
         stored = await state.store.audit_events(call_id=state.call_id)
