@@ -11,9 +11,10 @@ costs in CPU, and the caller's wait on a call heard for real.
   voice, heard by ears listening for what the agent says (as the real-audio tests
   transcribe it back). Each line is said and heard `HEARINGS` times.
 - **Steadiness** of what the recogniser hears of the real-audio calls' caller lines:
-  each line heard `STEADY_HEARINGS` times, said anew by eSpeak each time, against said
-  once by the tests' kept voice (`testing.local_speech.KeptVoice`) and heard again:
-  how many different transcripts a line gets.
+  each line heard `STEADY_HEARINGS` times through the recogniser's stream, after a
+  silence that varies as a call's pauses do, said anew by eSpeak each time, against
+  said once by the tests' kept voice (`testing.local_speech.KeptVoice`): how many
+  different transcripts a line gets.
 - **Names on a τ²-bench store** (`--tau2`): `TAU2_NAMES` of its customers, spread over
   it, saying their names in the caller's voice, heard by ears listening for that store
   as a call to it does, against ears listening for the demo customers and its catalog.
@@ -43,7 +44,13 @@ from livekit.agents.vad import VAD
 from livekit.plugins.silero.onnx_model import OnnxModel
 
 from benchmarks.common import machine, percentile, print_table
-from benchmarks.tau2.data import DEFAULT_DB, load_json
+from benchmarks.local_hearing import (
+    STEADY_HEARINGS,
+    TAU2_NAMES,
+    steadiness,
+    tau2_names,
+    word_errors,
+)
 from customer_service.offline_llm import OfflineLLM
 from customer_service.pipeline import load_vad
 from customer_service.pipeline.espeak import ESpeak, ESpeakVoice
@@ -56,13 +63,9 @@ from customer_service.pipeline.local_vocabulary import (
     store_vocabulary,
 )
 from customer_service.settings import ModelProvider, Settings
-from customer_service.store import Store
-from customer_service.store.seed import DEMO_CUSTOMERS
 from customer_service.testing import open_demo_store, sqlite_url
 from customer_service.testing.local_speech import (
-    CALLER_SAMPLE_RATE,
     CALLER_VOICE,
-    KeptVoice,
     local_call_speech,
 )
 from customer_service.testing.script import AgentFinishes
@@ -135,27 +138,8 @@ HEARINGS = 5
 """Times each line is said and heard: eSpeak says a line a little differently each time
 (its voices' breath and pitch vary), and the recogniser's errors with it."""
 LOADS = 5
-STEADY_HEARINGS = 6
-TAU2_NAMES = 20
 FLOOR_S = 1.00
 """The latency model's floor for a turn (`benchmarks.caller_wait`, RESULTS section 13)."""
-
-
-def word_errors(reference: list[str], hypothesis: list[str]) -> int:
-    """Substitutions, deletions and insertions turning `hypothesis` into `reference`."""
-    previous = list(range(len(hypothesis) + 1))
-    for row, word in enumerate(reference, start=1):
-        current = [row]
-        for column, heard in enumerate(hypothesis, start=1):
-            current.append(
-                min(
-                    previous[column] + 1,
-                    current[column - 1] + 1,
-                    previous[column - 1] + (word != heard),
-                )
-            )
-        previous = current
-    return previous[-1]
 
 
 async def accuracy(ears: LocalSTT, voice: LocalTTS, lines: list[str]) -> tuple[float, int]:
@@ -170,75 +154,6 @@ async def accuracy(ears: LocalSTT, voice: LocalTTS, lines: list[str]) -> tuple[f
         errors += word_errors(reference, heard)
         words += len(reference)
     return 1 - errors / words, words
-
-
-async def steadiness(ears: LocalSTT) -> list[tuple[str, str, str, str]]:
-    """For the calls' caller lines, said anew each hearing and said once and kept: the
-    different transcripts a line gets (mean), the lines heard alike every time, and the
-    word accuracy."""
-    lines = list(dict.fromkeys(line.text for call in CALLS.values() for line in call))
-    anew = LocalTTS(voice=CALLER_VOICE, sample_rate=CALLER_SAMPLE_RATE)
-    kept = KeptVoice(CALLER_VOICE, sample_rate=CALLER_SAMPLE_RATE)
-    rows = []
-    for name, voice in (("said anew each time", anew), ("said once and kept", kept)):
-        different = alike = errors = words = 0
-        for line in lines:
-            heard = []
-            for _ in range(STEADY_HEARINGS):
-                event = await ears.recognize(await voice.synthesize(line).collect())
-                heard.append(event.alternatives[0].text if event.alternatives else "")
-            different += len(set(heard))
-            alike += len(set(heard)) == 1
-            reference = spoken_words(line)
-            errors += sum(word_errors(reference, text.split()) for text in heard)
-            words += len(reference) * len(heard)
-        rows.append(
-            (
-                name,
-                f"{different / len(lines):.1f}",
-                f"{alike} of {len(lines)}",
-                f"{1 - errors / words:.0%}",
-            )
-        )
-    return rows
-
-
-async def tau2_names(vad: VAD) -> list[tuple[str, str]]:
-    """Name words heard of `TAU2_NAMES` customers of a τ²-bench store, by ears listening
-    for that store, and by ears listening for the demo customers and the catalog."""
-    data = load_json(DEFAULT_DB)
-    users = [data["users"][key] for key in sorted(data["users"])]
-    speakers = users[:: len(users) // TAU2_NAMES][:TAU2_NAMES]
-    with tempfile.TemporaryDirectory(prefix="cs-bench-") as scratch:
-        url = sqlite_url(Path(scratch) / "store.sqlite3")
-        async with await Store.open(url, migrate=True, seed_demo_data=False) as store:
-            await store.import_tau2(data)
-            own = await store_vocabulary(store)
-            products = await store.products()
-    demo_only = CallVocabulary()
-    demo_only.add_catalog(products)
-    demo_only.add_customers(DEMO_CUSTOMERS)
-    print(
-        f"The τ²-bench store's vocabulary: {len(own.sentences)} sentences, "
-        f"{len(own.words())} words ({len(own.unknown)} left out, unknown to the dictionary)"
-    )
-    caller = LocalTTS(voice=CALLER_VOICE)
-    said = []
-    for user in speakers:
-        name = f"{user['name']['first_name']} {user['name']['last_name']}"
-        said.append((spoken_words(name), await caller.synthesize(f"my name is {name}").collect()))
-    rows = []
-    for label, vocabulary in (("the store's own", own), ("demo customers and catalog", demo_only)):
-        ears = LocalSTT(vad=vad, vocabulary=vocabulary)
-        heard = total = 0
-        for words, sound in said:
-            event = await ears.recognize(sound)
-            text = event.alternatives[0].text.split() if event.alternatives else []
-            heard += sum(word in text for word in words)
-            total += len(words)
-        await ears.aclose()
-        rows.append((label, f"{heard / total:.0%} ({heard} of {total})"))
-    return rows
 
 
 class ThreadCPU:
@@ -361,7 +276,9 @@ async def main(repeats: int, tau2: bool) -> None:
     print_table(
         f"The calls' caller lines, each heard {STEADY_HEARINGS} times",
         ["the caller's voice", "transcripts a line", "lines heard alike", "accuracy"],
-        await steadiness(caller_ears),
+        await steadiness(
+            caller_ears, list(dict.fromkeys(line.text for call in CALLS.values() for line in call))
+        ),
     )
     if tau2:
         print_table(
