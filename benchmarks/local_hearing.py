@@ -24,29 +24,17 @@ from customer_service.pipeline.local_vocabulary import (
 from customer_service.store import Store
 from customer_service.store.seed import DEMO_CUSTOMERS
 from customer_service.testing import sqlite_url
-from customer_service.testing.local_speech import CALLER_SAMPLE_RATE, CALLER_VOICE, KeptVoice
+from customer_service.testing.local_speech import (
+    CALLER_SAMPLE_RATE,
+    CALLER_VOICE,
+    KeptVoice,
+    word_errors,
+)
 
 STEADY_HEARINGS = 6
 STEADY_SEED = 46
 BARE_IDENTITY = "Jordan Lee, nine four one zero seven, jordan dot lee at example dot com"
 TAU2_NAMES = 20
-
-
-def word_errors(reference: list[str], hypothesis: list[str]) -> int:
-    """Substitutions, deletions and insertions turning `hypothesis` into `reference`."""
-    previous = list(range(len(hypothesis) + 1))
-    for row, word in enumerate(reference, start=1):
-        current = [row]
-        for column, heard in enumerate(hypothesis, start=1):
-            current.append(
-                min(
-                    previous[column] + 1,
-                    current[column - 1] + 1,
-                    previous[column - 1] + (word != heard),
-                )
-            )
-        previous = current
-    return previous[-1]
 
 
 async def heard_after_silence(ears: LocalSTT, sound: bytes, silence_s: float) -> str:

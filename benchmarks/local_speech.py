@@ -49,7 +49,6 @@ from benchmarks.local_hearing import (
     TAU2_NAMES,
     steadiness,
     tau2_names,
-    word_errors,
 )
 from customer_service.offline_llm import OfflineLLM
 from customer_service.pipeline import load_vad
@@ -64,10 +63,7 @@ from customer_service.pipeline.local_vocabulary import (
 )
 from customer_service.settings import ModelProvider, Settings
 from customer_service.testing import open_demo_store, sqlite_url
-from customer_service.testing.local_speech import (
-    CALLER_VOICE,
-    local_call_speech,
-)
+from customer_service.testing.local_speech import CALLER_VOICE, local_call_speech, word_errors
 from customer_service.testing.script import AgentFinishes
 from customer_service.testing.script import Utterance as Line
 from customer_service.testing.voice import VoiceCall, voice_call_session

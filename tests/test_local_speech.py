@@ -22,7 +22,12 @@ from customer_service.pipeline.local_vocabulary import CallVocabulary, spoken_wo
 from customer_service.store import Store
 from customer_service.store.seed import DEMO_CUSTOMERS
 from customer_service.testing import sqlite_url
-from customer_service.testing.local_speech import CALLER_VOICE, KeptVoice, brown_noise
+from customer_service.testing.local_speech import (
+    CALLER_VOICE,
+    KeptVoice,
+    brown_noise,
+    word_errors,
+)
 
 # The module, not the package's `local_stt` function of the same name.
 local_stt = importlib.import_module("customer_service.pipeline.local_stt")
@@ -118,7 +123,7 @@ async def test_the_recogniser_hears_digits_and_a_yes_with_interim_transcripts() 
     # the vocabulary's "want", or a short word slip in between two digits).
     digits, yes = finals
     said = ["one", "zero", "zero", "one", "zero", "two"]
-    assert _words_off(digits.split(), said) <= 1, digits
+    assert word_errors(said, digits.split()) <= 1, digits
     assert yes == "yes please"
     assert any(event.type == stt.SpeechEventType.INTERIM_TRANSCRIPT for event in events)
     await recogniser.aclose()
@@ -139,21 +144,6 @@ async def test_a_test_callers_kept_voice_says_a_line_the_same_way_every_time() -
     assert bytes(said.data)[: len(anew[0])] == anew[0]  # in whole frames: the last one padded
     # The same length of speech as the engine's own, at the rate asked for.
     assert abs(len(anew[0]) - len(each_time[0])) < 0.05 * len(each_time[0])
-
-
-def _words_off(heard: list[str], said: list[str]) -> int:
-    """Words missed, added or heard wrong (the word edit distance)."""
-    previous = list(range(len(said) + 1))
-    for row, word in enumerate(heard, start=1):
-        current = [row]
-        for column, expected in enumerate(said, start=1):
-            current.append(
-                min(
-                    previous[column] + 1, current[-1] + 1, previous[column - 1] + (word != expected)
-                )
-            )
-        previous = current
-    return previous[-1]
 
 
 def test_line_noise_is_seeded_and_at_unit_level() -> None:

@@ -44,6 +44,7 @@ __all__ = [
     "brown_noise",
     "local_call_speech",
     "transcribed",
+    "word_errors",
 ]
 
 CALLER_VOICE = ESpeakVoice("en-us+f2", words_per_minute=140, pitch=55)
@@ -239,3 +240,20 @@ def _between_pauses(sound: rtc.AudioFrame) -> list[rtc.AudioFrame]:
         for start, end in itertools.pairwise(cuts)
         if end - start > least
     ]
+
+
+def word_errors(reference: list[str], hypothesis: list[str]) -> int:
+    """Substitutions, deletions and insertions turning `hypothesis` into `reference`."""
+    previous = list(range(len(hypothesis) + 1))
+    for row, word in enumerate(reference, start=1):
+        current = [row]
+        for column, heard in enumerate(hypothesis, start=1):
+            current.append(
+                min(
+                    previous[column] + 1,
+                    current[column - 1] + 1,
+                    previous[column - 1] + (word != heard),
+                )
+            )
+        previous = current
+    return previous[-1]
