@@ -75,9 +75,7 @@ IDENTITY = (
     "My name is Jordan Lee, my zip code is nine four one zero seven, and my email is jordan "
     "dot lee at example dot com"
 )
-NEW_ADDRESS = (
-    "one Market Street, Suite number five, San Francisco, California, nine four one zero five"
-)
+NEW_ADDRESS = "one Market Street, San Francisco, California, nine four one zero five"
 """The calls' lines as the real-audio tests say them (`tests/voice/test_real_audio.py`)."""
 CALLER_LINES = {
     "digits": [
