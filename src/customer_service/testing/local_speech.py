@@ -60,12 +60,12 @@ _kept_lines: dict[tuple[ESpeakVoice, int, int, str], bytes] = {}
 
 
 class KeptVoice(tts.TTS[Never]):
-    """A test caller's voice that says each line the same way in every run, on every
-    machine: eSpeak NG's voices vary from one synthesis to the next (their breath is
-    random, their pitch flutter goes on from the last text said), and a recogniser hears
-    a line said differently differently. So each line is said once, by a new engine
-    seeded with `seed` in a process of its own, brought to `sample_rate` by a
-    band-limited resampling with no dither, and kept for the rest of the process."""
+    """A test caller's voice that says each line the same way in every run: eSpeak NG's
+    voices vary from one synthesis to the next (their breath is random, their pitch
+    flutter goes on from the last text said), and what a recogniser hears varies with
+    them. So each line is said once, by a new engine seeded with `seed` in a process of
+    its own, brought to `sample_rate` by a band-limited resampling with no dither, and
+    kept for the rest of the process."""
 
     def __init__(self, voice: ESpeakVoice, *, sample_rate: int, seed: int = CALLER_SEED) -> None:
         super().__init__(
@@ -102,6 +102,7 @@ class KeptVoice(tts.TTS[Never]):
         voice = self.voice
         engine = await asyncio.create_subprocess_exec(
             sys.executable,
+            "-I",  # the file alone: its folder's modules never stand in for the library's
             espeak.__file__,
             voice.name,
             str(voice.words_per_minute),
