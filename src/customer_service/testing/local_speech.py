@@ -23,7 +23,6 @@ from typing import Any, Never
 import numpy as np
 from livekit import rtc
 from livekit.agents import tts, utils
-from livekit.agents.tts import TTS
 from livekit.agents.types import DEFAULT_API_CONNECT_OPTIONS, APIConnectOptions
 
 from customer_service.pipeline import build_turn_detection, espeak, load_vad
@@ -163,7 +162,7 @@ class NoisyMicrophone(AudioMicrophone):
     SPEECH_RMS = 3000.0
     """Typical RMS of eSpeak's 16-bit speech, which the noise level is set against."""
 
-    def __init__(self, voice: TTS[Any], *, snr_db: float, seed: int = 7) -> None:
+    def __init__(self, voice: tts.TTS[Any], *, snr_db: float, seed: int = 7) -> None:
         super().__init__(voice, frame_seconds=FRAME_SECONDS)
         level = self.SPEECH_RMS / math.pow(10, snr_db / 20)
         self._noise = (brown_noise(voice.sample_rate * 30, seed=seed) * level).astype(np.int32)
