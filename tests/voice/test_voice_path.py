@@ -275,6 +275,9 @@ async def test_hanging_up_during_a_reply_keeps_exactly_what_was_decided(
         status = call.messages("assistant")[-1]
         assert status.interrupted
         assert (status.text_content or "").startswith("Order 1")
+        # A filler before it, when one played, was a speech of its own: the status's
+        # speech begins with the status.
+        assert call.speeches[-1].heard.strip().startswith("Order 1")
 
         state = call.state
         stored = await state.store.audit_events(call_id=state.call_id)
